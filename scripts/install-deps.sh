@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package poolspec needs to build and test. Idempotent: when all are
+# present it only runs dpkg-query and exits (well under a second).
+# Package names and pitfalls: see notes/toolchain.md (libclang-rt-14-dev is only a Recommends of
+# clang, so it is named explicitly; without it clang's -fsanitize=... cannot link).
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ clang libclang-rt-14-dev   # both compilers, sanitizer runtimes for clang
+  libfmt-dev                                       # fmt 9: formatting
+  doctest-dev librapidcheck-dev                    # unit and property tests
+  libgmp-dev                                       # exact sums in the spec (gmpxx)
+  libcli11-dev                                     # the poolspec command line
+  nlohmann-json3-dev                               # --json output
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [ "$status" = "installed" ] || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

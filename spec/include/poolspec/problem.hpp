@@ -1,0 +1,96 @@
+// The canonical Problem (DESIGN.md section 2). It is *resolved*: no auto_pad, no framework
+// names; every choice that frameworks make differently is an explicit field.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "poolspec/dtype.hpp"
+#include "poolspec/result.hpp"
+
+namespace poolspec {
+
+enum class Op { avg, max };
+
+// Output extent per axis, with L = d + pb + pe and K = (k - 1) * dl + 1 (notes/semantics.md §0):
+//   floor:      floor((L - K) / s) + 1
+//   ceil:       ceil((L - K) / s) + 1
+//   ceil_torch: ceil, then drop a last window that starts in the end padding ("DROP").
+enum class Rounding { floor, ceil, ceil_torch };
+
+// The divisor of an average:
+//   exclude:      the number of window taps inside the input;
+//   include_clip: the number of taps inside the padded extent [-pb, d + pe) (the ceil overhang
+//                 past pe is not counted; PyTorch, the ONNX reference);
+//   include_full: every tap, prod(kernel), the ceil overhang too (OpenVINO reference, oneDNN);
+//   override:     a fixed divisor (PyTorch divisor_override).
+enum class Divisor { exclude, include_clip, include_full, override_value };
+
+// What a window with no input element produces (an average whose divisor is 0, or a max window
+// with no in-bounds tap). `error` makes such a Problem invalid.
+enum class EmptyWindow { error, zero, nan, lowest, neg_inf };
+
+// Max and NaN. propagate: a window holding a NaN yields NaN (its index is the first NaN's).
+// ignore: NaNs are not candidates; a window whose in-bounds values are all NaN yields NaN.
+enum class NanPolicy { propagate, ignore };
+
+// How an integer average is rounded to an integer (the exact mean, rounded once).
+enum class IntRounding { half_even, half_away, half_up, toward_zero, floor };
+
+// Max indices, an optional second output: the flat offset of the selected element within its
+// (n, c) plane, or within the whole tensor; spatial part row-major or column-major (ONNX
+// storage_order = 1). An empty window's index is -1.
+enum class Indices { none, plane, tensor };
+enum class IndexOrder { row_major, column_major };
+
+// One spatial axis: its input extent and the window attributes along it.
+struct Axis {
+  int64_t extent = 1;
+  int64_t kernel = 1;
+  int64_t stride = 1;
+  int64_t dilation = 1;
+  int64_t pad_begin = 0;
+  int64_t pad_end = 0;
+  bool operator==(const Axis&) const = default;
+};
+
+struct Problem {
+  Op op = Op::avg;
+  DType dtype = DType::f32;
+  int64_t batch = 1;     // N
+  int64_t channels = 1;  // C
+  std::vector<Axis> axes;  // spatial axes d1..dn, n >= 1
+  Rounding rounding = Rounding::floor;
+  Divisor divisor = Divisor::exclude;      // avg only
+  int64_t divisor_override = 0;            // > 0 exactly when divisor == override_value
+  EmptyWindow empty = EmptyWindow::error;
+  NanPolicy nan = NanPolicy::propagate;    // max only
+  IntRounding int_rounding = IntRounding::half_even;  // avg of an integer dtype only
+  Indices indices = Indices::none;         // max only
+  IndexOrder index_order = IndexOrder::row_major;
+
+  bool operator==(const Problem&) const = default;
+};
+
+// Limits under which the spec's formulas are proved free of overflow (issue: proofs): every
+// per-axis attribute and N, C below 2^31; every element count below 2^62.
+inline constexpr int64_t max_attribute = (int64_t{1} << 31) - 1;
+inline constexpr int64_t max_elements = int64_t{1} << 62;
+
+std::string_view op_name(Op);
+std::string_view rounding_name(Rounding);
+std::string_view divisor_name(Divisor);  // "override" for override_value
+std::string_view empty_window_name(EmptyWindow);
+std::string_view nan_policy_name(NanPolicy);
+std::string_view int_rounding_name(IntRounding);
+std::string_view indices_name(Indices);
+std::string_view index_order_name(IndexOrder);
+
+// Input shape (N, C, d1..dn).
+std::vector<int64_t> input_shape(const Problem& p);
+
+// Checks every rule of the model; the message names the attribute, its value and the rule.
+Status validate(const Problem& p);
+
+}  // namespace poolspec

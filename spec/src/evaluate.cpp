@@ -1,0 +1,335 @@
+#include "poolspec/evaluate.hpp"
+
+#include <cmath>
+#include <limits>
+#include <new>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "poolspec/exact.hpp"
+#include "poolspec/shape.hpp"
+
+namespace poolspec {
+
+namespace {
+
+// One window, scanned tap by tap in row-major order of the kernel offsets (the scan order).
+struct Window {
+  std::vector<double> values;           // the in-bounds values, in scan order
+  std::vector<int64_t> plane_offsets;   // their row-major offsets within the (n, c) plane
+  std::vector<std::vector<int64_t>> coordinates;  // their spatial coordinates
+  int64_t in_padded_extent = 0;         // taps inside [-pb, d+pe) on every axis
+  int64_t taps = 0;                     // every tap, prod(kernel)
+};
+
+class Evaluator {
+ public:
+  Evaluator(const Problem& p, const Tensor& input, const ShapeInfo& shape)
+      : p_(p), input_(input), shape_(shape) {
+    plane_size_ = 1;
+    for (const Axis& a : p.axes) plane_size_ *= a.extent;
+  }
+
+  // Scans the window of output element (n, c, o...), optionally recording every tap.
+  void scan(int64_t n, int64_t c, const std::vector<int64_t>& o, Window& w,
+            std::vector<Tap>* taps) const {
+    const size_t rank = p_.axes.size();
+    w = Window{};
+    std::vector<int64_t> t(rank, 0), x(rank);
+    const int64_t plane_base = (n * p_.channels + c) * plane_size_;
+    while (true) {
+      // Tap t of window o on axis i is at input coordinate o*s - pb + t*dl.
+      bool inside = true, in_padded = true;
+      TapKind kind = TapKind::input;
+      int64_t offset = 0;
+      for (size_t i = 0; i < rank; ++i) {
+        const Axis& a = p_.axes[i];
+        x[i] = o[i] * a.stride - a.pad_begin + t[i] * a.dilation;
+        TapKind k = TapKind::input;
+        if (x[i] < 0) k = TapKind::pad_begin;
+        else if (x[i] >= a.extent + a.pad_end) k = TapKind::overhang;
+        else if (x[i] >= a.extent) k = TapKind::pad_end;
+        if (k != TapKind::input) inside = false;
+        if (k == TapKind::overhang) in_padded = false;
+        if (kind == TapKind::input) kind = k;
+        offset = offset * a.extent + x[i];
+      }
+      ++w.taps;
+      if (in_padded) ++w.in_padded_extent;
+      if (inside) {
+        w.values.push_back(input_.values[static_cast<size_t>(plane_base + offset)]);
+        w.plane_offsets.push_back(offset);
+        w.coordinates.push_back(x);
+      }
+      if (taps) {
+        Tap tap{t, x, kind, std::nullopt, -1};
+        if (inside) {
+          tap.value = w.values.back();
+          tap.input_index = plane_base + offset;
+        }
+        taps->push_back(std::move(tap));
+      }
+      // Next kernel offset, last axis fastest.
+      size_t i = rank;
+      while (i > 0) {
+        --i;
+        if (++t[i] < p_.axes[i].kernel) break;
+        t[i] = 0;
+        if (i == 0) return;
+      }
+    }
+  }
+
+  struct Element {
+    double value = 0;
+    int64_t index = -1;  // max: the selected element, per the problem's index mode
+    std::optional<int64_t> divisor;
+    std::string exact_text;
+    std::string rule;
+  };
+
+  Element reduce(int64_t n, int64_t c, const Window& w) const {
+    return p_.op == Op::avg ? average(w) : maximum(n, c, w);
+  }
+
+  const ShapeInfo& shape() const { return shape_; }
+
+ private:
+  Element empty_element(std::string rule) const {
+    Element e;
+    switch (p_.empty) {
+      case EmptyWindow::zero: e.value = 0.0; break;
+      case EmptyWindow::nan: e.value = std::numeric_limits<double>::quiet_NaN(); break;
+      case EmptyWindow::lowest: e.value = lowest_value(p_.dtype); break;
+      case EmptyWindow::neg_inf: e.value = -std::numeric_limits<double>::infinity(); break;
+      case EmptyWindow::error: break;  // refused by validate()
+    }
+    e.rule = fmt::format("{}: empty={}", rule, empty_window_name(p_.empty));
+    e.exact_text = "(none)";
+    return e;
+  }
+
+  int64_t divisor_of(const Window& w) const {
+    switch (p_.divisor) {
+      case Divisor::exclude: return static_cast<int64_t>(w.values.size());
+      case Divisor::include_clip: return w.in_padded_extent;
+      case Divisor::include_full: return w.taps;
+      case Divisor::override_value: return p_.divisor_override;
+    }
+    return 0;
+  }
+
+  // "T_out = T_sum / T_div": the sum of the in-bounds values over the divisor of the rule.
+  Element average(const Window& w) const {
+    const int64_t divisor = divisor_of(w);
+    if (divisor == 0) return empty_element("divisor 0");
+    Element e;
+    e.divisor = divisor;
+    // IEEE specials first: a NaN, or +inf with -inf, gives NaN; otherwise an infinity wins.
+    bool nan = false, pos_inf = false, neg_inf = false;
+    for (double v : w.values) {
+      nan = nan || std::isnan(v);
+      pos_inf = pos_inf || v == std::numeric_limits<double>::infinity();
+      neg_inf = neg_inf || v == -std::numeric_limits<double>::infinity();
+    }
+    if (nan || (pos_inf && neg_inf)) {
+      e.value = std::numeric_limits<double>::quiet_NaN();
+      e.rule = nan ? "a NaN in the window" : "+inf and -inf in the window";
+      e.exact_text = "NaN";
+      return e;
+    }
+    if (pos_inf || neg_inf) {
+      e.value = pos_inf ? std::numeric_limits<double>::infinity()
+                        : -std::numeric_limits<double>::infinity();
+      e.rule = "an infinity in the window";
+      e.exact_text = pos_inf ? "+inf" : "-inf";
+      return e;
+    }
+    exact::Sum sum;
+    for (double v : w.values) sum.add(v);
+    const mpz_class d(static_cast<signed long>(divisor));
+    e.exact_text = exact::quotient_text(sum.units(), d);
+    if (is_float(p_.dtype)) {
+      e.value = exact::round_quotient(sum.units(), d, float_format(p_.dtype), sum.negative_zero());
+      e.rule = fmt::format("exact sum / {}, rounded once to nearest-even {}", divisor,
+                           dtype_name(p_.dtype));
+      return e;
+    }
+    // Integer values are integers, so sum.units() = S * 2^1074 exactly; divide by the scale.
+    mpz_class s;
+    mpz_fdiv_q_2exp(s.get_mpz_t(), sum.units().get_mpz_t(),
+                    static_cast<mp_bitcnt_t>(-exact::unit_exponent));
+    mpz_class q = exact::divide(s, d, p_.int_rounding);
+    const mpz_class lo(static_cast<signed long>(int_min(p_.dtype)));
+    const mpz_class hi(static_cast<signed long>(int_max(p_.dtype)));
+    e.rule = fmt::format("exact mean rounded {}", int_rounding_name(p_.int_rounding));
+    if (q < lo || q > hi) e.rule += ", saturated to the dtype's range";
+    if (q < lo) q = lo;
+    if (q > hi) q = hi;
+    e.value = q.get_d();
+    return e;
+  }
+
+  // The maximum of the in-bounds values; ties go to the first in scan order.
+  Element maximum(int64_t n, int64_t c, const Window& w) const {
+    if (w.values.empty()) return empty_element("no input element in the window");
+    Element e;
+    size_t best = w.values.size();   // index of the selected value, none yet
+    size_t first_nan = w.values.size();
+    for (size_t i = 0; i < w.values.size(); ++i) {
+      const double v = w.values[i];
+      if (std::isnan(v)) {
+        if (first_nan == w.values.size()) first_nan = i;
+        continue;
+      }
+      if (best == w.values.size() || v > w.values[best]) best = i;
+    }
+    if (first_nan != w.values.size() &&
+        (p_.nan == NanPolicy::propagate || best == w.values.size())) {
+      best = first_nan;
+      e.rule = p_.nan == NanPolicy::propagate ? "nan=propagate: the first NaN"
+                                              : "nan=ignore, but every value is NaN";
+    } else {
+      e.rule = "the first maximum in scan order";
+    }
+    e.value = w.values[best];
+    e.exact_text = fmt::format("{}", e.value);
+    e.index = index_of(n, c, w.coordinates[best]);
+    return e;
+  }
+
+  int64_t index_of(int64_t n, int64_t c, const std::vector<int64_t>& x) const {
+    int64_t offset = 0;
+    if (p_.index_order == IndexOrder::row_major) {
+      for (size_t i = 0; i < x.size(); ++i) offset = offset * p_.axes[i].extent + x[i];
+    } else {  // column-major spatial part: the first axis varies fastest
+      for (size_t i = x.size(); i > 0; --i) offset = offset * p_.axes[i - 1].extent + x[i - 1];
+    }
+    if (p_.indices == Indices::tensor) offset += (n * p_.channels + c) * plane_size_;
+    return offset;
+  }
+
+  const Problem& p_;
+  const Tensor& input_;
+  const ShapeInfo& shape_;
+  int64_t plane_size_ = 1;
+};
+
+Status check_input(const Problem& p, const Tensor& input) {
+  if (input.dtype != p.dtype)
+    return Error{fmt::format("input dtype {}: the problem's dtype is {}", dtype_name(input.dtype),
+                             dtype_name(p.dtype))};
+  const std::vector<int64_t> expected = input_shape(p);
+  if (input.shape != expected)
+    return Error{fmt::format("input shape ({}): the problem's input shape is ({})",
+                             fmt::join(input.shape, ", "), fmt::join(expected, ", "))};
+  if (input.values.size() != static_cast<size_t>(element_count(expected).value()))
+    return Error{fmt::format("input holds {} values for shape ({})", input.values.size(),
+                             fmt::join(expected, ", "))};
+  return Ok{};
+}
+
+// Runs `body`, turning an allocation failure or any other exception into an Error, so that
+// nothing escapes the library's API.
+template <class T, class Body>
+Result<T> guarded(Body body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return Error{"out of memory while evaluating the problem"};
+  } catch (const std::exception& e) {
+    return Error{fmt::format("internal error: {}", e.what())};
+  }
+}
+
+}  // namespace
+
+Result<Output> evaluate(const Problem& p, const Tensor& input) {
+  return guarded<Output>([&]() -> Result<Output> {
+    if (Status s = validate(p); !s) return s.error();
+    if (Status s = check_input(p, input); !s) return s.error();
+    Result<ShapeInfo> shape = infer_shape(p);
+    if (!shape) return shape.error();
+    const Evaluator evaluator(p, input, *shape);
+
+    Output out;
+    out.values.dtype = p.dtype;
+    out.values.shape = shape->output_shape;
+    out.values.values.resize(static_cast<size_t>(shape->output_elements));
+    if (p.indices != Indices::none) out.indices.resize(out.values.values.size());
+
+    const size_t rank = p.axes.size();
+    std::vector<int64_t> o(rank, 0);
+    Window w;
+    size_t flat = 0;
+    for (int64_t n = 0; n < p.batch; ++n)
+      for (int64_t c = 0; c < p.channels; ++c) {
+        std::fill(o.begin(), o.end(), 0);
+        while (true) {
+          evaluator.scan(n, c, o, w, nullptr);
+          const auto element = evaluator.reduce(n, c, w);
+          out.values.values[flat] = element.value;
+          if (!out.indices.empty()) out.indices[flat] = element.index;
+          ++flat;
+          size_t i = rank;
+          bool done = false;
+          while (i > 0) {
+            --i;
+            if (++o[i] < shape->output_shape[i + 2]) break;
+            o[i] = 0;
+            if (i == 0) done = true;
+          }
+          if (done) break;
+        }
+      }
+    return out;
+  });
+}
+
+Result<Explanation> explain(const Problem& p, const Tensor& input,
+                            const std::vector<int64_t>& coordinate) {
+  return guarded<Explanation>([&]() -> Result<Explanation> {
+    if (Status s = validate(p); !s) return s.error();
+    if (Status s = check_input(p, input); !s) return s.error();
+    Result<ShapeInfo> shape = infer_shape(p);
+    if (!shape) return shape.error();
+    const std::vector<int64_t>& out_shape = shape->output_shape;
+    if (coordinate.size() != out_shape.size())
+      return Error{fmt::format("output coordinate ({}): needs {} values (N, C and one per "
+                               "spatial axis)",
+                               fmt::join(coordinate, ","), out_shape.size())};
+    for (size_t i = 0; i < coordinate.size(); ++i)
+      if (coordinate[i] < 0 || coordinate[i] >= out_shape[i])
+        return Error{fmt::format("output coordinate[{}]={}: must be in [0, {})", i,
+                                 coordinate[i], out_shape[i])};
+
+    const Evaluator evaluator(p, input, *shape);
+    Explanation ex;
+    ex.output_coordinate = coordinate;
+    Window w;
+    const std::vector<int64_t> o(coordinate.begin() + 2, coordinate.end());
+    evaluator.scan(coordinate[0], coordinate[1], o, w, &ex.taps);
+    const auto element = evaluator.reduce(coordinate[0], coordinate[1], w);
+    ex.in_bounds = static_cast<int64_t>(w.values.size());
+    ex.in_padded_extent = w.in_padded_extent;
+    ex.divisor = element.divisor;
+    ex.exact_value = element.exact_text;
+    ex.result = element.value;
+    if (p.indices != Indices::none) ex.index = element.index;
+    ex.rule = element.rule;
+    return ex;
+  });
+}
+
+std::string_view tap_kind_name(TapKind kind) {
+  switch (kind) {
+    case TapKind::input: return "input";
+    case TapKind::pad_begin: return "pad_begin";
+    case TapKind::pad_end: return "pad_end";
+    case TapKind::overhang: return "overhang";
+  }
+  return "?";
+}
+
+}  // namespace poolspec

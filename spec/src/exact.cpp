@@ -1,0 +1,131 @@
+#include "poolspec/exact.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace poolspec::exact {
+
+mpz_class to_units(double v) {
+  // v = m * 2^(e - 53) with m an integer below 2^53 (frexp gives v = f * 2^e, f in [0.5, 1)).
+  int e = 0;
+  const double f = std::frexp(v, &e);
+  mpz_class units(std::ldexp(f, 53));  // exact: an integer of at most 53 bits
+  const int shift = e - 53 - unit_exponent;
+  if (shift >= 0) {
+    units <<= static_cast<mp_bitcnt_t>(shift);
+  } else {
+    // v is a multiple of 2^-1074, so the low bits shifted out are zero: exact.
+    mpz_tdiv_q_2exp(units.get_mpz_t(), units.get_mpz_t(), static_cast<mp_bitcnt_t>(-shift));
+  }
+  return units;
+}
+
+void Sum::add(double v) {
+  ++count_;
+  if (!(v == 0 && std::signbit(v))) all_negative_zero_ = false;
+  if (v != 0) units_ += to_units(v);
+}
+
+namespace {
+int64_t bit_length(const mpz_class& x) {  // x > 0
+  return static_cast<int64_t>(mpz_sizeinbase(x.get_mpz_t(), 2));
+}
+
+// a * 2^k for an integer k of either sign (exact when k < 0 only for the callers' operands).
+mpz_class shifted(const mpz_class& a, int64_t k) {
+  mpz_class r;
+  if (k >= 0)
+    mpz_mul_2exp(r.get_mpz_t(), a.get_mpz_t(), static_cast<mp_bitcnt_t>(k));
+  else
+    mpz_fdiv_q_2exp(r.get_mpz_t(), a.get_mpz_t(), static_cast<mp_bitcnt_t>(-k));
+  return r;
+}
+}  // namespace
+
+double round_quotient(const mpz_class& units, const mpz_class& divisor, FloatFormat format,
+                      bool negative_zero) {
+  if (units == 0) return negative_zero ? -0.0 : 0.0;
+  const bool negative = units < 0;
+  const mpz_class n = abs(units);
+  const mpz_class& d = divisor;
+
+  // x = n / (d * 2^1074) > 0. Find e = floor(log2 x): with a = bitlen(n) - bitlen(d),
+  // n/d lies in [2^(a-1), 2^(a+1)), so floor(log2(n/d)) is a or a - 1.
+  const int64_t a = bit_length(n) - bit_length(d);
+  const bool at_least_2a = a >= 0 ? n >= shifted(d, a) : shifted(n, -a) >= d;
+  const int64_t e = (at_least_2a ? a : a - 1) + unit_exponent;
+
+  // Quantum of the result: 2^(max(e, emin) - p + 1). M = x / quantum, rounded to nearest-even.
+  const int64_t quantum_exponent =
+      std::max<int64_t>(e, format.min_exponent) - format.precision + 1;
+  // x / 2^q = n * 2^(-q + unit_exponent) / d.
+  const int64_t shift = -quantum_exponent + unit_exponent;
+  mpz_class num = shift >= 0 ? shifted(n, shift) : n;
+  mpz_class den = shift >= 0 ? d : shifted(d, -shift);
+  mpz_class m, r;
+  mpz_fdiv_qr(m.get_mpz_t(), r.get_mpz_t(), num.get_mpz_t(), den.get_mpz_t());
+  const int half = cmp(mpz_class(2 * r), den);
+  if (half > 0 || (half == 0 && mpz_odd_p(m.get_mpz_t()))) ++m;
+
+  // M <= 2^p, so the value M * 2^q is exact in double for every supported format.
+  const double magnitude = std::ldexp(m.get_d(), static_cast<int>(quantum_exponent));
+  const double max_finite =
+      std::ldexp(2.0 - std::ldexp(1.0, 1 - format.precision), format.max_exponent);
+  double result = magnitude > max_finite ? std::numeric_limits<double>::infinity() : magnitude;
+  if (m == 0) result = 0.0;  // underflow to zero keeps the exact quotient's sign below
+  return negative ? -result : result;
+}
+
+mpz_class divide(const mpz_class& n, const mpz_class& d, IntRounding rule) {
+  mpz_class q, r;
+  switch (rule) {
+    case IntRounding::floor:
+      mpz_fdiv_q(q.get_mpz_t(), n.get_mpz_t(), d.get_mpz_t());
+      return q;
+    case IntRounding::toward_zero:
+      mpz_tdiv_q(q.get_mpz_t(), n.get_mpz_t(), d.get_mpz_t());
+      return q;
+    case IntRounding::half_up: {  // floor(n/d + 1/2) = floor((2n + d) / 2d)
+      mpz_class num = 2 * n + d, den = 2 * d;
+      mpz_fdiv_q(q.get_mpz_t(), num.get_mpz_t(), den.get_mpz_t());
+      return q;
+    }
+    case IntRounding::half_away: {  // sign(n) * floor(|n|/d + 1/2)
+      mpz_class num = 2 * abs(n) + d, den = 2 * d;
+      mpz_fdiv_q(q.get_mpz_t(), num.get_mpz_t(), den.get_mpz_t());
+      return n < 0 ? mpz_class(-q) : q;
+    }
+    case IntRounding::half_even: {
+      mpz_fdiv_qr(q.get_mpz_t(), r.get_mpz_t(), n.get_mpz_t(), d.get_mpz_t());  // 0 <= r < d
+      const int half = cmp(mpz_class(2 * r), d);
+      if (half > 0 || (half == 0 && mpz_odd_p(q.get_mpz_t()))) ++q;
+      return q;
+    }
+  }
+  return q;
+}
+
+std::string quotient_text(const mpz_class& units, const mpz_class& divisor) {
+  // The exact value is units * 2^-1074 / divisor, a rational; print it reduced.
+  mpq_class value(units, divisor);
+  mpz_class pow2 = 1;
+  pow2 <<= static_cast<mp_bitcnt_t>(-unit_exponent);
+  value /= mpq_class(pow2);
+  value.canonicalize();
+  std::string text = value.get_str();
+  if (value.get_den() != 1) {
+    // A 20-significant-digit decimal next to the fraction, for reading.
+    mpf_class approx(value, 128);
+    mp_exp_t exp10 = 0;
+    std::string digits = approx.get_str(exp10, 10, 20);
+    std::string sign;
+    if (!digits.empty() && digits[0] == '-') {
+      sign = "-";
+      digits.erase(0, 1);
+    }
+    text += " ~ " + sign + "0." + digits + "e" + std::to_string(exp10);
+  }
+  return text;
+}
+
+}  // namespace poolspec::exact

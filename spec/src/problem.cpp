@@ -1,0 +1,71 @@
+#include "poolspec/problem.hpp"
+
+namespace poolspec {
+
+std::string_view op_name(Op op) { return op == Op::avg ? "avg" : "max"; }
+
+std::string_view rounding_name(Rounding r) {
+  switch (r) {
+    case Rounding::floor: return "floor";
+    case Rounding::ceil: return "ceil";
+    case Rounding::ceil_torch: return "ceil_torch";
+  }
+  return "?";
+}
+
+std::string_view divisor_name(Divisor d) {
+  switch (d) {
+    case Divisor::exclude: return "exclude";
+    case Divisor::include_clip: return "include_clip";
+    case Divisor::include_full: return "include_full";
+    case Divisor::override_value: return "override";
+  }
+  return "?";
+}
+
+std::string_view empty_window_name(EmptyWindow e) {
+  switch (e) {
+    case EmptyWindow::error: return "error";
+    case EmptyWindow::zero: return "zero";
+    case EmptyWindow::nan: return "nan";
+    case EmptyWindow::lowest: return "lowest";
+    case EmptyWindow::neg_inf: return "-inf";
+  }
+  return "?";
+}
+
+std::string_view nan_policy_name(NanPolicy n) {
+  return n == NanPolicy::propagate ? "propagate" : "ignore";
+}
+
+std::string_view int_rounding_name(IntRounding r) {
+  switch (r) {
+    case IntRounding::half_even: return "half_even";
+    case IntRounding::half_away: return "half_away";
+    case IntRounding::half_up: return "half_up";
+    case IntRounding::toward_zero: return "toward_zero";
+    case IntRounding::floor: return "floor";
+  }
+  return "?";
+}
+
+std::string_view indices_name(Indices i) {
+  switch (i) {
+    case Indices::none: return "none";
+    case Indices::plane: return "plane";
+    case Indices::tensor: return "tensor";
+  }
+  return "?";
+}
+
+std::string_view index_order_name(IndexOrder o) {
+  return o == IndexOrder::row_major ? "row" : "col";
+}
+
+std::vector<int64_t> input_shape(const Problem& p) {
+  std::vector<int64_t> shape{p.batch, p.channels};
+  for (const Axis& a : p.axes) shape.push_back(a.extent);
+  return shape;
+}
+
+}  // namespace poolspec

@@ -1,0 +1,143 @@
+#include "poolspec/shape.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <tuple>
+
+#include "poolspec/formulas.hpp"
+
+namespace poolspec {
+
+namespace {
+
+Error axis_error(std::string_view attribute, size_t axis, int64_t value, std::string_view rule) {
+  return Error{fmt::format("{}[{}]={}: {}", attribute, axis, value, rule)};
+}
+
+// Every rule of the model except the empty-window policy.
+Status validate_attributes(const Problem& p) {
+  if (p.batch < 1 || p.batch > max_attribute)
+    return Error{fmt::format("N={}: the batch must be in [1, 2^31)", p.batch)};
+  if (p.channels < 1 || p.channels > max_attribute)
+    return Error{fmt::format("C={}: the channel count must be in [1, 2^31)", p.channels)};
+  if (p.axes.empty())
+    return Error{"spatial rank 0: a pooling problem needs at least one spatial axis"};
+
+  for (size_t i = 0; i < p.axes.size(); ++i) {
+    const Axis& a = p.axes[i];
+    struct Field {
+      std::string_view name;
+      int64_t value;
+      int64_t min;
+    };
+    const Field fields[] = {{"input", a.extent, 1},      {"kernel", a.kernel, 1},
+                            {"strides", a.stride, 1},    {"dilations", a.dilation, 1},
+                            {"pads_begin", a.pad_begin, 0}, {"pads_end", a.pad_end, 0}};
+    for (const Field& f : fields) {
+      if (f.value < f.min)
+        return axis_error(f.name, i, f.value, fmt::format("{} must be >= {}", f.name, f.min));
+      if (f.value > max_attribute)
+        return axis_error(f.name, i, f.value, fmt::format("{} must be below 2^31", f.name));
+    }
+    const int64_t k_eff = formulas::effective_kernel<int64_t>(a.kernel, a.dilation);
+    const int64_t padded = formulas::padded_extent(formulas::terms_of<int64_t>(a));
+    if (k_eff > padded)
+      return axis_error("kernel", i, a.kernel,
+                        fmt::format("the window (extent {} with dilation {}) must fit in the padded "
+                                    "input extent {} = {} + {} + {}",
+                                    k_eff, a.dilation, padded, a.extent, a.pad_begin, a.pad_end));
+  }
+
+  if (p.divisor == Divisor::override_value && p.divisor_override < 1)
+    return Error{fmt::format("divisor_override={}: an override divisor must be >= 1",
+                             p.divisor_override)};
+  if (p.divisor != Divisor::override_value && p.divisor_override != 0)
+    return Error{fmt::format("divisor_override={}: only meaningful with the override divisor",
+                             p.divisor_override)};
+  if (p.divisor_override > max_attribute)
+    return Error{fmt::format("divisor_override={}: must be below 2^31", p.divisor_override)};
+  if (p.op == Op::avg && p.indices != Indices::none)
+    return Error{fmt::format("indices={}: only max pooling has an indices output",
+                             indices_name(p.indices))};
+  if (p.op == Op::max && p.divisor != Divisor::exclude)
+    return Error{fmt::format("divisor={}: max pooling has no divisor", divisor_name(p.divisor))};
+  if (!is_float(p.dtype) && (p.empty == EmptyWindow::nan || p.empty == EmptyWindow::neg_inf))
+    return Error{fmt::format("empty={}: not a value of the integer dtype {}",
+                             empty_window_name(p.empty), dtype_name(p.dtype))};
+  return Ok{};
+}
+
+}  // namespace
+
+std::optional<EmptyWindowWitness> find_empty_window(const Problem& p) {
+  // include_full and override divisors are never zero; for max and exclude the window must hold
+  // an input element, for include_clip a tap inside the padded extent.
+  if (p.op == Op::avg &&
+      (p.divisor == Divisor::include_full || p.divisor == Divisor::override_value))
+    return std::nullopt;
+  const bool padded_rule = p.op == Op::avg && p.divisor == Divisor::include_clip;
+
+  for (size_t i = 0; i < p.axes.size(); ++i) {
+    const auto a = formulas::terms_of<int64_t>(p.axes[i]);
+    const int64_t outputs = formulas::output_extent(a, p.rounding);
+    const auto empty_at = [&](int64_t j) {
+      return (padded_rule ? formulas::padded_taps(a, j) : formulas::in_bounds_taps(a, j)) == 0;
+    };
+    const auto witness = [&](int64_t j) {
+      return EmptyWindowWitness{static_cast<int>(i), j, formulas::window_start(a, j)};
+    };
+    // A window whose first tap is inside the input is never empty, so only windows that start
+    // before 0 or at/after d need a look: j < pb / s, and j >= (d + pb) / s.
+    for (int64_t j = 0; j < outputs && formulas::window_start(a, j) < 0; ++j)
+      if (!padded_rule && empty_at(j)) return witness(j);
+    const int64_t first_late = std::max<int64_t>(0, ceil_div(a.extent + a.pad_begin, a.stride));
+    for (int64_t j = first_late; j < outputs; ++j)
+      if (empty_at(j)) return witness(j);
+  }
+  return std::nullopt;
+}
+
+Result<ShapeInfo> infer_shape(const Problem& p) {
+  if (Status s = validate_attributes(p); !s) return s.error();
+  ShapeInfo info;
+  info.input_shape = input_shape(p);
+  info.output_shape = {p.batch, p.channels};
+  for (const Axis& a : p.axes)
+    info.output_shape.push_back(formulas::output_extent(formulas::terms_of<int64_t>(a), p.rounding));
+
+  const auto count = [](const std::vector<int64_t>& shape) {
+    CheckedInt n = 1;
+    for (int64_t d : shape) n = n * CheckedInt(d);
+    return n;
+  };
+  const CheckedInt in = count(info.input_shape), out = count(info.output_shape);
+  for (const auto& [what, n, shape] : {std::tuple{"input", in, &info.input_shape},
+                                       std::tuple{"output", out, &info.output_shape}}) {
+    if (n.overflowed() || n.value() >= max_elements)
+      return Error{fmt::format("{} shape {}: the element count must be below 2^62", what,
+                               fmt::join(*shape, "x"))};
+  }
+  info.input_elements = in.value();
+  info.output_elements = out.value();
+  info.empty_window = find_empty_window(p);
+  return info;
+}
+
+Status validate(const Problem& p) {
+  Result<ShapeInfo> info = infer_shape(p);
+  if (!info) return info.error();
+  if (p.empty == EmptyWindow::error && info->empty_window) {
+    const EmptyWindowWitness& w = *info->empty_window;
+    return Error{fmt::format(
+        "empty=error: the window at output index {} of spatial axis {} (first tap at input "
+        "coordinate {}) has {}; choose an empty-window value (zero, nan, lowest, -inf)",
+        w.index, w.axis, w.start,
+        p.op == Op::avg && p.divisor == Divisor::include_clip
+            ? "no tap inside the padded extent (divisor 0)"
+            : (p.op == Op::avg ? "no input element (exclude divisor 0)" : "no input element"))};
+  }
+  return Ok{};
+}
+
+}  // namespace poolspec
