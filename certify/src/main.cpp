@@ -1,0 +1,60 @@
+// poolspec: the executable specification of pooling, on the command line (DESIGN.md section 7).
+// Exit codes: 0 ok, 1 check failed, 2 bad input.
+#include <CLI/CLI.hpp>
+
+#include "report.hpp"
+
+int main(int argc, char** argv) {
+  using namespace poolspec::cli;
+  CLI::App app{"poolspec: the executable, machine-checked specification of pooling.\n"
+               "With no command, runs the spec over the seed documents' examples."};
+  app.require_subcommand(0, 1);
+
+  ProblemOptions problem;
+  bool json = false;
+  const auto add_problem_options = [&](CLI::App* sub) {
+    sub->add_option("problem", problem.problem,
+                    "Problem string, e.g. avg:f32:n1c3:h32w32:k2x2:s2x2:pb0x0:pe0x0:exclude:floor");
+    sub->add_option("--openvino", problem.openvino,
+                    "OpenVINO AvgPool-1 / MaxPool-1 attributes, an IR <data> element's verbatim");
+    sub->add_option("--ngraph", problem.ngraph,
+                    "ngraph v0 attributes: 'window_shape=2,2 window_movement_strides=2,2 ...'");
+    sub->add_option("--op", problem.op, "avg or max (with --openvino / --ngraph)");
+    sub->add_option("--input-shape", problem.input_shape, "N,C,d1,...,dn (or from --input)");
+    sub->add_option("--dtype", problem.dtype, "f64 f32 f16 bf16 i32 i8 u8 (default f32, or --input's)");
+    sub->add_flag("--json", json, "Print machine-readable JSON");
+  };
+
+  CLI::App* shape = app.add_subcommand("shape", "Resolved pads, output shape, and whether any "
+                                                "window can have a zero divisor");
+  add_problem_options(shape);
+
+  RunOptions run;
+  CLI::App* run_cmd = app.add_subcommand("run", "Evaluate the spec: .npy in, .npy out");
+  add_problem_options(run_cmd);
+  run_cmd->add_option("--input", run.input, "Input tensor (.npy)");
+  run_cmd->add_option("--output", run.output, "Output tensor to write (.npy)");
+  run_cmd->add_option("--indices", run.indices, "Max indices to write (.npy, int64)");
+
+  std::string explain_input, at;
+  CLI::App* explain = app.add_subcommand("explain", "One output element: its window's taps, "
+                                                    "which are padding, the divisor, the exact value");
+  add_problem_options(explain);
+  explain->add_option("--input", explain_input, "Input tensor (.npy)");
+  explain->add_option("--at", at, "Output coordinate n,c,o1,...,on");
+
+  CLI::App* seeds = app.add_subcommand("seeds", "Run the spec over the seed documents' examples "
+                                                "and report their errata");
+  seeds->add_flag("--json", json, "Print machine-readable JSON");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? exit_ok : exit_bad_input;
+  }
+  if (*shape) return shape_command(problem, json);
+  if (*run_cmd) return run_command(problem, run, json);
+  if (*explain) return explain_command(problem, explain_input, at, json);
+  return seeds_command(json);
+}

@@ -1,0 +1,87 @@
+#include "problem_source.hpp"
+
+#include <charconv>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "poolspec/frontends.hpp"
+#include "poolspec/problem_string.hpp"
+#include "poolspec/shape.hpp"
+
+namespace poolspec::cli {
+
+Result<std::vector<int64_t>> parse_int_list(std::string_view option, std::string_view text) {
+  std::vector<int64_t> out;
+  size_t begin = 0;
+  while (true) {
+    const size_t comma = text.find(',', begin);
+    const std::string_view item = text.substr(begin, comma - begin);
+    int64_t v = 0;
+    const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (item.empty() || ec != std::errc() || ptr != item.data() + item.size())
+      return Error{fmt::format("{}={}: '{}' is not an integer", option, text, item)};
+    out.push_back(v);
+    if (comma == std::string_view::npos) return out;
+    begin = comma + 1;
+  }
+}
+
+Result<ResolvedProblem> resolve_problem(const ProblemOptions& o, const Tensor* input) {
+  const int sources = !o.problem.empty() + !o.openvino.empty() + !o.ngraph.empty();
+  if (sources != 1)
+    return Error{"problem: give exactly one of a problem string, --openvino '...' or --ngraph '...'"};
+
+  if (!o.problem.empty()) {
+    for (const auto& [name, value] : {std::pair{"--op", &o.op},
+                                      std::pair{"--input-shape", &o.input_shape},
+                                      std::pair{"--dtype", &o.dtype}})
+      if (!value->empty())
+        return Error{fmt::format("{}={}: the problem string already fixes it", name, *value)};
+    Result<Problem> p = parse_problem(o.problem);
+    if (!p) return p.error();
+    if (Result<ShapeInfo> s = infer_shape(*p); !s) return s.error();
+    if (input && (input->dtype != p->dtype || input->shape != input_shape(*p)))
+      return Error{fmt::format("input: a {} tensor of shape ({}), but the problem takes {} of "
+                               "shape ({})",
+                               dtype_name(input->dtype), fmt::join(input->shape, ","),
+                               dtype_name(p->dtype), fmt::join(input_shape(*p), ","))};
+    return ResolvedProblem{*p, "problem string"};
+  }
+
+  FrontendInput in;
+  if (o.op == "avg") in.op = Op::avg;
+  else if (o.op == "max") in.op = Op::max;
+  else if (o.op.empty()) return Error{"--op: required with a framework's attributes (avg or max)"};
+  else return Error{fmt::format("--op={}: must be avg or max", o.op)};
+
+  if (!o.dtype.empty()) {
+    auto d = parse_dtype(o.dtype);
+    if (!d) return Error{fmt::format("--dtype={}: must be one of f64 f32 f16 bf16 i32 i8 u8", o.dtype)};
+    in.dtype = *d;
+    if (input && input->dtype != in.dtype)
+      return Error{fmt::format("--dtype={}: the input tensor is {}", o.dtype,
+                               dtype_name(input->dtype))};
+  } else if (input) {
+    in.dtype = input->dtype;
+  }
+  if (!o.input_shape.empty()) {
+    Result<std::vector<int64_t>> shape = parse_int_list("--input-shape", o.input_shape);
+    if (!shape) return shape.error();
+    in.input_shape = *shape;
+    if (input && input->shape != in.input_shape)
+      return Error{fmt::format("--input-shape={}: the input tensor's shape is ({})", o.input_shape,
+                               fmt::join(input->shape, ","))};
+  } else if (input) {
+    in.input_shape = input->shape;
+  } else {
+    return Error{"--input-shape: required (or give an input .npy)"};
+  }
+
+  const bool openvino = !o.openvino.empty();
+  Result<Problem> p = openvino ? from_openvino(o.openvino, in) : from_ngraph(o.ngraph, in);
+  if (!p) return p.error();
+  return ResolvedProblem{*p, openvino ? "openvino" : "ngraph"};
+}
+
+}  // namespace poolspec::cli

@@ -1,0 +1,181 @@
+#include "report.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "poolspec/evaluate.hpp"
+#include "poolspec/npy.hpp"
+#include "poolspec/problem_string.hpp"
+#include "poolspec/shape.hpp"
+
+namespace poolspec::cli {
+
+namespace {
+
+std::vector<int64_t> pads(const Problem& p, bool begin) {
+  std::vector<int64_t> v;
+  for (const Axis& a : p.axes) v.push_back(begin ? a.pad_begin : a.pad_end);
+  return v;
+}
+
+// JSON has no NaN or infinity: such values are written as the strings "nan", "inf", "-inf".
+nlohmann::json number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+void print_json(const nlohmann::json& j) { fmt::print("{}\n", j.dump(2)); }
+
+std::string empty_window_text(const Problem& p, const ShapeInfo& s) {
+  if (!s.empty_window)
+    return p.op == Op::avg ? "none: every window has a non-zero divisor"
+                           : "none: every window holds an input element";
+  const EmptyWindowWitness& w = *s.empty_window;
+  return fmt::format("yes: output index {} of spatial axis {} (first tap at input coordinate "
+                     "{}) has {}; it yields empty={}",
+                     w.index, w.axis, w.start,
+                     p.op == Op::avg ? "divisor 0" : "no input element",
+                     empty_window_name(p.empty));
+}
+
+}  // namespace
+
+int refuse(const std::string& message) {
+  fmt::print(stderr, "poolspec: error: {}\n", message);
+  return exit_bad_input;
+}
+
+int shape_command(const ProblemOptions& options, bool json) {
+  Result<ResolvedProblem> r = resolve_problem(options, nullptr);
+  if (!r) return refuse(r.error().message);
+  const Problem& p = r->problem;
+  Result<ShapeInfo> s = infer_shape(p);
+  if (!s) return refuse(s.error().message);
+  const Status valid = validate(p);
+  if (json) {
+    nlohmann::json j;
+    j["problem"] = format_problem(p);
+    j["source"] = r->frontend;
+    j["input_shape"] = s->input_shape;
+    j["output_shape"] = s->output_shape;
+    j["pads_begin"] = pads(p, true);
+    j["pads_end"] = pads(p, false);
+    j["zero_divisor_possible"] = s->empty_window.has_value();
+    if (s->empty_window)
+      j["empty_window"] = {{"axis", s->empty_window->axis},
+                           {"index", s->empty_window->index},
+                           {"start", s->empty_window->start}};
+    else
+      j["empty_window"] = nullptr;
+    j["valid"] = valid.ok();
+    if (!valid) j["error"] = valid.error().message;
+    print_json(j);
+  } else {
+    fmt::print("problem       {}\n", format_problem(p));
+    fmt::print("source        {}\n", r->frontend);
+    fmt::print("input shape   {}\n", fmt::join(s->input_shape, "x"));
+    fmt::print("output shape  {}\n", fmt::join(s->output_shape, "x"));
+    fmt::print("pads          begin {}  end {}\n", fmt::join(pads(p, true), ","),
+               fmt::join(pads(p, false), ","));
+    fmt::print("empty window  {}\n", empty_window_text(p, *s));
+  }
+  if (!valid) return refuse(valid.error().message);
+  return exit_ok;
+}
+
+int run_command(const ProblemOptions& options, const RunOptions& run, bool json) {
+  if (run.input.empty()) return refuse("--input: required (a .npy file)");
+  if (run.output.empty()) return refuse("--output: required (the .npy file to write)");
+  Result<Tensor> input = read_npy(run.input);
+  if (!input) return refuse(input.error().message);
+  Result<ResolvedProblem> r = resolve_problem(options, &*input);
+  if (!r) return refuse(r.error().message);
+  const Problem& p = r->problem;
+  if (!run.indices.empty() && p.indices == Indices::none)
+    return refuse(fmt::format("--indices={}: the problem has no indices output (add idx=plane or "
+                              "idx=tensor to a max problem)", run.indices));
+  Result<Output> out = evaluate(p, *input);
+  if (!out) return refuse(out.error().message);
+  // Encode everything first, then write: an error leaves no file behind.
+  const std::string values = encode_npy(out->values);
+  if (Status s = write_file_atomically(run.output, values); !s) return refuse(s.error().message);
+  if (!run.indices.empty()) {
+    const std::string indices = encode_npy_indices(out->values.shape, out->indices);
+    if (Status s = write_file_atomically(run.indices, indices); !s) {
+      std::remove(run.output.c_str());
+      return refuse(s.error().message);
+    }
+  }
+  if (json) {
+    nlohmann::json j;
+    j["problem"] = format_problem(p);
+    j["output_shape"] = out->values.shape;
+    j["output"] = run.output;
+    j["indices"] = run.indices.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.indices);
+    print_json(j);
+  } else {
+    fmt::print("problem  {}\nwrote    {} ({} {})\n", format_problem(p), run.output,
+               dtype_name(p.dtype), fmt::join(out->values.shape, "x"));
+    if (!run.indices.empty()) fmt::print("wrote    {} (i64 indices)\n", run.indices);
+  }
+  return exit_ok;
+}
+
+int explain_command(const ProblemOptions& options, const std::string& input_path,
+                    const std::string& at, bool json) {
+  if (input_path.empty()) return refuse("--input: required (a .npy file)");
+  if (at.empty()) return refuse("--at: required (the output coordinate n,c,o1,...)");
+  Result<Tensor> input = read_npy(input_path);
+  if (!input) return refuse(input.error().message);
+  Result<ResolvedProblem> r = resolve_problem(options, &*input);
+  if (!r) return refuse(r.error().message);
+  Result<std::vector<int64_t>> coordinate = parse_int_list("--at", at);
+  if (!coordinate) return refuse(coordinate.error().message);
+  Result<Explanation> ex = explain(r->problem, *input, *coordinate);
+  if (!ex) return refuse(ex.error().message);
+  const Problem& p = r->problem;
+
+  if (json) {
+    nlohmann::json taps = nlohmann::json::array();
+    for (const Tap& t : ex->taps) {
+      nlohmann::json tap = {{"offset", t.offset},
+                            {"coordinate", t.coordinate},
+                            {"kind", tap_kind_name(t.kind)}};
+      tap["value"] = t.value ? number(*t.value) : nlohmann::json(nullptr);
+      taps.push_back(tap);
+    }
+    nlohmann::json j = {{"problem", format_problem(p)},
+                        {"output_coordinate", ex->output_coordinate},
+                        {"taps", taps},
+                        {"in_bounds", ex->in_bounds},
+                        {"in_padded_extent", ex->in_padded_extent},
+                        {"exact_value", ex->exact_value},
+                        {"result", number(ex->result)},
+                        {"rule", ex->rule}};
+    j["divisor"] = ex->divisor ? nlohmann::json(*ex->divisor) : nlohmann::json(nullptr);
+    j["index"] = ex->index ? nlohmann::json(*ex->index) : nlohmann::json(nullptr);
+    print_json(j);
+    return exit_ok;
+  }
+  fmt::print("problem      {}\n", format_problem(p));
+  fmt::print("output       ({})\n", fmt::join(ex->output_coordinate, ","));
+  fmt::print("taps         kernel offset -> input coordinate  kind       value\n");
+  for (const Tap& t : ex->taps)
+    fmt::print("             ({}) -> ({})  {:<10} {}\n", fmt::join(t.offset, ","),
+               fmt::join(t.coordinate, ","), tap_kind_name(t.kind),
+               t.value ? fmt::format("{}", *t.value) : std::string("-"));
+  fmt::print("counts       {} in the input, {} in the padded extent, {} taps\n", ex->in_bounds,
+             ex->in_padded_extent, ex->taps.size());
+  if (ex->divisor) fmt::print("divisor      {} ({})\n", *ex->divisor, divisor_name(p.divisor));
+  fmt::print("exact value  {}\n", ex->exact_value);
+  fmt::print("result       {} {}   [{}]\n", dtype_name(p.dtype), ex->result, ex->rule);
+  if (ex->index) fmt::print("index        {} ({})\n", *ex->index, indices_name(p.indices));
+  return exit_ok;
+}
+
+}  // namespace poolspec::cli

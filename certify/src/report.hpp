@@ -1,0 +1,32 @@
+// The bodies of `poolspec shape`, `run` and `explain`: compute, then print text or JSON.
+// Each returns the process exit code: 0 ok, 1 check failed, 2 bad input.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "problem_source.hpp"
+
+namespace poolspec::cli {
+
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_check_failed = 1;
+inline constexpr int exit_bad_input = 2;
+
+// Prints "poolspec: error: <message>" on stderr and returns exit_bad_input.
+int refuse(const std::string& message);
+
+int shape_command(const ProblemOptions& options, bool json);
+
+struct RunOptions {
+  std::string input, output, indices;
+};
+int run_command(const ProblemOptions& options, const RunOptions& run, bool json);
+
+int explain_command(const ProblemOptions& options, const std::string& input,
+                    const std::string& at, bool json);
+
+// The main job until `poolspec certify` exists: the spec over the seed documents' examples.
+int seeds_command(bool json);
+
+}  // namespace poolspec::cli
