@@ -29,7 +29,7 @@ nlohmann::json number(double v) {
   return v;
 }
 
-void print_json(const nlohmann::json& j) { fmt::print("{}\n", j.dump(2)); }
+void print_json(const nlohmann::json& j) { fmt::print("{}\n", j.dump()); }
 
 std::string empty_window_text(const Problem& p, const ShapeInfo& s) {
   if (!s.empty_window)

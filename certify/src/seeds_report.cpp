@@ -129,7 +129,7 @@ int seeds_command(bool json) {
     for (const DivisorRow& r : divisors)
       j["divisor_modes"].push_back({{"divisor", r.mode}, {"problem", r.problem}, {"output", r.output}});
     j["ok"] = !failed;
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", j.dump());
     return failed ? exit_check_failed : exit_ok;
   }
 

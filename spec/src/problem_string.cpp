@@ -96,7 +96,8 @@ class Parser {
     }
     for (std::string_view prefix : {"dl", "pb", "pe", "k", "s"})
       if (field.size() > prefix.size() && field.substr(0, prefix.size()) == prefix &&
-          field[prefix.size()] >= '0' && field[prefix.size()] <= '9')
+          (field[prefix.size()] == '-' ||
+           (field[prefix.size()] >= '0' && field[prefix.size()] <= '9')))
         return prefix;
     if (parse_enum(field, all_roundings, rounding_name)) return "rounding";
     return "divisor";

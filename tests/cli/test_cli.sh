@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# End-to-end tests of the poolspec command: the issue's acceptance commands, exit codes, and
+# "no output file on error". Usage: test_cli.sh path/to/poolspec
+set -u
+poolspec=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# expect CODE PATTERN -- COMMAND...: runs COMMAND, checks its exit code and that stdout+stderr
+# match the extended regular expression PATTERN.
+expect() {
+  local code=$1 pattern=$2
+  shift 3
+  local out status
+  out=$("$@" 2>&1)
+  status=$?
+  if [ "$status" -ne "$code" ]; then fail "exit $status (wanted $code): $*"; echo "$out" | head -5; return; fi
+  if ! grep -Eq -- "$pattern" <<<"$out"; then fail "no /$pattern/ in the output of: $*"; echo "$out" | head -5; fi
+}
+
+# npy FILE DESCR SHAPE BYTES: writes a version 1.0 .npy file; BYTES is a printf escape string.
+npy() {
+  local dict="{'descr': '$2', 'fortran_order': False, 'shape': ($3), }"
+  local len=$(( ${#dict} + 1 ))
+  { printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $((len & 255)))\\x$(printf %02x $((len >> 8)))";
+    printf '%s\n' "$dict"; printf "$4"; } >"$1"
+}
+
+# --- the five OpenVINO AvgPool-1 XML examples (shapes derived in tests/test_frontends.cpp) ---
+ov() { "$poolspec" shape --op avg --openvino "$1" --input-shape 1,3,32,32 --json; }
+expect 0 '"output_shape":\[1,3,16,16\]' -- ov 'auto_pad="same_upper" exclude-pad="true" kernel="2,2" pads_begin="0,0" pads_end="1,1" strides="2,2"'
+expect 0 '"output_shape":\[1,3,16,16\]' -- ov 'auto_pad="same_upper" exclude-pad="false" kernel="5,5" pads_begin="0,0" pads_end="1,1" strides="2,2"'
+expect 0 '"output_shape":\[1,3,10,10\]' -- ov 'auto_pad="explicit" exclude-pad="true" kernel="5,5" pads_begin="1,1" pads_end="1,1" strides="3,3"'
+expect 0 '"output_shape":\[1,3,15,15\]' -- ov 'auto_pad="explicit" exclude-pad="false" kernel="5,5" pads_begin="1,1" pads_end="1,1" strides="2,2"'
+expect 0 '"output_shape":\[1,3,14,14\]' -- ov 'auto_pad="valid" exclude-pad="true" kernel="5,5" pads_begin="1,1" pads_end="1,1" strides="2,2"'
+expect 0 '"pads_begin":\[1,1\],"pads_end":\[2,2\]' -- ov 'auto_pad="same_upper" exclude-pad="false" kernel="5,5" pads_begin="0,0" pads_end="1,1" strides="2,2"'
+expect 0 'output shape  1x3x16x16' -- "$poolspec" shape 'avg:f32:n1c3:h32w32:k2x2:s2x2:pb0x0:pe0x0:exclude:floor'
+expect 0 '"zero_divisor_possible":true' -- "$poolspec" shape --op avg --input-shape 1,1,6 --json \
+  --openvino 'kernel="1" strides="4" auto_pad="same_upper" rounding_type="ceil" exclude-pad="true"'
+expect 0 'window_shape|output shape  1x1x2x2' -- "$poolspec" shape --op max --input-shape 1,1,4,4 --ngraph 'window_shape=2,2 window_movement_strides=2,2'
+
+# --- bad input: exit 2, and the message names the attribute ---
+base='strides="1,1" pads_begin="0,0" pads_end="0,0" exclude-pad="true"'
+expect 2 'kernel\[0\]=0' -- ov "kernel=\"0,2\" $base"
+expect 2 'strides\[1\]=0' -- ov 'kernel="2,2" strides="1,0" pads_begin="0,0" pads_end="0,0" exclude-pad="true"'
+expect 2 'kernel="2,2,2": 3 values' -- ov "kernel=\"2,2,2\" $base"
+expect 2 'pads_begin\[0\]=-1' -- ov 'kernel="2,2" strides="1,1" pads_begin="-1,0" pads_end="0,0" exclude-pad="true"'
+expect 2 'pads_end\[1\]=2: exclude-pad=true requires kernel\[1\]=2' -- ov 'kernel="2,2" strides="1,1" pads_begin="0,0" pads_end="0,2" exclude-pad="true"'
+expect 2 'element count must be below 2\^62' -- "$poolspec" shape --op avg --input-shape 1,1,2147483647,2147483647,2147483647 \
+  --openvino 'kernel="1,1,1" strides="1,1,1" auto_pad="valid" exclude-pad="true"'
+expect 2 'kernel\[0\]=0' -- "$poolspec" shape 'avg:f32:n1c1:w4:k0:s1:pb0:pe0:exclude:floor'
+expect 2 'exactly one of' -- "$poolspec" shape
+expect 2 'op: must be avg or max|--op=mean' -- "$poolspec" shape --op mean --input-shape 1,1,4 --openvino 'kernel="2" strides="1" exclude-pad="true" auto_pad="valid"'
+expect 2 '' -- "$poolspec" shape --no-such-flag
+
+# --- run and explain on real .npy files ---
+# f32 [1e8, 1, -1e8, 1]: 0x4cbebc20, 0x3f800000, 0xccbebc20, 0x3f800000, little-endian.
+npy "$work/sum.npy" '<f4' '1, 1, 4' '\x20\xbc\xbe\x4c\x00\x00\x80\x3f\x20\xbc\xbe\xcc\x00\x00\x80\x3f'
+expect 0 '"result":0.5' -- "$poolspec" explain 'avg:f32:n1c1:w4:k4:s4:pb0:pe0:exclude:floor' --input "$work/sum.npy" --at 0,0,0 --json
+expect 0 'wrote' -- "$poolspec" run 'avg:f32:n1c1:w4:k4:s4:pb0:pe0:exclude:floor' --input "$work/sum.npy" --output "$work/avg.npy"
+# 0.5 in f32 is 0x3f000000: the output file ends with 00 00 00 3f.
+[ "$(tail -c 4 "$work/avg.npy" | od -An -tx1 | tr -d ' \n')" = "0000003f" ] || fail "avg.npy does not hold f32 0.5"
+
+# i8 4x4 1..16 through the OpenVINO front-end, with the input shape taken from the file.
+npy "$work/x.npy" '|i1' '1, 1, 4, 4' '\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10'
+expect 0 'i8 1x1x2x2' -- "$poolspec" run --op max --openvino 'kernel="2,2" strides="2,2" auto_pad="valid"' --input "$work/x.npy" --output "$work/max.npy"
+[ "$(tail -c 4 "$work/max.npy" | od -An -tx1 | tr -d ' \n')" = "06080e10" ] || fail "max.npy does not hold 6 8 14 16"
+expect 0 'pad_begin' -- "$poolspec" explain 'avg:i8:n1c1:h4w4:k3x3:s2x2:pb1x1:pe1x1:include_clip:ceil' --input "$work/x.npy" --at 0,0,0,2
+expect 0 'divisor      6 \(include_clip\)' -- "$poolspec" explain 'avg:i8:n1c1:h4w4:k3x3:s2x2:pb1x1:pe1x1:include_clip:ceil' --input "$work/x.npy" --at 0,0,0,2
+expect 0 '"index":5' -- "$poolspec" explain 'max:i8:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:floor:idx=plane' --input "$work/x.npy" --at 0,0,0,0 --json
+expect 0 'i64 indices' -- "$poolspec" run 'max:i8:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:floor:idx=tensor' --input "$work/x.npy" --output "$work/m.npy" --indices "$work/i.npy"
+
+# --- errors leave no output file behind ---
+rm -f "$work/out.npy"
+expect 2 'empty=error' -- "$poolspec" run 'avg:i8:n1c1:h4w4:k1x1:s4x4:pb0x0:pe0x0:exclude:ceil' --input "$work/x.npy" --output "$work/out.npy"
+[ ! -e "$work/out.npy" ] || fail "an output file was left behind after a refused problem"
+head -c 20 "$work/x.npy" >"$work/truncated.npy"
+expect 2 'truncated|header length' -- "$poolspec" run 'avg:i8:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:exclude:floor' --input "$work/truncated.npy" --output "$work/out.npy"
+npy "$work/lying.npy" '|i1' '1, 1, 8, 8' '\x01\x02\x03\x04'
+expect 2 'promises 64 bytes' -- "$poolspec" run 'avg:i8:n1c1:h8w8:k2x2:s2x2:pb0x0:pe0x0:exclude:floor' --input "$work/lying.npy" --output "$work/out.npy"
+expect 2 'the problem takes f32' -- "$poolspec" run 'avg:f32:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:exclude:floor' --input "$work/x.npy" --output "$work/out.npy"
+[ ! -e "$work/out.npy" ] || fail "an output file was left behind after bad input"
+ls "$work" | grep -q partial && fail "a partial file was left behind"
+
+# --- the main job: the seeds, errata included ---
+expect 0 'ERRATUM.*XML example 1' -- "$poolspec"
+expect 0 '"verdict":"erratum"' -- "$poolspec" seeds --json
+
+if [ "$failures" -ne 0 ]; then echo "$failures CLI check(s) failed"; exit 1; fi
+echo "all CLI checks passed"
