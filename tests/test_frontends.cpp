@@ -198,3 +198,46 @@ TEST_CASE("attribute text: quoting, repeats, malformed pairs") {
 
 }  // namespace
 }  // namespace poolspec
+
+namespace poolspec {
+namespace {
+
+TEST_CASE("ERRATA E6: ngraph accepts a window larger than the input when padding makes room") {
+  // The document says w_i <= d_i; the implementation checks w_i <= p_i + d_i + q_i.
+  // d = 2, w = 3, pads 1/1: L = 4, floor((4 - 3)/1) + 1 = 2 outputs.
+  Result<Problem> p = from_ngraph("window_shape=3 padding_below=1 padding_above=1",
+                                  FrontendInput{Op::avg, DType::f32, {1, 1, 2}});
+  REQUIRE(p.ok());
+  CHECK(infer_shape(*p)->output_shape.back() == 2);
+}
+
+TEST_CASE("ERRATA E7: ngraph's all-padding average is refused, not 'infinity or nan'") {
+  // d = 2, w = 1, s = 2, ceil_mode: windows start at 0 and 2; the second holds no element.
+  Result<Problem> p = from_ngraph("window_shape=1 window_movement_strides=2 ceil_mode=true",
+                                  FrontendInput{Op::avg, DType::f32, {1, 1, 2}});
+  REQUIRE(!p.ok());
+  CHECK(p.error().message.find("empty=error") == 0);
+}
+
+TEST_CASE("ERRATA E8: ngraph's ceil((p+d+q-w+1)/s) is the floor rule, for every small case") {
+  for (int64_t m = 0; m < 40; ++m)      // m = p + d + q - w >= 0
+    for (int64_t s = 1; s < 9; ++s) {
+      CAPTURE(m);
+      CAPTURE(s);
+      // For non-negative numerators C++ division is floor; ceil(a/s) = (a + s - 1) / s.
+      CHECK((m + 1 + s - 1) / s == m / s + 1);
+    }
+}
+
+TEST_CASE("ERRATA E12: the ngraph MaxPool output formula ignores the padding it lists") {
+  // d = 5, w = 2, s = 2, padding 1/1: the document's ceil((d - w + 1)/s) = 2; the rule with the
+  // padding gives floor((5 + 2 - 2)/2) + 1 = 3.
+  Result<Problem> p = from_ngraph("window_shape=2 window_movement_strides=2 padding_below=1 padding_above=1",
+                                  FrontendInput{Op::max, DType::f32, {1, 1, 5}});
+  REQUIRE(p.ok());
+  CHECK(infer_shape(*p)->output_shape.back() == 3);
+  CHECK((5 - 2 + 1 + 2 - 1) / 2 == 2);
+}
+
+}  // namespace
+}  // namespace poolspec

@@ -35,6 +35,7 @@ auto constant_in_constant_out(Engine engine) {
     p.divisor = Divisor::exclude;
     p.divisor_override = 0;
     const double c = to_dtype(p.dtype, constant);
+    RC_LOG() << "evaluated: " << format_problem(p) << " on the constant " << c << "\n";
     const ShapeInfo shape = infer_shape(p).value();
     Tensor input{p.dtype, shape.input_shape,
                  std::vector<double>(static_cast<size_t>(shape.input_elements), c)};
@@ -56,6 +57,7 @@ auto average_between_extremes(Engine engine) {
     p.divisor_override = 0;
     p.indices = Indices::none;
     if (!is_float(p.dtype) && p.empty != EmptyWindow::zero) p.empty = EmptyWindow::zero;
+    RC_LOG() << "evaluated: " << format_problem(p) << "\n";
     const ShapeInfo shape = infer_shape(p).value();
     Tensor input{p.dtype, shape.input_shape, {}};
     for (int64_t i = 0; i < shape.input_elements; ++i)
@@ -125,6 +127,7 @@ auto kernel_one_is_identity(Engine engine) {
     for (Axis& a : k.problem.axes) a = Axis{a.extent, 1, 1, a.dilation, 0, 0};
     k.problem.divisor = Divisor::exclude;
     k.problem.divisor_override = 0;
+    RC_LOG() << "evaluated: " << format_problem(k.problem) << "\n";
     const Output out = engine(k.problem, k.input).value();
     RC_ASSERT(out.values.shape == k.input.shape);
     for (size_t i = 0; i < k.input.values.size(); ++i)
@@ -167,6 +170,7 @@ auto power_of_two_scaling(Engine engine) {
     k.problem.index_order = IndexOrder::row_major;
     k.input.dtype = DType::f64;
     const int exponent = e % 40;
+    RC_LOG() << "evaluated: " << format_problem(k.problem) << ", scaled by 2^" << exponent << "\n";
     Tensor scaled = k.input;
     for (double& v : scaled.values) v = std::ldexp(v, exponent);
     const Output a = engine(k.problem, k.input).value();
