@@ -37,10 +37,12 @@ std::string empty_window_text(const Problem& p, const ShapeInfo& s) {
                            : "none: every window holds an input element";
   const EmptyWindowWitness& w = *s.empty_window;
   return fmt::format("yes: output index {} of spatial axis {} (first tap at input coordinate "
-                     "{}) has {}; it yields empty={}",
+                     "{}) has {}; {}",
                      w.index, w.axis, w.start,
                      p.op == Op::avg ? "divisor 0" : "no input element",
-                     empty_window_name(p.empty));
+                     p.empty == EmptyWindow::error
+                         ? std::string("the problem's empty=error refuses it")
+                         : fmt::format("it yields empty={}", empty_window_name(p.empty)));
 }
 
 }  // namespace
