@@ -281,6 +281,29 @@ TEST_CASE("property: closed-form divisors equal the count of taps") {
   });
 }
 
+// The problem string round-trips exactly: parse(format(p)) == p, and format is a fixed point.
+auto problem_string_round_trip(std::string (*format)(const Problem&)) {
+  return [format](const Problem& p) {
+    const std::string text = format(p);
+    RC_LOG() << text << "\n";
+    const Result<Problem> back = parse_problem(text);
+    RC_ASSERT(back.ok());
+    RC_ASSERT(*back == p);
+    RC_ASSERT(format(*back) == text);
+  };
+}
+
+// Mutant printer: drops the dilations, as a printer that forgets a rarely used field would.
+std::string format_without_dilation(const Problem& p) {
+  Problem q = p;
+  for (Axis& a : q.axes) a.dilation = 1;
+  return format_problem(q);
+}
+
+TEST_CASE("property: problem strings round-trip exactly") {
+  check_property("problem string round trip", problem_string_round_trip(format_problem));
+}
+
 // ---- mutants: each checker above must be seen to fail --------------------------------------
 
 TEST_CASE("mutant: a wrong divisor (padding counted in exclude mode) is caught") {
@@ -290,6 +313,12 @@ TEST_CASE("mutant: a wrong divisor (padding counted in exclude mode) is caught")
   const auto between = find_counterexample(average_between_extremes(wrong_divisor_engine));
   REQUIRE(between.has_value());
   MESSAGE("min <= avg <= max caught the wrong divisor:\n" << *between);
+}
+
+TEST_CASE("mutant: a printer that loses the dilations is caught by the round trip") {
+  const auto failure = find_counterexample(problem_string_round_trip(format_without_dilation));
+  REQUIRE(failure.has_value());
+  MESSAGE(*failure);
 }
 
 TEST_CASE("mutant: ceil_torch without the DROP rule is caught by the extent enumeration") {
