@@ -60,6 +60,7 @@ rc::Gen<Problem> problem_gen(const CaseOptions& options) {
         if (p.divisor == Divisor::override_value)
           p.divisor_override = *rc::gen::inRange<int64_t>(1, 30);
       }
+      if (*rc::gen::inRange(0, 4) == 0) p.bias = *rc::gen::inRange<int64_t>(-50, 51);
       p.int_rounding = *rc::gen::element(IntRounding::half_even, IntRounding::half_away,
                                          IntRounding::half_up, IntRounding::toward_zero,
                                          IntRounding::floor);

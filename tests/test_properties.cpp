@@ -34,6 +34,7 @@ auto constant_in_constant_out(Engine engine) {
     Problem p = generated;
     p.divisor = Divisor::exclude;
     p.divisor_override = 0;
+    p.bias = 0;
     const double c = to_dtype(p.dtype, constant);
     RC_LOG() << "evaluated: " << format_problem(p) << " on the constant " << c << "\n";
     const ShapeInfo shape = infer_shape(p).value();
@@ -55,6 +56,7 @@ auto average_between_extremes(Engine engine) {
     p.op = Op::avg;
     p.divisor = Divisor::exclude;
     p.divisor_override = 0;
+    p.bias = 0;
     p.indices = Indices::none;
     if (!is_float(p.dtype) && p.empty != EmptyWindow::zero) p.empty = EmptyWindow::zero;
     RC_LOG() << "evaluated: " << format_problem(p) << "\n";
@@ -127,6 +129,7 @@ auto kernel_one_is_identity(Engine engine) {
     for (Axis& a : k.problem.axes) a = Axis{a.extent, 1, 1, a.dilation, 0, 0};
     k.problem.divisor = Divisor::exclude;
     k.problem.divisor_override = 0;
+    k.problem.bias = 0;
     RC_LOG() << "evaluated: " << format_problem(k.problem) << "\n";
     const Output out = engine(k.problem, k.input).value();
     RC_ASSERT(out.values.shape == k.input.shape);
@@ -166,6 +169,7 @@ auto power_of_two_scaling(Engine engine) {
     Case k = generated;
     k.problem.dtype = DType::f64;
     k.problem.op = Op::avg;
+    k.problem.bias = 0;
     k.problem.indices = Indices::none;
     k.problem.index_order = IndexOrder::row_major;
     k.input.dtype = DType::f64;

@@ -116,6 +116,16 @@ TEST_CASE("integer averages: the exact mean, rounded by the chosen rule, then sa
   CHECK(run("avg:i8:n1c1:w2:k2:s2:pb0:pe0:override=1:floor", {100, 100}).values.values[0] == 127);
 }
 
+TEST_CASE("bias: T_out = (b + T_sum) / T_div, the XS3 document's formula") {
+  // N = 4, X = 24, b = -40: (-40 + 96) / 4 = 14 exactly (notes/xs3.md section 5, example 5).
+  CHECK(run("avg:i8:n1c1:h2w2:k2x2:s1x1:pb0x0:pe0x0:exclude:floor:bias=-40:round=half_up",
+            {24, 24, 24, 24}).values.values[0] == 14);
+  // A bias beyond 2^53 is still added exactly: (2^60 + 1 + 1) / 2 = 2^59 + 1 in f64.
+  const Output o = run("avg:f64:n1c1:w1:k1:s1:pb0:pe0:override=2:floor:bias=1152921504606846977", {1});
+  CHECK(o.values.values[0] == std::ldexp(1.0, 59) + 1);
+  CHECK(refusal("max:f32:n1c1:w1:k1:s1:pb0:pe0:floor:bias=1") == "bias=1: only an average has a bias");
+}
+
 TEST_CASE("IEEE specials in an average, and the sign of zero") {
   const std::string text = "avg:f32:n1c1:w2:k2:s2:pb0:pe0:exclude:floor";
   CHECK(std::isnan(run(text, {1, nan}).values.values[0]));

@@ -147,6 +147,7 @@ class Evaluator {
       return e;
     }
     exact::Sum sum;
+    if (p_.bias != 0) sum.add_integer(p_.bias);  // "(b + sum X) / N"
     for (double v : w.values) sum.add(v);
     const mpz_class d(static_cast<signed long>(divisor));
     e.exact_text = exact::quotient_text(sum.units(), d);

@@ -26,6 +26,14 @@ void Sum::add(double v) {
   if (v != 0) units_ += to_units(v);
 }
 
+void Sum::add_integer(int64_t value) {
+  ++count_;
+  if (value == 0) return;
+  all_negative_zero_ = false;
+  mpz_class v(static_cast<signed long>(value));
+  units_ += v << static_cast<mp_bitcnt_t>(-unit_exponent);
+}
+
 namespace {
 int64_t bit_length(const mpz_class& x) {  // x > 0
   return static_cast<int64_t>(mpz_sizeinbase(x.get_mpz_t(), 2));

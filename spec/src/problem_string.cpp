@@ -157,6 +157,12 @@ class Parser {
     if (key == "round")
       return option(p.int_rounding, all_int_roundings, int_rounding_name,
                     "half_even half_away half_up toward_zero floor");
+    if (key == "bias") {
+      auto b = parse_int(value);
+      if (!b) return fail(f, field, "bias=<b> needs an integer b");
+      p.bias = *b;
+      return Ok{};
+    }
     if (key == "idx") return option(p.indices, all_indices, indices_name, "plane tensor");
     if (key == "order") return option(p.index_order, all_orders, index_order_name, "row col");
     return fail(f, field, fmt::format("unknown option '{}'", key));
@@ -247,6 +253,7 @@ std::string format_problem(const Problem& p) {
     s += fmt::format(":{}", divisor_name(p.divisor));
   s += fmt::format(":{}", rounding_name(p.rounding));
   const Problem defaults;
+  if (p.bias != defaults.bias) s += fmt::format(":bias={}", p.bias);
   if (p.empty != defaults.empty) s += fmt::format(":empty={}", empty_window_name(p.empty));
   if (p.nan != defaults.nan) s += fmt::format(":nan={}", nan_policy_name(p.nan));
   if (p.int_rounding != defaults.int_rounding)

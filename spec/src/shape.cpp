@@ -57,6 +57,10 @@ Status validate_attributes(const Problem& p) {
                              p.divisor_override)};
   if (p.divisor_override > max_attribute)
     return Error{fmt::format("divisor_override={}: must be below 2^31", p.divisor_override)};
+  if (p.bias != 0 && p.op != Op::avg)
+    return Error{fmt::format("bias={}: only an average has a bias", p.bias)};
+  if (p.bias <= -max_elements || p.bias >= max_elements)
+    return Error{fmt::format("bias={}: must be below 2^62 in magnitude", p.bias)};
   if (p.op == Op::avg && p.indices != Indices::none)
     return Error{fmt::format("indices={}: only max pooling has an indices output",
                              indices_name(p.indices))};

@@ -24,6 +24,7 @@ inline constexpr int unit_exponent = -1074;
 class Sum {
  public:
   void add(double finite_value);
+  void add_integer(int64_t value);  // exact for every int64 (a double is not, beyond 2^53)
   const mpz_class& units() const { return units_; }  // the sum is units() * 2^-1074
   bool negative_zero() const { return count_ > 0 && all_negative_zero_; }
 

@@ -64,6 +64,8 @@ struct Problem {
   Rounding rounding = Rounding::floor;
   Divisor divisor = Divisor::exclude;      // avg only
   int64_t divisor_override = 0;            // > 0 exactly when divisor == override_value
+  int64_t bias = 0;  // avg only: added to the window sum, T_out = (b + T_sum) / T_div (the XS3
+                     // avgpool2d_global document's formula); integer, |b| < 2^62
   EmptyWindow empty = EmptyWindow::error;
   NanPolicy nan = NanPolicy::propagate;    // max only
   IntRounding int_rounding = IntRounding::half_even;  // avg of an integer dtype only

@@ -9,7 +9,7 @@
 //                 one value per spatial axis, 'x'-separated
 //   divisor       exclude | include_clip | include_full | override=<k>   (avg only)
 //   rounding      floor | ceil | ceil_torch
-//   options       empty=<error|zero|nan|lowest|-inf>  nan=<propagate|ignore>
+//   options       bias=<b> (avg: T_out = (b + T_sum) / T_div)  empty=<error|zero|nan|lowest|-inf>  nan=<propagate|ignore>
 //                 round=<half_even|half_away|half_up|toward_zero|floor>
 //                 idx=<plane|tensor>  order=<row|col>        (each printed only when not default)
 // Defaults when a field is absent on input: s, dl = 1; pb, pe = 0; exclude; floor; empty=error;
