@@ -35,6 +35,10 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--input", run.input, "Input tensor (.npy)");
   run_cmd->add_option("--output", run.output, "Output tensor to write (.npy)");
   run_cmd->add_option("--indices", run.indices, "Max indices to write (.npy, int64)");
+  run_cmd->add_option("--xs3", run.xs3,
+                      "Run lib_nn's XS3 model on an (H, W, C) int8 image: 'op=avgpool2d_global "
+                      "bias=-40 symmetric=0', 'op=avgpool2d window=2,2 start=0,0 stride=2,2', "
+                      "'op=maxpool2d ...'");
 
   std::string explain_input, at;
   CLI::App* explain = app.add_subcommand("explain", "One output element: its window's taps, "

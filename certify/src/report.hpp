@@ -20,6 +20,7 @@ int shape_command(const ProblemOptions& options, bool json);
 
 struct RunOptions {
   std::string input, output, indices;
+  std::string xs3;  // --xs3 'op=avgpool2d_global bias=-40 symmetric=0': run lib_nn's model
 };
 int run_command(const ProblemOptions& options, const RunOptions& run, bool json);
 
