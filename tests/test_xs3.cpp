@@ -240,6 +240,9 @@ TEST_CASE("xs3 init checks are errors, not asserts") {
   auto late = maxpool2d_init({4, 4, 4}, {2, 2, 4}, WindowParams{2, 2, 1, 0, 2, 2}, {});
   REQUIRE(!late.ok());
   CHECK(late.error().message.find("last window row 4") != std::string::npos);
+  // ERRATA X3: a window ending on X's last row is accepted (the document's "+ W_h < X_h" would
+  // refuse it): 0 + 2*1 + 2 - 1 = 3 < 4.
+  CHECK(maxpool2d_init({4, 4, 4}, {2, 2, 4}, WindowParams{2, 2, 0, 0, 2, 2}, {}).ok());
   // avgpool2d_init does not check the reads; the model's compute refuses them instead of reading
   // outside X.
   auto init = avgpool2d_init({4, 4, 4}, {2, 2, 4}, WindowParams{2, 2, 1, 0, 2, 2}, {}, config);

@@ -123,8 +123,10 @@ int run_xs3(const ProblemOptions& options, const RunOptions& run, const Tensor& 
                 {"output_shape", model->shape},
                 {"output", run.output},
                 {"differ_from_spec", differing},
-                {"largest_difference", largest},
-                {"values", model->values.size() <= 64 ? nlohmann::json(model->values) : nlohmann::json(nullptr)}});
+                {"largest_difference", static_cast<int64_t>(largest)},
+                {"values", model->values.size() <= 64
+                               ? nlohmann::json(std::vector<int64_t>(model->values.begin(), model->values.end()))
+                               : nlohmann::json(nullptr)}});
   } else {
     fmt::print("xs3      {}\nspec     {}\nwrote    {} (i8 {})\n", run.xs3, format_problem(f->problem),
                run.output, fmt::join(model->shape, "x"));

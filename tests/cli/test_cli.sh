@@ -85,6 +85,27 @@ expect 2 'the problem takes f32' -- "$poolspec" run 'avg:f32:n1c1:h4w4:k2x2:s2x2
 [ ! -e "$work/out.npy" ] || fail "an output file was left behind after bad input"
 ls "$work" | grep -q partial && fail "a partial file was left behind"
 
+# --- the XS3 model (notes/xs3.md section 5): run --xs3 on (H, W, C) int8 images ---
+fill() { local n=$1 byte=$2 s=""; for ((i = 0; i < n; i++)); do s+="$byte"; done; printf '%s' "$s"; }
+npy "$work/g103.npy" '|i1' '7, 7, 1' "$(fill 49 '\x67')"         # 7x7 of 103
+expect 0 '"values":\[104\]' -- "$poolspec" run --xs3 'op=avgpool2d_global' --input "$work/g103.npy" --output "$work/o.npy" --json
+npy "$work/m128.npy" '|i1' '1, 3, 1' "$(fill 3 '\x80')"           # N = 3 of -128
+expect 0 '"values":\[-127\]' -- "$poolspec" run --xs3 'op=avgpool2d_global symmetric=0' --input "$work/m128.npy" --output "$work/o.npy" --json
+expect 0 '"values":\[-127\]' -- "$poolspec" run --xs3 'op=avgpool2d_global symmetric=1' --input "$work/m128.npy" --output "$work/o.npy" --json
+npy "$work/s1147.npy" '|i1' '3, 3, 1' "$(fill 8 '\x80')\x85"     # 8 x -128 and -123: sum -1147
+expect 0 '"values":\[-128\]' -- "$poolspec" run --xs3 'op=avgpool2d_global' --input "$work/s1147.npy" --output "$work/o.npy" --json
+expect 0 '"values":\[-127\]' -- "$poolspec" run --xs3 'op=avgpool2d_global symmetric=1' --input "$work/s1147.npy" --output "$work/o.npy" --json
+npy "$work/x24.npy" '|i1' '2, 2, 1' "$(fill 4 '\x18')"            # N = 4 of 24
+expect 0 '"values":\[14\]' -- "$poolspec" run --xs3 'op=avgpool2d_global bias=-40 symmetric=0' --input "$work/x24.npy" --output "$work/o.npy" --json
+npy "$work/i1517.npy" '|i1' '15, 17, 4' "$(fill 1020 '\x01')"
+rm -f "$work/o.npy"
+expect 2 'X_h\*X_w = 15x17: pixel count N=255' -- "$poolspec" run --xs3 'op=avgpool2d_global' --input "$work/i1517.npy" --output "$work/o.npy"
+[ ! -e "$work/o.npy" ] || fail "an output file was left behind after a refused init"
+npy "$work/w.npy" '|i1' '4, 4, 4' "$(fill 64 '\x05')"
+expect 0 'i8 2x2x4' -- "$poolspec" run --xs3 'op=avgpool2d window=2,2 start=0,0 stride=2,2' --input "$work/w.npy" --output "$work/o.npy"
+expect 0 'i8 3x3x4' -- "$poolspec" run --xs3 'op=maxpool2d window=2,2 stride=1,1' --input "$work/w.npy" --output "$work/o.npy"
+expect 2 'op=sum' -- "$poolspec" run --xs3 'op=sum' --input "$work/w.npy" --output "$work/o.npy"
+
 # --- the main job: the seeds, errata included ---
 expect 0 'ERRATUM.*XML example 1' -- "$poolspec"
 expect 0 '"verdict":"erratum"' -- "$poolspec" seeds --json
