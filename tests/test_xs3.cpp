@@ -62,9 +62,9 @@ TEST_CASE("xs3 scale and shift: the table of notes/xs3.md 3.2") {
       {1, {1, 0}},    {2, {1, 1}},     {4, {1, 2}},     {9, {114, 10}},  {24, {85, 11}},
       {3, {85, 8}},   {5, {102, 9}},   {7, {73, 9}},    {25, {82, 11}},  {36, {114, 12}},
       {49, {84, 12}}, {100, {82, 13}}, {144, {114, 14}}, {196, {84, 14}}, {1024, {1, 10}}};
-  for (const auto& [n, expected] : table) {
-    CAPTURE(n);
-    CHECK(scale_and_shift(static_cast<uint64_t>(n)).value() == expected);
+  for (const auto& row : table) {
+    CAPTURE(row.first);
+    CHECK(scale_and_shift(static_cast<uint64_t>(row.first)).value() == row.second);
   }
 }
 
