@@ -12,6 +12,7 @@ packages=(
   libgmp-dev                                       # exact sums in the spec (gmpxx)
   libcli11-dev                                     # the poolspec command line
   nlohmann-json3-dev                               # --json output
+  libz3-dev z3                                     # the proofs (z3++ API) and the SMT-LIB rechecks
 )
 
 missing=()

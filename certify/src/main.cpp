@@ -51,6 +51,14 @@ int main(int argc, char** argv) {
                                                 "and report their errata");
   seeds->add_flag("--json", json, "Print machine-readable JSON");
 
+  ProveOptions prove;
+  CLI::App* prove_cmd = app.add_subcommand("prove", "List and run the Z3 proofs of the spec's integer rules");
+  prove_cmd->add_option("--filter", prove.filter, "Only the proofs whose name contains this");
+  prove_cmd->add_option("--emit-smt2", prove.emit_smt2, "Write every query as SMT-LIB into this folder");
+  prove_cmd->add_option("--timeout-ms", prove.timeout_ms, "Per-query timeout; a timeout is a failure");
+  prove_cmd->add_flag("--list", prove.list, "List the proofs with their claims, without running them");
+  prove_cmd->add_flag("--json", json, "Print machine-readable JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -59,6 +67,7 @@ int main(int argc, char** argv) {
   }
   if (*shape) return shape_command(problem, json);
   if (*run_cmd) return run_command(problem, run, json);
+  if (*prove_cmd) return prove_command(prove, json);
   if (*explain) return explain_command(problem, explain_input, at, json);
   return seeds_command(json);
 }

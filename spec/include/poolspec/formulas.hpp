@@ -49,14 +49,25 @@ V window_start(const AxisTerms<V>& a, V j) {
   return j * a.stride - a.pad_begin;
 }
 
-// The number of taps t in [0, k) whose coordinate start + t*dl lies in [lo, hi).
-// First such t: max(0, ceil((lo - start)/dl)); one past the last: min(k, ceil((hi - start)/dl)).
+// The taps t in [0, k) whose coordinate start + t*dl lies in [lo, hi) form the range
+// [first, past_last): first = max(0, ceil((lo - start)/dl)), past_last = min(k, ceil((hi - start)/dl)).
+// (Empty when past_last <= first.) These are the clipped ranges an engine loops over.
+template <class V>
+struct TapRange {
+  V first, past_last;
+};
+
+template <class V>
+TapRange<V> tap_range(V start, V kernel, V dilation, V lo, V hi) {
+  const V zero = constant_like(start, 0);
+  return {max_of(zero, ceil_div(lo - start, dilation)), min_of(kernel, ceil_div(hi - start, dilation))};
+}
+
+// The number of those taps.
 template <class V>
 V taps_in_range(V start, V kernel, V dilation, V lo, V hi) {
-  const V zero = constant_like(start, 0);
-  const V first = max_of(zero, ceil_div(lo - start, dilation));
-  const V past_last = min_of(kernel, ceil_div(hi - start, dilation));
-  return max_of(zero, past_last - first);
+  const TapRange<V> r = tap_range(start, kernel, dilation, lo, hi);
+  return max_of(constant_like(start, 0), r.past_last - r.first);
 }
 
 // The exclude divisor of window j on one axis: taps inside the input [0, d).
