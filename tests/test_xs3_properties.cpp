@@ -134,7 +134,9 @@ auto exact_for_powers_of_two(Xs3Engine engine) {
 // Otherwise within the bound: with b = 0 the model's s*S/2^r and the exact mean S/N differ by
 // |S/N| * |s*N/2^r - 1| <= 128 * (N/2) / 2^(c+6) <= 1 (s is 2^(c+6)/N rounded, so
 // |s*N - 2^(c+6)| <= N/2, and 2^c >= N); two reals at most 1 apart round half up to integers at
-// most 1 apart, and saturation only narrows that. Bound: 1.
+// most 1 apart, and saturation only narrows that. Bound: 1 -- proved by the proofs
+// xs3/error-bound/distance/real and xs3/error-bound/rounding/real, and reached
+// (xs3/error-bound-is-tight/int).
 auto within_one(Xs3Engine engine, rc::Gen<Xs3Case> cases) {
   return [engine, cases] {
     const Compared c = compare(engine, *cases);

@@ -15,6 +15,9 @@ int prove_command(const ProveOptions& options, bool json) {
     std::error_code ec;
     std::filesystem::create_directories(options.emit_smt2, ec);
     if (ec) return refuse(fmt::format("--emit-smt2={}: {}", options.emit_smt2, ec.message()));
+    // Queries of an earlier run (perhaps of proofs since renamed) must not be rechecked.
+    for (const auto& entry : std::filesystem::directory_iterator(options.emit_smt2, ec))
+      if (entry.path().extension() == ".smt2") std::filesystem::remove(entry.path(), ec);
   }
   std::vector<const Proof*> selected;
   for (const Proof& p : all_proofs())

@@ -1,5 +1,6 @@
 #include "poolspec/proofs/proof.hpp"
 
+#include <cctype>
 #include <chrono>
 #include <fstream>
 
@@ -15,15 +16,18 @@ Z3Int Query::variable(const std::string& name) {
 }
 
 void Query::claim(const Z3Bool& condition) {
-  // Integers: the claim, and that no division is by a non-positive number. Bit-vectors: that no
-  // operation of the formulas overflows 64-bit two's complement (nor divides by zero). Then every
-  // C++ operation equals its integer counterpart, and the integer proof of the same claim carries
-  // over to the C++; bit-blasting the claim itself is left out because 64-bit division and
-  // multiplication circuits make it time out.
-  if (builder_.bitvector())
+  // Integers: the claim, and that no division is by a non-positive number. int64 and bit-vectors:
+  // that no operation of the formulas overflows 64-bit two's complement (nor divides by zero).
+  // Then every C++ operation equals its integer counterpart, and the integer proof of the same
+  // claim carries over to the C++. (Bit-blasting the claim itself times out on 64-bit division.)
+  if (builder_.bounded())
     solver_.add(!builder_.obligations());
   else
     solver_.add(!(condition.expr() && builder_.obligations()));
+}
+
+void Query::claim_itself(const Z3Bool& condition) {
+  solver_.add(!(condition.expr() && builder_.obligations()));
 }
 
 SymbolicAxis symbolic_axis(Query& q, bool dilated) {
@@ -32,7 +36,7 @@ SymbolicAxis symbolic_axis(Query& q, bool dilated) {
                  dilated ? q.variable("dl") : b.literal(1), q.variable("pb"), q.variable("pe")};
   const Z3Int one = b.literal(1), zero = b.literal(0);
   q.assume(a.d >= one && a.k >= one && a.s >= one && a.dl >= one && a.pb >= zero && a.pe >= zero);
-  if (b.bitvector()) {
+  if (b.bounded()) {
     const Z3Int limit = b.literal(max_attribute);
     q.assume(a.d <= limit && a.k <= limit && a.s <= limit && a.dl <= limit && a.pb <= limit &&
              a.pe <= limit);
@@ -80,9 +84,11 @@ ProofResult run_proof(const Proof& proof, unsigned timeout_ms, const std::string
   q.solver().set(params);
 
   if (!smt2_dir.empty()) {
+    // File names keep letters, digits, '-' and '_' only: the z3 command reads an argument with
+    // '=' as a parameter setting.
     std::string file = proof.name;
     for (char& c : file)
-      if (c == '/') c = '_';
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
     r.smt2_path = smt2_dir + "/" + file + "." + r.expected + ".smt2";
     std::ofstream out(r.smt2_path);
     out << "; poolspec proof " << proof.name << "\n; claim: " << proof.claim

@@ -13,10 +13,23 @@ using formulas::AxisTerms;
 
 AxisTerms<Z3Int> terms(const SymbolicAxis& a) { return {a.d, a.k, a.s, a.dl, a.pb, a.pe}; }
 
-std::string arithmetic_name(Arithmetic a) { return a == Arithmetic::integer ? "int" : "bv64"; }
+std::string arithmetic_name(Arithmetic a) {
+  return a == Arithmetic::integer ? "int" : a == Arithmetic::int64 ? "int64" : "bv64";
+}
 
 std::string domain_text(Arithmetic a, const std::string& variables) {
-  return (a == Arithmetic::integer ? "unbounded integers: " : "64-bit two's complement, no overflow allowed: ") + variables;
+  switch (a) {
+    case Arithmetic::integer: return "unbounded integers: " + variables;
+    case Arithmetic::int64: return "integers, every intermediate within int64 (no C++ overflow): " + variables;
+    case Arithmetic::bitvector: return "64-bit two's complement bit-vectors, no overflow: " + variables;
+  }
+  return variables;
+}
+
+// The claim of a bounded (C++) proof: no operation overflows; the integer proof does the rest.
+std::string cpp_claim(Arithmetic a, const std::string& claim) {
+  if (a == Arithmetic::integer) return claim;
+  return "no operation overflows int64 or divides by a non-positive number while computing: " + claim;
 }
 
 const char* axis_assumptions_int = "d, k, s, dl >= 1; pb, pe >= 0; (k-1)*dl + 1 <= d + pb + pe";
@@ -45,7 +58,7 @@ Z3Bool some_empty(Query& q, const SymbolicAxis& a, Rounding r, bool padded_rule)
   Builder& b = q.builder();
   const Z3Int j = q.variable("j");
   const Z3Int o = formulas::output_extent(terms(a), r);
-  if (b.bitvector()) q.assume(j >= b.literal(0) && j < o);  // window indices are outputs
+  if (b.bounded()) q.assume(j >= b.literal(0) && j < o);  // window indices are outputs
   return b.literal(0) <= j && j < o && (padded_rule ? padded(a, j) : in_bounds(a, j)) == b.literal(0);
 }
 
@@ -56,22 +69,22 @@ constexpr Rounding roundings[] = {Rounding::floor, Rounding::ceil, Rounding::cei
 }  // namespace
 
 void add_shape_proofs(std::vector<Proof>& out) {
-  for (Arithmetic ar : {Arithmetic::integer, Arithmetic::bitvector}) {
+  for (Arithmetic ar : {Arithmetic::integer, Arithmetic::int64}) {
     const std::string suffix = "/" + arithmetic_name(ar);
 
     // 1. Output extent = the number of window starts the definition allows (floor, ceil).
     for (Rounding r : {Rounding::floor, Rounding::ceil}) {
       add(out, Proof{
           "extent/" + std::string(rounding_name(r)) + suffix,
-          "output_extent(" + std::string(rounding_name(r)) + ") = o is the number of allowed window starts: "
-          "o >= 1, window o-1 is allowed, window o is not, and allowed starts are downward closed",
+          cpp_claim(ar, "output_extent(" + std::string(rounding_name(r)) + ") = o is the number of allowed window starts: "
+          "o >= 1, window o-1 is allowed, window o is not, and allowed starts are downward closed"),
           domain_text(ar, "d k s dl pb pe i j"), assumptions(ar), "< 2 s", Expect::proved, "", ar,
           [r](Query& q) {
             const SymbolicAxis a = symbolic_axis(q, true);
             Builder& b = q.builder();
             const Z3Int o = formulas::output_extent(terms(a), r);
             const Z3Int i = q.variable("i"), j = q.variable("j"), one = b.literal(1), zero = b.literal(0);
-            if (b.bitvector()) q.assume(zero <= i && i <= j && j <= o);  // window indices are outputs
+            if (b.bounded()) q.assume(zero <= i && i <= j && j <= o);  // window indices are outputs
             const Z3Bool closed = !(allowed(r, a, j) && zero <= i && i <= j) || allowed(r, a, i);
             q.claim(o >= one && allowed(r, a, o - one) && !allowed(r, a, o) && closed);
           },
@@ -79,7 +92,7 @@ void add_shape_proofs(std::vector<Proof>& out) {
     }
     // ngraph's document formula is the floor rule.
     add(out, Proof{"extent/ngraph-document" + suffix,
-                   "ngraph's ceil((p + d + q - w + 1) / s) equals floor((p + d + q - w) / s) + 1",
+                   cpp_claim(ar, "ngraph's ceil((p + d + q - w + 1) / s) equals floor((p + d + q - w) / s) + 1"),
                    domain_text(ar, "d k s dl pb pe"), assumptions(ar), "< 1 s", Expect::proved, "", ar,
                    [](Query& q) {
                      const SymbolicAxis a = symbolic_axis(q, true);
@@ -91,8 +104,8 @@ void add_shape_proofs(std::vector<Proof>& out) {
                    nullptr});
     // ceil_torch = ceil less a last window that starts in the end padding.
     add(out, Proof{"extent/ceil_torch" + suffix,
-                   "ceil_torch keeps every ceil window, except a last one that starts in the end padding "
-                   "(input coordinate >= d), which it drops",
+                   cpp_claim(ar, "ceil_torch keeps every ceil window, except a last one that starts in the end padding "
+                   "(input coordinate >= d), which it drops"),
                    domain_text(ar, "d k s dl pb pe"), assumptions(ar), "< 1 s", Expect::proved, "", ar,
                    [](Query& q) {
                      const SymbolicAxis a = symbolic_axis(q, true);
@@ -110,21 +123,21 @@ void add_shape_proofs(std::vector<Proof>& out) {
       const std::string mode = upper ? "same_upper" : "same_lower";
       add(out, Proof{
           "auto_pad/" + mode + "/floor" + suffix,
-          mode + " pads are non-negative, split " + (upper ? "floor(P/2) at the beginning" : "floor(P/2) at the end") +
-              ", make a valid problem, and give ceil(d/s) outputs with floor rounding",
-          domain_text(ar, "d k s dl o"), (ar == Arithmetic::integer ? "d, k, s, dl >= 1" : "d, k, s, dl in [1, 2^31)") +
-              std::string("; o is ceil(d/s): o*s >= d > (o-1)*s"),
+          cpp_claim(ar, mode + " pads are non-negative, split " + (upper ? "floor(P/2) at the beginning" : "floor(P/2) at the end") +
+              ", make a valid problem, and give ceil(d/s) outputs with floor rounding"),
+          domain_text(ar, "d k s dl"), (ar == Arithmetic::integer ? "d, k, s, dl >= 1" : "d, k, s, dl in [1, 2^31)") +
+              std::string("; ceil(d/s) is the formulas' ceil_div, proved the ceiling by division/ceil"),
           "< 2 s", Expect::proved, "", ar,
           [upper](Query& q) {
             Builder& b = q.builder();
             const Z3Int d = q.variable("d"), k = q.variable("k"), s = q.variable("s"), dl = q.variable("dl");
-            const Z3Int o = q.variable("o"), one = b.literal(1), zero = b.literal(0);
+            const Z3Int one = b.literal(1), zero = b.literal(0);
             q.assume(d >= one && k >= one && s >= one && dl >= one);
-            if (b.bitvector()) {
+            if (b.bounded()) {
               const Z3Int limit = b.literal(max_attribute);
-              q.assume(d <= limit && k <= limit && s <= limit && dl <= limit && o <= limit);
+              q.assume(d <= limit && k <= limit && s <= limit && dl <= limit);
             }
-            q.assume(o * s >= d && (o - one) * s < d);
+            const Z3Int o = ceil_div(d, s);
             const auto pads = formulas::same_pads(d, k, s, dl, upper);
             const Z3Int total = pads.begin + pads.end;
             const Z3Int small = upper ? pads.begin : pads.end, large = upper ? pads.end : pads.begin;
@@ -137,6 +150,27 @@ void add_shape_proofs(std::vector<Proof>& out) {
           nullptr});
     }
   }
+
+  // The division helpers of number_domain.hpp are the floor and the ceiling.
+  for (bool ceiling : {false, true})
+    add(out, Proof{std::string("division/") + (ceiling ? "ceil" : "floor") + "/int",
+                   ceiling ? "ceil_div(a, b) = q with b*(q-1) < a <= b*q: the ceiling of a/b"
+                           : "floor_div(a, b) = q with b*q <= a < b*(q+1): the floor of a/b",
+                   domain_text(Arithmetic::integer, "a b"), "b >= 1", "< 1 s", Expect::proved, "",
+                   Arithmetic::integer,
+                   [ceiling](Query& q) {
+                     Builder& bl = q.builder();
+                     const Z3Int a = q.variable("a"), b = q.variable("b"), one = bl.literal(1);
+                     q.assume(b >= one);
+                     if (ceiling) {
+                       const Z3Int c = ceil_div(a, b);
+                       q.claim(b * (c - one) < a && a <= b * c);
+                     } else {
+                       const Z3Int f = floor_div(a, b);
+                       q.claim(b * f <= a && a < b * (f + one));
+                     }
+                   },
+                   nullptr});
 
   // 2'. With ceil rounding and kernel < stride, same_* can produce one output more than ceil(d/s)
   // (notes/semantics.md 2.3): refuted, the counterexample shows it.
@@ -169,11 +203,11 @@ void add_divisor_proofs(std::vector<Proof>& out) {
   //    some window has no in-bounds tap  <=>  k <= pb  or  the last window starts at or after d.
   for (Rounding r : roundings) {
     const std::string mode(rounding_name(r));
-    for (Arithmetic ar : {Arithmetic::integer, Arithmetic::bitvector})
+    for (Arithmetic ar : {Arithmetic::integer, Arithmetic::int64})
       add(out, Proof{
           "empty/" + mode + "/" + arithmetic_name(ar),
-          "without dilation, some window (" + mode + ") has no in-bounds tap exactly when k <= pb (window 0 "
-          "is empty) or the last window starts at or after d (window o-1 is empty)",
+          cpp_claim(ar, "without dilation, some window (" + mode + ") has no in-bounds tap exactly when k <= pb (window 0 "
+          "is empty) or the last window starts at or after d (window o-1 is empty)"),
           domain_text(ar, "d k s pb pe j"), assumptions(ar, "dl = 1"), "< 2 s", Expect::proved, "", ar,
           [r](Query& q) {
             const SymbolicAxis a = symbolic_axis(q, false);
@@ -275,13 +309,13 @@ void add_divisor_proofs(std::vector<Proof>& out) {
 void add_range_proofs(std::vector<Proof>& out) {
   // 4. Window ranges: the clipped range [first, past_last) is exactly the set of taps inside
   // [lo, hi); so every tap an engine touches is inside, and the count is the divisor.
-  for (Arithmetic ar : {Arithmetic::integer, Arithmetic::bitvector})
+  for (Arithmetic ar : {Arithmetic::integer, Arithmetic::int64, Arithmetic::bitvector})
     add(out, Proof{"ranges/taps/" + arithmetic_name(ar),
-                   "tap t is in tap_range(start, k, dl, lo, hi) iff 0 <= t < k and lo <= start + t*dl < hi; "
+                   cpp_claim(ar, "tap t is in tap_range(start, k, dl, lo, hi) iff 0 <= t < k and lo <= start + t*dl < hi; "
                    "hence every touched tap is inside [lo, hi) (for the input: [0, d)) and taps_in_range "
-                   "(the exclude / include_clip divisor) counts them",
+                   "(the exclude / include_clip divisor) counts them"),
                    domain_text(ar, "start k dl lo hi t"),
-                   ar == Arithmetic::integer ? "k, dl >= 1; lo <= hi"
+                   ar == Arithmetic::integer ? std::string("k, dl >= 1; lo <= hi")
                                              : "k, dl in [1, 2^31); |start|, |lo|, |hi| < 2^33; lo <= hi",
                    "< 5 s", Expect::proved, "", ar,
                    [](Query& q) {
@@ -290,7 +324,7 @@ void add_range_proofs(std::vector<Proof>& out) {
                      const Z3Int lo = q.variable("lo"), hi = q.variable("hi"), t = q.variable("t");
                      const Z3Int zero = b.literal(0), one = b.literal(1);
                      q.assume(k >= one && dl >= one && lo <= hi);
-                     if (b.bitvector()) {
+                     if (b.bounded()) {
                        const Z3Int limit = b.literal(max_attribute), wide = b.literal(int64_t{1} << 33);
                        q.assume(k <= limit && dl <= limit && t >= zero && t <= k);
                        q.assume(start <= wide && zero - wide <= start && lo <= wide && zero - wide <= lo &&
@@ -307,6 +341,22 @@ void add_range_proofs(std::vector<Proof>& out) {
 
 void add_mutant_proofs(std::vector<Proof>& out) {
   // 6. Mutant formulas: each must come back sat, with a counterexample.
+  // The int64 obligations are not vacuous: with attributes up to 2^62 the extent overflows.
+  add(out, Proof{"mutant/extent-without-attribute-bounds/int64",
+                 "the floor extent is computed without overflow when attributes may reach 2^62",
+                 domain_text(Arithmetic::int64, "d k s pb pe"), "d, k, s >= 1; pb, pe >= 0; all <= 2^62", "< 1 s",
+                 Expect::refuted, "d + pb + pe overflows int64: the 2^31 attribute bound of the model is needed",
+                 Arithmetic::int64,
+                 [](Query& q) {
+                   Builder& b = q.builder();
+                   const Z3Int d = q.variable("d"), k = q.variable("k"), s = q.variable("s");
+                   const Z3Int pb = q.variable("pb"), pe = q.variable("pe"), one = b.literal(1), zero = b.literal(0);
+                   const Z3Int limit = b.literal(int64_t{1} << 62);
+                   q.assume(d >= one && k >= one && s >= one && pb >= zero && pe >= zero && d <= limit &&
+                            k <= limit && s <= limit && pb <= limit && pe <= limit);
+                   q.claim(formulas::output_extent(AxisTerms<Z3Int>{d, k, s, one, pb, pe}, Rounding::floor) >= one);
+                 },
+                 nullptr});
   add(out, Proof{"mutant/openvino-document-formula/int",
                  "the OpenVINO AvgPool-1 document's formula as written, H + pb + pe - kernel / strides + 1, "
                  "equals the floor rule",

@@ -16,12 +16,22 @@ z3::expr Builder::obligations() const {
   return all;
 }
 
+namespace {
+// int64 arithmetic: the result of an operation must be an int64.
+Z3Int in_int64(Z3Int r) {
+  Builder& b = r.builder();
+  if (b.arithmetic() == Arithmetic::int64)
+    b.oblige(r.expr() >= b.ctx().int_val(INT64_MIN) && r.expr() <= b.ctx().int_val(INT64_MAX));
+  return r;
+}
+}  // namespace
+
 Z3Int operator+(const Z3Int& a, const Z3Int& b) {
   if (a.b_->bitvector()) {
     a.b_->oblige(z3::bvadd_no_overflow(a.e_, b.e_, true));
     a.b_->oblige(z3::bvadd_no_underflow(a.e_, b.e_));
   }
-  return Z3Int(a.e_ + b.e_, *a.b_);
+  return in_int64(Z3Int(a.e_ + b.e_, *a.b_));
 }
 
 Z3Int operator-(const Z3Int& a, const Z3Int& b) {
@@ -29,7 +39,7 @@ Z3Int operator-(const Z3Int& a, const Z3Int& b) {
     a.b_->oblige(z3::bvsub_no_overflow(a.e_, b.e_));
     a.b_->oblige(z3::bvsub_no_underflow(a.e_, b.e_, true));
   }
-  return Z3Int(a.e_ - b.e_, *a.b_);
+  return in_int64(Z3Int(a.e_ - b.e_, *a.b_));
 }
 
 Z3Int operator*(const Z3Int& a, const Z3Int& b) {
@@ -37,12 +47,12 @@ Z3Int operator*(const Z3Int& a, const Z3Int& b) {
     a.b_->oblige(z3::bvmul_no_overflow(a.e_, b.e_, true));
     a.b_->oblige(z3::bvmul_no_underflow(a.e_, b.e_));
   }
-  return Z3Int(a.e_ * b.e_, *a.b_);
+  return in_int64(Z3Int(a.e_ * b.e_, *a.b_));
 }
 
 Z3Int operator-(const Z3Int& a) {
   if (a.b_->bitvector()) a.b_->oblige(z3::bvneg_no_overflow(a.e_));
-  return Z3Int(-a.e_, *a.b_);
+  return in_int64(Z3Int(-a.e_, *a.b_));
 }
 
 // The spec divides only by positive numbers (strides, dilations, 2): that is an obligation, and

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "poolspec/number_domain.hpp"
+#include "poolspec/xs3/scale_formula.hpp"
+
 namespace poolspec::xs3 {
 
 namespace {
@@ -31,9 +34,7 @@ Result<ScaleShift> scale_and_shift(uint64_t n) {
   if (c > 24)
     return Error{fmt::format("pixel count N={}: not a power of two above 2^24, where lib_nn's "
                              "q = 25 - ceil(log2 N) is below 1 (its shift is then undefined)", n)};
-  const int q = 25 - c;
-  const uint64_t g = (uint64_t{1} << 31) / n;  // uint32 division in lib_nn
-  const uint64_t h = (g + (uint64_t{1} << (q - 1))) >> q;
+  const int64_t h = derived_scale<int64_t>(static_cast<int64_t>(n), c);
   if (!(h > 64 && h < 128))
     return Error{fmt::format("pixel count N={}: the derived scale round(2^{}/N) is {}, outside "
                              "64 < scale < 128, which lib_nn's init asserts",

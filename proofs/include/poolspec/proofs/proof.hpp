@@ -28,7 +28,10 @@ class Query {
   Z3Int variable(const std::string& name);          // reported in a counterexample
   void assume(const Z3Bool& condition) { solver_.add(condition.expr()); }
   // The claim: the query asserts its negation, together with the obligations raised so far.
+  // In the bounded arithmetics the claim is the obligations alone (see proof.cpp), unless
+  // claim_itself is used, which bit-blasts the claim too.
   void claim(const Z3Bool& condition);
+  void claim_itself(const Z3Bool& condition);
   z3::solver& solver() { return solver_; }
   const std::vector<std::pair<std::string, z3::expr>>& variables() const { return variables_; }
 

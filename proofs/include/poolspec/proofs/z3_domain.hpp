@@ -1,10 +1,12 @@
 // The Z3 number domain: the spec's integer formulas (spec/include/poolspec/formulas.hpp) are
 // templates over a number type; instantiated over Z3Int they build the very expressions the
-// proofs reason about. Two arithmetics:
+// proofs reason about. Three arithmetics:
 //   integer:   unbounded mathematical integers (the math);
-//   bitvector: 64-bit two's complement, as the C++ computes -- every +, -, *, negation and
-//              division records an obligation that it does not overflow, and the proofs require
-//              the obligations to hold.
+//   int64:     integers, with the obligation that every intermediate of +, -, * and negation lies
+//              in [-2^63, 2^63): for these operations, and for truncating division by a positive
+//              number (|a / b| <= |a|), exactly the absence of signed overflow in the C++;
+//   bitvector: 64-bit two's complement bit-vectors, as the machine computes, each operation
+//              obliged not to overflow (bvadd_no_overflow, ...).
 // Division follows the C++ text of number_domain.hpp exactly: a truncating quotient (C++ `/`),
 // then the floor / ceil adjustment. Z3's Int `div` is Euclidean, so truncation is built from it
 // with explicit cases; the bit-vector `bvsdiv` / `bvsrem` truncate like C++. Dividing by zero
@@ -19,7 +21,7 @@
 
 namespace poolspec::proofs {
 
-enum class Arithmetic { integer, bitvector };
+enum class Arithmetic { integer, int64, bitvector };
 
 class Z3Int;
 
@@ -30,6 +32,7 @@ class Builder {
   z3::context& ctx() const { return ctx_; }
   Arithmetic arithmetic() const { return arithmetic_; }
   bool bitvector() const { return arithmetic_ == Arithmetic::bitvector; }
+  bool bounded() const { return arithmetic_ != Arithmetic::integer; }  // the C++'s 64-bit view
 
   Z3Int variable(const std::string& name);
   Z3Int literal(int64_t value);

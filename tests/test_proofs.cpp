@@ -1,0 +1,101 @@
+// Every refuted proof's counterexample becomes a regression case: the problem Z3 produced is
+// checked here against the spec itself (not against Z3), so the phenomenon the refutation
+// claims is shown on a concrete problem. And the pinned counterexamples below keep those cases
+// even if a later Z3 finds different ones.
+#include <doctest/doctest.h>
+
+#include "poolspec/formulas.hpp"
+#include "poolspec/problem_string.hpp"
+#include "poolspec/proofs/proof.hpp"
+#include "poolspec/shape.hpp"
+
+namespace poolspec {
+namespace {
+
+int64_t extent(const Problem& p, Rounding r) {
+  return formulas::output_extent(formulas::terms_of<int64_t>(p.axes[0]), r);
+}
+
+// What each refuted claim says happens, checked on a concrete one-axis problem.
+void check_phenomenon(const std::string& name, const Problem& p) {
+  const Axis& a = p.axes[0];
+  const auto terms = formulas::terms_of<int64_t>(a);
+  if (name == "mutant/stride-zero/int") {
+    CHECK(validate(p).error().message == "strides[0]=0: strides must be >= 1");
+    return;
+  }
+  REQUIRE_MESSAGE(infer_shape(p).ok(), infer_shape(p).error().message);
+  if (name.rfind("empty/openvino-exclude/", 0) == 0) {
+    CHECK((a.kernel > a.pad_begin && a.kernel > a.pad_end));  // OpenVINO's rule holds ...
+    CHECK(find_empty_window(p).has_value());                   // ... and still a window is empty
+  } else if (name == "empty/floor/dilated-narrow-input/int") {
+    const int64_t o = extent(p, Rounding::floor);
+    const auto w = find_empty_window(p);
+    REQUIRE(w.has_value());
+    CHECK(formulas::in_bounds_taps<int64_t>(terms, 0) > 0);   // the ends are not empty,
+    CHECK(formulas::in_bounds_taps<int64_t>(terms, o - 1) > 0);
+    CHECK(a.extent < a.dilation);                              // the input is narrower than the dilation
+  } else if (name == "empty/include_clip/ceil/int") {
+    CHECK(p.divisor == Divisor::include_clip);
+    CHECK(find_empty_window(p).has_value());
+  } else if (name == "mutant/ceil-equals-ceil_torch/int") {
+    CHECK(extent(p, Rounding::ceil) == extent(p, Rounding::ceil_torch) + 1);
+  } else if (name == "auto_pad/same_upper/ceil/int") {
+    CHECK(extent(p, Rounding::ceil) == ceil_div(a.extent, a.stride) + 1);
+    CHECK(a.kernel < a.stride);
+  } else if (name == "mutant/openvino-document-formula/int") {
+    CHECK(a.extent + a.pad_begin + a.pad_end - a.kernel / a.stride + 1 != extent(p, Rounding::floor));
+  } else {
+    FAIL("no phenomenon check for refuted proof " << name);
+  }
+}
+
+TEST_CASE("refuted claims: each counterexample shows its phenomenon on the spec") {
+  int checked = 0;
+  for (const proofs::Proof& proof : proofs::all_proofs()) {
+    if (proof.expect != proofs::Expect::refuted || !proof.problem_of) continue;
+    CAPTURE(proof.name);
+    const proofs::ProofResult r = proofs::run_proof(proof, 60000, "");
+    REQUIRE(r.got == "sat");
+    REQUIRE(!r.problem.empty());
+    MESSAGE(proof.name << ": " << r.problem);
+    check_phenomenon(proof.name, parse_problem(r.problem).value());
+    ++checked;
+  }
+  CHECK(checked == 8);
+}
+
+TEST_CASE("pinned counterexamples (found by Z3 4.8.12 in the proofs above)") {
+  const std::pair<const char*, const char*> pinned[] = {
+      {"empty/openvino-exclude/ceil/int", "avg:f32:n1c1:w1:k3:s3:pb2:pe1:exclude:ceil:empty=zero"},
+      {"empty/openvino-exclude/floor/dilated/int", "avg:f32:n1c1:w1:k10:s2:dl2:pb9:pe9:exclude:floor:empty=zero"},
+      {"empty/floor/dilated-narrow-input/int", "avg:f32:n1c1:w1:k5:s3:dl2:pb6:pe9:exclude:floor:empty=zero"},
+      {"empty/include_clip/ceil/int", "avg:f32:n1c1:w1:k1:s7:pb0:pe5:include_clip:ceil:empty=zero"},
+      {"mutant/ceil-equals-ceil_torch/int", "avg:f32:n1c1:w1:k13:s14:pb13:pe12:exclude:ceil:empty=zero"},
+      {"mutant/openvino-document-formula/int", "avg:f32:n1c1:w1:k1:s2:pb0:pe0:exclude:floor:empty=zero"},
+      {"mutant/stride-zero/int", "avg:f32:n1c1:w1:k1:s0:pb0:pe0:exclude:floor:empty=zero"},
+      // notes/semantics.md 2.3: d=6, k=1, s=4, same_upper pads (0, 0), CEIL gives 3 = ceil(6/4) + 1.
+      {"auto_pad/same_upper/ceil/int", "avg:f32:n1c1:w6:k1:s4:pb0:pe0:exclude:ceil:empty=zero"},
+  };
+  for (const auto& [name, text] : pinned) {
+    CAPTURE(name);
+    check_phenomenon(name, parse_problem(text).value());
+  }
+}
+
+TEST_CASE("a proof's own checks can fail: a claim made false is refuted") {
+  // The runner reports sat for a false claim and marks a proved-expected run as failed.
+  proofs::Proof wrong{"test/false-claim", "d + 1 == d", "integers", "", "", proofs::Expect::proved, "",
+                      proofs::Arithmetic::integer,
+                      [](proofs::Query& q) {
+                        const proofs::Z3Int d = q.variable("d");
+                        q.claim(d + q.builder().literal(1) == d);
+                      },
+                      nullptr};
+  const proofs::ProofResult r = proofs::run_proof(wrong, 10000, "");
+  CHECK(r.got == "sat");
+  CHECK(!r.passed);
+}
+
+}  // namespace
+}  // namespace poolspec
