@@ -77,9 +77,9 @@ TEST_CASE("pinned counterexamples (found by Z3 4.8.12 in the proofs above)") {
       // notes/semantics.md 2.3: d=6, k=1, s=4, same_upper pads (0, 0), CEIL gives 3 = ceil(6/4) + 1.
       {"auto_pad/same_upper/ceil/int", "avg:f32:n1c1:w6:k1:s4:pb0:pe0:exclude:ceil:empty=zero"},
   };
-  for (const auto& [name, text] : pinned) {
-    CAPTURE(name);
-    check_phenomenon(name, parse_problem(text).value());
+  for (const auto& entry : pinned) {
+    CAPTURE(entry.first);
+    check_phenomenon(entry.first, parse_problem(entry.second).value());
   }
 }
 

@@ -30,7 +30,7 @@ int explain_command(const ProblemOptions& options, const std::string& input,
 struct ProveOptions {
   std::string filter;     // run the proofs whose name contains it
   std::string emit_smt2;  // write every query as SMT-LIB into this folder
-  unsigned timeout_ms = 30000;
+  unsigned timeout_ms = 60000;  // per query; a timeout is a failure
   bool list = false;
 };
 int prove_command(const ProveOptions& options, bool json);

@@ -53,13 +53,17 @@ Z3Bool allowed(Rounding r, const SymbolicAxis& a, const Z3Int& j) {
 Z3Int in_bounds(const SymbolicAxis& a, const Z3Int& j) { return formulas::in_bounds_taps(terms(a), j); }
 Z3Int padded(const SymbolicAxis& a, const Z3Int& j) { return formulas::padded_taps(terms(a), j); }
 
-// "Some window 0 <= j < o has no counted tap."
-Z3Bool some_empty(Query& q, const SymbolicAxis& a, Rounding r, bool padded_rule) {
+// "Window j, 0 <= j < o, has no counted tap."
+Z3Bool empty_at(Query& q, const SymbolicAxis& a, Rounding r, bool padded_rule, const Z3Int& j) {
   Builder& b = q.builder();
-  const Z3Int j = q.variable("j");
   const Z3Int o = formulas::output_extent(terms(a), r);
   if (b.bounded()) q.assume(j >= b.literal(0) && j < o);  // window indices are outputs
   return b.literal(0) <= j && j < o && (padded_rule ? padded(a, j) : in_bounds(a, j)) == b.literal(0);
+}
+
+// "Some window has no counted tap": window j, for a free j.
+Z3Bool some_empty(Query& q, const SymbolicAxis& a, Rounding r, bool padded_rule) {
+  return empty_at(q, a, r, padded_rule, q.variable("j"));
 }
 
 void add(std::vector<Proof>& out, Proof p) { out.push_back(std::move(p)); }
@@ -225,22 +229,29 @@ void add_divisor_proofs(std::vector<Proof>& out) {
           [r](const Model& m) { return axis_problem(m, r); }});
 
     // With dilation, when the input is at least as wide as the dilation the empty windows are
-    // still only the first and the last.
-    add(out, Proof{"empty/" + mode + "/dilated/int",
-                   "with dilation and d >= dl, some window (" + mode + ") has no in-bounds tap exactly when "
-                   "window 0 or window o-1 has none",
-                   domain_text(Arithmetic::integer, "d k s dl pb pe j"), assumptions(Arithmetic::integer, "d >= dl"),
-                   "< 5 s", Expect::proved, "", Arithmetic::integer,
-                   [r](Query& q) {
-                     const SymbolicAxis a = symbolic_axis(q, true);
-                     Builder& b = q.builder();
-                     q.assume(a.d >= a.dl);
-                     const Z3Int zero = b.literal(0), one = b.literal(1);
-                     const Z3Int o = formulas::output_extent(terms(a), r);
-                     const Z3Bool ends = in_bounds(a, zero) == zero || in_bounds(a, o - one) == zero;
-                     q.claim(!some_empty(q, a, r, false) || ends);
-                   },
-                   [r](const Model& m) { return axis_problem(m, r); }});
+    // still only the first and the last. Proved in two cases that together cover every window:
+    // one that starts before the input (then window 0 is empty too) and one that does not (then
+    // the last window is empty too).
+    for (bool before : {true, false})
+      add(out, Proof{"empty/" + mode + "/dilated/" + (before ? "starts-before" : "starts-inside-or-after") + "/int",
+                     "with dilation and d >= dl, if a window (" + mode + ") that starts " +
+                         (before ? "before the input" : "at or after the input's start") +
+                         " has no in-bounds tap, then window " + (before ? "0" : "o-1") + " has none either",
+                     domain_text(Arithmetic::integer, "d k s dl pb pe j"), assumptions(Arithmetic::integer, "d >= dl"),
+                     "< 5 s", Expect::proved, "", Arithmetic::integer,
+                     [r, before](Query& q) {
+                       const SymbolicAxis a = symbolic_axis(q, true);
+                       Builder& b = q.builder();
+                       q.assume(a.d >= a.dl);
+                       const Z3Int zero = b.literal(0), one = b.literal(1);
+                       const Z3Int o = formulas::output_extent(terms(a), r);
+                       const Z3Int j = q.variable("j");
+                       const Z3Bool empty = empty_at(q, a, r, false, j);
+                       const Z3Int start = formulas::window_start(terms(a), j);
+                       q.assume(before ? start < zero : start >= zero);
+                       q.claim(!empty || in_bounds(a, before ? zero : o - one) == zero);
+                     },
+                     [r](const Model& m) { return axis_problem(m, r); }});
   }
   // What dilation changes: with d < dl a window in the middle can jump over the whole input.
   add(out, Proof{"empty/floor/dilated-narrow-input/int",

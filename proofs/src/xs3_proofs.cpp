@@ -106,11 +106,16 @@ void add_xs3_proofs(std::vector<Proof>& out) {
                  "unbounded integers: M T (T = b + S)", "M >= 1", "< 1 s", Expect::proved, "",
                  Arithmetic::integer,
                  [](Query& q) {
+                   // The two floor quotients as variables pinned by b*q <= a < b*(q+1) (which
+                   // division/floor proves floor_div satisfies, and which determine q).
                    Builder& b = q.builder();
-                   const Z3Int m = q.variable("M"), t = q.variable("T"), two = b.literal(2);
-                   q.assume(m >= b.literal(1));
+                   const Z3Int m = q.variable("M"), t = q.variable("T"), two = b.literal(2), one = b.literal(1);
+                   const Z3Int model = q.variable("model"), mean = q.variable("mean");
+                   q.assume(m >= one);
                    const Z3Int n = two * m;
-                   q.claim(floor_div(t + m, n) == floor_div(two * t + n, two * n));
+                   q.assume(n * model <= t + m && t + m < n * (model + one));                  // RSHR(T, log2 N)
+                   q.assume(two * n * mean <= two * t + n && two * t + n < two * n * (mean + one)); // half-up mean
+                   q.claim(model == mean);
                  },
                  nullptr});
 
