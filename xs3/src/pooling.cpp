@@ -174,6 +174,15 @@ Status check_job(const ImageParams& y, const PoolJob& j) {
   return Ok{};
 }
 
+// What a windowed compute call must satisfy before it touches a buffer.
+Status check_window_call(size_t x_size, size_t y_size, const ImageParams& x, const ImageParams& y,
+                         const WindowParams& w, const PoolJob& job) {
+  if (Status s = check_buffer("X", x_size, x); !s) return s;
+  if (Status s = check_buffer("Y", y_size, y); !s) return s;
+  if (Status s = check_job(y, job); !s) return s;
+  return check_reads(x, w, job);
+}
+
 // Calls f(y_index, tap_indices...) for every output of the job: f(out, x_index(i, j)).
 template <class F>
 void for_each_window(const ImageParams& x, const ImageParams& y, const WindowParams& w,
@@ -235,10 +244,7 @@ Result<WindowInit<MaxPlan>> maxpool2d_init(const ImageParams& x, const ImagePara
 
 Status avgpool2d(std::span<int8_t> y, std::span<const int8_t> x, const AvgPlan& plan,
                  const PoolJob& job) {
-  if (Status s = check_buffer("X", x.size(), plan.x); !s) return s;
-  if (Status s = check_buffer("Y", y.size(), plan.y); !s) return s;
-  if (Status s = check_job(plan.y, job); !s) return s;
-  if (Status s = check_reads(plan.x, plan.window, job); !s) return s;
+  if (Status s = check_window_call(x.size(), y.size(), plan.x, plan.y, plan.window, job); !s) return s;
   const auto scale = static_cast<int8_t>(plan.scale);
   // The general path and the 2x2 path (taps (0,0), (0,1), (1,0), (1,1)) both accumulate the
   // window row-major from zero: no bias.
@@ -254,10 +260,7 @@ Status avgpool2d(std::span<int8_t> y, std::span<const int8_t> x, const AvgPlan& 
 
 Status maxpool2d(std::span<int8_t> y, std::span<const int8_t> x, const MaxPlan& plan,
                  const PoolJob& job) {
-  if (Status s = check_buffer("X", x.size(), plan.x); !s) return s;
-  if (Status s = check_buffer("Y", y.size(), plan.y); !s) return s;
-  if (Status s = check_job(plan.y, job); !s) return s;
-  if (Status s = check_reads(plan.x, plan.window, job); !s) return s;
+  if (Status s = check_window_call(x.size(), y.size(), plan.x, plan.y, plan.window, job); !s) return s;
   for_each_window(plan.x, plan.y, plan.window, job, [&](size_t out, auto tap) {
     int8_t current = -128;
     for (uint32_t i = 0; i < plan.window.height; ++i)
