@@ -226,6 +226,38 @@ TEST_CASE("xs3 test_avgpool2d_case1 pattern: windows of alternating +-120 averag
   CHECK(cases == 48);
 }
 
+TEST_CASE("xs3 test_avgpool2d_case2 pattern: constant windows of a 12x12x20 image") {
+  // Each (non-overlapping) window of each channel holds one value; the expected output is that
+  // value, with -128 mapped to the lower bound LO. Windows 2x2, 3x3, 4x4 (N = 4, 9, 16, where the
+  // gain error, at most 1.00195, cannot move an int8 by half a unit). Values from a fixed
+  // linear congruential sequence covering -128..127.
+  for (uint32_t k : {2u, 3u, 4u})
+    for (bool symmetric : {false, true}) {
+      CAPTURE(k);
+      CAPTURE(symmetric);
+      const uint32_t side = 12, channels = 20, out = side / k;
+      std::vector<int8_t> x(size_t{side} * side * channels), y(size_t{out} * out * channels);
+      std::vector<int> expected(y.size());
+      uint32_t state = 12345;
+      for (uint32_t r = 0; r < out; ++r)
+        for (uint32_t c = 0; c < out; ++c)
+          for (uint32_t ch = 0; ch < channels; ++ch) {
+            state = state * 1103515245u + 12345u;
+            const int v = int((state >> 16) % 256) - 128;
+            expected[(size_t{r} * out + c) * channels + ch] = (v == -128 && symmetric) ? -127 : v;
+            for (uint32_t i = 0; i < k; ++i)
+              for (uint32_t j = 0; j < k; ++j)
+                x[(size_t{r * k + i} * side + c * k + j) * channels + ch] = static_cast<int8_t>(v);
+          }
+      auto init = avgpool2d_init({side, side, channels}, {out, out, channels},
+                                 WindowParams{k, k, 0, 0, int32_t(k), int32_t(k)}, {},
+                                 Config{symmetric, Accumulation::saturate});
+      REQUIRE(init.ok());
+      REQUIRE(avgpool2d(y, x, init->plan, init->jobs[0]).ok());
+      for (size_t i = 0; i < y.size(); ++i) CHECK(int(y[i]) == expected[i]);
+    }
+}
+
 TEST_CASE("xs3 init checks are errors, not asserts") {
   const Config config;
   CHECK(avgpool2d_global_init({4, 4, 8}, std::vector<GlobalJobParams>{{4, 8}}, config).error().message.find("exceeds X_c = 8") != std::string::npos);
