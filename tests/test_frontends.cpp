@@ -189,6 +189,11 @@ TEST_CASE("OpenVINO v1: exclude-pad=false with all pads zero divides by the in-b
         std::vector<double>{1.5, 3.5, 5});
 }
 
+TEST_CASE("OpenVINO: the whole <data> element may be pasted") {
+  CHECK(ov_shape(R"(<data auto_pad="valid" exclude-pad="true" kernel="5,5" pads_begin="1,1" pads_end="1,1" strides="2,2"/>)") ==
+        std::vector<int64_t>{1, 3, 14, 14});
+}
+
 TEST_CASE("attribute text: quoting, repeats, malformed pairs") {
   CHECK(Attributes::parse(R"(a="1" b='2' c=3)").ok());
   CHECK(!Attributes::parse(R"(a="1" a="2")").ok());

@@ -66,6 +66,10 @@ Result<bool> Attributes::boolean(std::string_view name) const {
   return Error{fmt::format("{}={}: must be true or false", name, *t)};
 }
 
+Result<bool> Attributes::boolean_or(std::string_view name, bool absent) const {
+  return has(name) ? boolean(name) : Result<bool>(absent);
+}
+
 Result<std::vector<int64_t>> Attributes::ints(std::string_view name) const {
   Result<std::string> t = text(name);
   if (!t) return t.error();
@@ -267,17 +271,14 @@ Result<Problem> from_ngraph(std::string_view text, const FrontendInput& in) {
                             "padding_above", "pad_type", context};
   Result<Geometry> g = read_geometry(*attrs, names, in, Defaults{true, true});
   if (!g) return g.error();
-  if (attrs->has("ceil_mode")) {
-    Result<bool> c = attrs->boolean("ceil_mode");
-    if (!c) return c.error();
-    g->ceil = *c;
-  }
-  bool include_padding = false;
-  if (in.op == Op::avg && attrs->has("include_padding_in_avg_computation")) {
-    Result<bool> b = attrs->boolean("include_padding_in_avg_computation");
-    if (!b) return b.error();
-    include_padding = *b;
-  }
+  Result<bool> ceil_mode = attrs->boolean_or("ceil_mode", false);
+  if (!ceil_mode) return ceil_mode.error();
+  g->ceil = *ceil_mode;
+  // MaxPool has no include_padding attribute: left unread, no_unused() refuses it.
+  Result<bool> include = in.op == Op::avg ? attrs->boolean_or("include_padding_in_avg_computation", false)
+                                          : Result<bool>(false);
+  if (!include) return include.error();
+  const bool include_padding = *include;
   if (Status s = attrs->no_unused(context); !s) return s.error();
 
   Result<Problem> p = resolve(*g, names, in);
@@ -325,6 +326,17 @@ Result<Problem> from_ngraph(std::string_view text, const FrontendInput& in) {
 //  - rounding_type floor / ceil without DROP; ceil_torch exists only from v14.
 Result<Problem> from_openvino(std::string_view text, const FrontendInput& in) {
   const std::string_view context = in.op == Op::avg ? "OpenVINO AvgPool-1" : "OpenVINO MaxPool-1";
+  // The attributes alone, or the whole element pasted from the IR: <data ... />.
+  const auto trim = [](std::string_view& t) {
+    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
+    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
+  };
+  trim(text);
+  if (text.substr(0, 5) == "<data") {
+    text.remove_prefix(5);
+    if (text.size() >= 2 && text.substr(text.size() - 2) == "/>") text.remove_suffix(2);
+    else if (!text.empty() && text.back() == '>') text.remove_suffix(1);
+  }
   Result<Attributes> attrs = Attributes::parse(text);
   if (!attrs) return attrs.error();
   if (Status s = check_input_shape(in, 3, 5, context); !s) return s.error();
@@ -414,11 +426,9 @@ Result<Xs3Frontend> from_xs3(std::string_view text, const std::vector<int64_t>& 
     b = (*v)[1];
     return Ok{};
   };
-  if (attrs->has("symmetric")) {
-    Result<bool> b = attrs->boolean("symmetric");
-    if (!b) return b.error();
-    op.symmetric = *b;
-  }
+  Result<bool> symmetric = attrs->boolean_or("symmetric", false);
+  if (!symmetric) return symmetric.error();
+  op.symmetric = *symmetric;
   if (attrs->has("accumulate")) {
     Result<std::string> a = attrs->text("accumulate");
     if (*a != "saturate" && *a != "wrap")

@@ -24,6 +24,7 @@ class Attributes {
   // Each getter marks the attribute as used; `context` names the framework/op in messages.
   Result<std::string> text(std::string_view name) const;
   Result<bool> boolean(std::string_view name) const;
+  Result<bool> boolean_or(std::string_view name, bool absent) const;  // `absent` when not given
   Result<std::vector<int64_t>> ints(std::string_view name) const;
   // Fails naming the first attribute no getter asked for.
   Status no_unused(std::string_view context) const;
