@@ -25,8 +25,9 @@ struct Window {
 
 class Evaluator {
  public:
-  Evaluator(const Problem& p, const Tensor& input, const ShapeInfo& shape)
-      : p_(p), input_(input), shape_(shape) {
+  // `explaining`: also render the exact value as text (costly; explain() only).
+  Evaluator(const Problem& p, const Tensor& input, bool explaining)
+      : p_(p), input_(input), explaining_(explaining) {
     plane_size_ = 1;
     for (const Axis& a : p.axes) plane_size_ *= a.extent;
   }
@@ -35,7 +36,12 @@ class Evaluator {
   void scan(int64_t n, int64_t c, const std::vector<int64_t>& o, Window& w,
             std::vector<Tap>* taps) const {
     const size_t rank = p_.axes.size();
-    w = Window{};
+    // Reuse the vectors' storage from window to window.
+    w.values.clear();
+    w.plane_offsets.clear();
+    w.coordinates.clear();
+    w.in_padded_extent = 0;
+    w.taps = 0;
     std::vector<int64_t> t(rank, 0), x(rank);
     const int64_t plane_base = (n * p_.channels + c) * plane_size_;
     while (true) {
@@ -93,8 +99,6 @@ class Evaluator {
     return p_.op == Op::avg ? average(w) : maximum(n, c, w);
   }
 
-  const ShapeInfo& shape() const { return shape_; }
-
  private:
   Element empty_element(std::string rule) const {
     Element e;
@@ -150,7 +154,7 @@ class Evaluator {
     if (p_.bias != 0) sum.add_integer(p_.bias);  // "(b + sum X) / N"
     for (double v : w.values) sum.add(v);
     const mpz_class d(static_cast<signed long>(divisor));
-    e.exact_text = exact::quotient_text(sum.units(), d);
+    if (explaining_) e.exact_text = exact::quotient_text(sum.units(), d);
     if (is_float(p_.dtype)) {
       e.value = exact::round_quotient(sum.units(), d, float_format(p_.dtype), sum.negative_zero());
       e.rule = fmt::format("exact sum / {}, rounded once to nearest-even {}", divisor,
@@ -195,7 +199,7 @@ class Evaluator {
       e.rule = "the first maximum in scan order";
     }
     e.value = w.values[best];
-    e.exact_text = fmt::format("{}", e.value);
+    if (explaining_) e.exact_text = fmt::format("{}", e.value);
     e.index = index_of(n, c, w.coordinates[best]);
     return e;
   }
@@ -213,7 +217,7 @@ class Evaluator {
 
   const Problem& p_;
   const Tensor& input_;
-  const ShapeInfo& shape_;
+  bool explaining_;
   int64_t plane_size_ = 1;
 };
 
@@ -248,11 +252,10 @@ Result<T> guarded(Body body) {
 
 Result<Output> evaluate(const Problem& p, const Tensor& input) {
   return guarded<Output>([&]() -> Result<Output> {
-    if (Status s = validate(p); !s) return s.error();
-    if (Status s = check_input(p, input); !s) return s.error();
-    Result<ShapeInfo> shape = infer_shape(p);
+    Result<ShapeInfo> shape = validated_shape(p);
     if (!shape) return shape.error();
-    const Evaluator evaluator(p, input, *shape);
+    if (Status s = check_input(p, input); !s) return s.error();
+    const Evaluator evaluator(p, input, false);
 
     Output out;
     out.values.dtype = p.dtype;
@@ -291,10 +294,9 @@ Result<Output> evaluate(const Problem& p, const Tensor& input) {
 Result<Explanation> explain(const Problem& p, const Tensor& input,
                             const std::vector<int64_t>& coordinate) {
   return guarded<Explanation>([&]() -> Result<Explanation> {
-    if (Status s = validate(p); !s) return s.error();
-    if (Status s = check_input(p, input); !s) return s.error();
-    Result<ShapeInfo> shape = infer_shape(p);
+    Result<ShapeInfo> shape = validated_shape(p);
     if (!shape) return shape.error();
+    if (Status s = check_input(p, input); !s) return s.error();
     const std::vector<int64_t>& out_shape = shape->output_shape;
     if (coordinate.size() != out_shape.size())
       return Error{fmt::format("output coordinate ({}): needs {} values (N, C and one per "
@@ -305,7 +307,7 @@ Result<Explanation> explain(const Problem& p, const Tensor& input,
         return Error{fmt::format("output coordinate[{}]={}: must be in [0, {})", i,
                                  coordinate[i], out_shape[i])};
 
-    const Evaluator evaluator(p, input, *shape);
+    const Evaluator evaluator(p, input, true);
     Explanation ex;
     ex.output_coordinate = coordinate;
     Window w;

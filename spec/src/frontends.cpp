@@ -135,7 +135,7 @@ struct Geometry {
 };
 
 struct GeometryNames {
-  std::string_view kernel, strides, pads_begin, pads_end, pad_mode, context;
+  std::string_view kernel, strides, pads_begin, pads_end, pad_mode;
 };
 
 // Resolves auto padding (notes/semantics.md §2.3): same_* from o = ceil(d/s),
@@ -247,6 +247,14 @@ Status check_window_beyond_pads(const Problem& p, std::string_view kernel_name,
   return Ok{};
 }
 
+// MaxPool in the ngraph and OpenVINO references (notes/semantics.md 2.2): the running max starts
+// at lowest() and updates on a strict '>', so NaN is never selected and a window with no input
+// element yields lowest().
+void use_reference_max_choices(Problem& p) {
+  p.empty = EmptyWindow::lowest;
+  p.nan = NanPolicy::ignore;
+}
+
 }  // namespace
 
 // ---- ngraph v0 --------------------------------------------------------------------------------
@@ -268,7 +276,7 @@ Result<Problem> from_ngraph(std::string_view text, const FrontendInput& in) {
   if (!attrs) return attrs.error();
   if (Status s = check_input_shape(in, 3, 64, context); !s) return s.error();
   const GeometryNames names{"window_shape", "window_movement_strides", "padding_below",
-                            "padding_above", "pad_type", context};
+                            "padding_above", "pad_type"};
   Result<Geometry> g = read_geometry(*attrs, names, in, Defaults{true, true});
   if (!g) return g.error();
   Result<bool> ceil_mode = attrs->boolean_or("ceil_mode", false);
@@ -294,8 +302,7 @@ Result<Problem> from_ngraph(std::string_view text, const FrontendInput& in) {
         return s.error();
     }
   } else {
-    p->empty = EmptyWindow::lowest;
-    p->nan = NanPolicy::ignore;
+    use_reference_max_choices(*p);
   }
   if (Status s = validate(*p); !s) return s.error();
   if (in.op == Op::avg && include_padding && g->ceil) {
@@ -340,7 +347,7 @@ Result<Problem> from_openvino(std::string_view text, const FrontendInput& in) {
   Result<Attributes> attrs = Attributes::parse(text);
   if (!attrs) return attrs.error();
   if (Status s = check_input_shape(in, 3, 5, context); !s) return s.error();
-  const GeometryNames names{"kernel", "strides", "pads_begin", "pads_end", "auto_pad", context};
+  const GeometryNames names{"kernel", "strides", "pads_begin", "pads_end", "auto_pad"};
   Result<Geometry> g = read_geometry(*attrs, names, in, Defaults{false, false});
   if (!g) return g.error();
   if (attrs->has("rounding_type")) {
@@ -373,8 +380,7 @@ Result<Problem> from_openvino(std::string_view text, const FrontendInput& in) {
         return s.error();
     }
   } else {
-    p->empty = EmptyWindow::lowest;
-    p->nan = NanPolicy::ignore;
+    use_reference_max_choices(*p);
   }
   if (Status s = validate(*p); !s) return s.error();
   return p;

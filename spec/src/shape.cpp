@@ -129,8 +129,14 @@ Result<ShapeInfo> infer_shape(const Problem& p) {
 }
 
 Status validate(const Problem& p) {
-  Result<ShapeInfo> info = infer_shape(p);
+  Result<ShapeInfo> info = validated_shape(p);
   if (!info) return info.error();
+  return Ok{};
+}
+
+Result<ShapeInfo> validated_shape(const Problem& p) {
+  Result<ShapeInfo> info = infer_shape(p);
+  if (!info) return info;
   if (p.empty == EmptyWindow::error && info->empty_window) {
     const EmptyWindowWitness& w = *info->empty_window;
     return Error{fmt::format(
@@ -141,7 +147,7 @@ Status validate(const Problem& p) {
             ? "no tap inside the padded extent (divisor 0)"
             : (p.op == Op::avg ? "no input element (exclude divisor 0)" : "no input element"))};
   }
-  return Ok{};
+  return info;
 }
 
 }  // namespace poolspec

@@ -31,6 +31,10 @@ struct ShapeInfo {
 // that an empty window is reported, not refused, whatever the problem's empty-window policy.
 Result<ShapeInfo> infer_shape(const Problem& p);
 
+// infer_shape, then the problem's empty-window policy: what validate() checks, with the shape
+// it computed (so callers that need both do the work once).
+Result<ShapeInfo> validated_shape(const Problem& p);
+
 // The first empty window of the problem under its own op and divisor rule, if any.
 // Precondition: the per-axis attributes are valid (see validate()).
 std::optional<EmptyWindowWitness> find_empty_window(const Problem& p);
