@@ -69,6 +69,9 @@ rc::Gen<Problem> problem_gen(const CaseOptions& options) {
       p.indices = *rc::gen::element(Indices::none, Indices::plane, Indices::tensor);
       if (p.indices != Indices::none)
         p.index_order = *rc::gen::element(IndexOrder::row_major, IndexOrder::column_major);
+      if (p.indices == Indices::tensor)
+        p.index_axis = *rc::gen::inRange<int64_t>(0, rank + 2);
+      if (p.nan == NanPolicy::ignore && *rc::gen::inRange(0, 3) == 0) p.max_start = MaxStart::lowest;
     }
     p.empty = is_float(p.dtype) ? *rc::gen::element(EmptyWindow::zero, EmptyWindow::nan,
                                                     EmptyWindow::lowest, EmptyWindow::neg_inf)

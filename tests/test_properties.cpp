@@ -35,6 +35,7 @@ auto constant_in_constant_out(Engine engine) {
     p.divisor = Divisor::exclude;
     p.divisor_override = 0;
     p.bias = 0;
+    p.max_start = MaxStart::first;  // start=lowest would clamp a constant -inf to lowest
     const double c = to_dtype(p.dtype, constant);
     RC_LOG() << "evaluated: " << format_problem(p) << " on the constant " << c << "\n";
     const ShapeInfo shape = infer_shape(p).value();
@@ -58,6 +59,8 @@ auto average_between_extremes(Engine engine) {
     p.divisor_override = 0;
     p.bias = 0;
     p.indices = Indices::none;
+    p.index_axis = 0;
+    p.max_start = MaxStart::first;
     if (!is_float(p.dtype) && p.empty != EmptyWindow::zero) p.empty = EmptyWindow::zero;
     RC_LOG() << "evaluated: " << format_problem(p) << "\n";
     const ShapeInfo shape = infer_shape(p).value();
@@ -77,6 +80,8 @@ auto average_between_extremes(Engine engine) {
 
 // "a max is an element of its window": the result is one of the window's in-bounds values (or
 // NaN under the NaN rules), nothing in the window is larger, and the index points at it.
+// With start=lowest the running maximum starts at lowest with the plane's first index, so the
+// result is lowest when nothing in the window exceeds it.
 auto max_is_window_element(Engine engine) {
   return [engine](const Case& generated) {
     Case k = generated;
@@ -84,18 +89,41 @@ auto max_is_window_element(Engine engine) {
     const Problem& p = k.problem;
     const ShapeInfo shape = infer_shape(p).value();
     const Output out = engine(p, k.input).value();
+    const int64_t plane_size = shape.input_elements / (p.batch * p.channels);
+    int64_t modulus = 1;  // prod(input_shape[index_axis:])
+    for (size_t a = static_cast<size_t>(p.index_axis); a < shape.input_shape.size(); ++a)
+      modulus *= shape.input_shape[a];
+    const auto index_at = [&](int64_t n, int64_t ch, const std::vector<int64_t>& x) {
+      int64_t offset = 0;
+      if (p.index_order == IndexOrder::row_major)
+        for (size_t a = 0; a < x.size(); ++a) offset = offset * p.axes[a].extent + x[a];
+      else
+        for (size_t a = x.size(); a > 0; --a) offset = offset * p.axes[a - 1].extent + x[a - 1];
+      if (p.indices == Indices::plane) return offset;
+      return ((n * p.channels + ch) * plane_size + offset) % modulus;
+    };
+    const bool from_lowest = p.max_start == MaxStart::lowest;
+    const double lowest = lowest_value(p.dtype);
     for_each_output(shape.output_shape, [&](int64_t n, int64_t ch, const auto& o, size_t i) {
       const WindowTaps w = window_taps(p, k.input, n, ch, o);
       const double got = out.values.values[i];
+      const int64_t plane_origin = index_at(n, ch, std::vector<int64_t>(p.axes.size(), 0));
       if (w.values.empty()) {
-        if (p.indices != Indices::none) RC_ASSERT(out.indices[i] == -1);
+        if (p.indices != Indices::none) RC_ASSERT(out.indices[i] == (from_lowest ? plane_origin : -1));
         return;
       }
       const bool any_nan = std::any_of(w.values.begin(), w.values.end(),
                                        [](double v) { return std::isnan(v); });
       const bool all_nan = std::all_of(w.values.begin(), w.values.end(),
                                        [](double v) { return std::isnan(v); });
-      if (any_nan && (p.nan == NanPolicy::propagate || all_nan)) {
+      const bool above_lowest = std::any_of(w.values.begin(), w.values.end(),
+                                            [&](double v) { return v > lowest; });
+      if (from_lowest && !above_lowest) {
+        RC_ASSERT(got == lowest);
+        if (p.indices != Indices::none) RC_ASSERT(out.indices[i] == plane_origin);
+        return;
+      }
+      if (!from_lowest && any_nan && (p.nan == NanPolicy::propagate || all_nan)) {
         RC_ASSERT(std::isnan(got));
       } else {
         RC_ASSERT(!std::isnan(got));
@@ -104,19 +132,11 @@ auto max_is_window_element(Engine engine) {
       }
       if (p.indices == Indices::none) return;
       // The index names an in-bounds element of the window holding the result.
-      const int64_t plane = p.indices == Indices::tensor
-                                ? (n * p.channels + ch) * (shape.input_elements / (p.batch * p.channels))
-                                : 0;
       bool found = false;
-      for (size_t t = 0; t < w.coordinates.size(); ++t) {
-        int64_t offset = 0;
-        const auto& x = w.coordinates[t];
-        if (p.index_order == IndexOrder::row_major)
-          for (size_t a = 0; a < x.size(); ++a) offset = offset * p.axes[a].extent + x[a];
-        else
-          for (size_t a = x.size(); a > 0; --a) offset = offset * p.axes[a - 1].extent + x[a - 1];
-        if (plane + offset == out.indices[i] && same_value(p.dtype, w.values[t], got)) found = true;
-      }
+      for (size_t t = 0; t < w.coordinates.size(); ++t)
+        if (index_at(n, ch, w.coordinates[t]) == out.indices[i] &&
+            same_value(p.dtype, w.values[t], got))
+          found = true;
       RC_ASSERT(found);
     });
   };
@@ -127,6 +147,7 @@ auto kernel_one_is_identity(Engine engine) {
   return [engine](const Case& generated) {
     Case k = generated;
     for (Axis& a : k.problem.axes) a = Axis{a.extent, 1, 1, a.dilation, 0, 0};
+    k.problem.max_start = MaxStart::first;  // start=lowest clamps -inf to lowest
     k.problem.divisor = Divisor::exclude;
     k.problem.divisor_override = 0;
     k.problem.bias = 0;
@@ -172,6 +193,8 @@ auto power_of_two_scaling(Engine engine) {
     k.problem.bias = 0;
     k.problem.indices = Indices::none;
     k.problem.index_order = IndexOrder::row_major;
+    k.problem.index_axis = 0;
+    k.problem.max_start = MaxStart::first;
     k.input.dtype = DType::f64;
     const int exponent = e % 40;
     RC_LOG() << "evaluated: " << format_problem(k.problem) << ", scaled by 2^" << exponent << "\n";

@@ -30,6 +30,9 @@ class Evaluator {
       : p_(p), input_(input), explaining_(explaining) {
     plane_size_ = 1;
     for (const Axis& a : p.axes) plane_size_ *= a.extent;
+    const std::vector<int64_t> shape = input_shape(p);
+    for (size_t i = static_cast<size_t>(p.index_axis); i < shape.size(); ++i)
+      index_modulus_ *= shape[i];
   }
 
   // Scans the window of output element (n, c, o...), optionally recording every tap.
@@ -178,6 +181,7 @@ class Evaluator {
 
   // The maximum of the in-bounds values; ties go to the first in scan order.
   Element maximum(int64_t n, int64_t c, const Window& w) const {
+    if (p_.max_start == MaxStart::lowest) return maximum_from_lowest(n, c, w);
     if (w.values.empty()) return empty_element("no input element in the window");
     Element e;
     size_t best = w.values.size();   // index of the selected value, none yet
@@ -204,6 +208,28 @@ class Evaluator {
     return e;
   }
 
+  // start=lowest: m = lowest, index = the plane's element 0; then, in scan order, m = v on v > m.
+  Element maximum_from_lowest(int64_t n, int64_t c, const Window& w) const {
+    const std::vector<int64_t> plane_origin(p_.axes.size(), 0);
+    if (w.values.empty()) {
+      Element e = empty_element("no input element in the window");
+      e.index = index_of(n, c, plane_origin);
+      return e;
+    }
+    Element e;
+    e.value = lowest_value(p_.dtype);
+    e.index = index_of(n, c, plane_origin);
+    e.rule = "start=lowest: no value above lowest, so lowest and the plane's first index";
+    for (size_t i = 0; i < w.values.size(); ++i)
+      if (w.values[i] > e.value) {
+        e.value = w.values[i];
+        e.index = index_of(n, c, w.coordinates[i]);
+        e.rule = "start=lowest: the first maximum above lowest in scan order";
+      }
+    if (explaining_) e.exact_text = fmt::format("{}", e.value);
+    return e;
+  }
+
   int64_t index_of(int64_t n, int64_t c, const std::vector<int64_t>& x) const {
     int64_t offset = 0;
     if (p_.index_order == IndexOrder::row_major) {
@@ -211,7 +237,10 @@ class Evaluator {
     } else {  // column-major spatial part: the first axis varies fastest
       for (size_t i = x.size(); i > 0; --i) offset = offset * p_.axes[i - 1].extent + x[i - 1];
     }
-    if (p_.indices == Indices::tensor) offset += (n * p_.channels + c) * plane_size_;
+    if (p_.indices == Indices::tensor) {
+      offset += (n * p_.channels + c) * plane_size_;
+      if (p_.index_axis > 0) offset %= index_modulus_;
+    }
     return offset;
   }
 
@@ -219,6 +248,7 @@ class Evaluator {
   const Tensor& input_;
   bool explaining_;
   int64_t plane_size_ = 1;
+  int64_t index_modulus_ = 1;  // prod(input_shape[index_axis:])
 };
 
 Status check_input(const Problem& p, const Tensor& input) {

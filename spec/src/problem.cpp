@@ -62,6 +62,8 @@ std::string_view index_order_name(IndexOrder o) {
   return o == IndexOrder::row_major ? "row" : "col";
 }
 
+std::string_view max_start_name(MaxStart s) { return s == MaxStart::first ? "first" : "lowest"; }
+
 std::vector<int64_t> input_shape(const Problem& p) {
   std::vector<int64_t> shape{p.batch, p.channels};
   for (const Axis& a : p.axes) shape.push_back(a.extent);

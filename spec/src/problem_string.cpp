@@ -49,6 +49,7 @@ constexpr IntRounding all_int_roundings[] = {IntRounding::half_even, IntRounding
                                              IntRounding::floor};
 constexpr Indices all_indices[] = {Indices::plane, Indices::tensor};
 constexpr IndexOrder all_orders[] = {IndexOrder::row_major, IndexOrder::column_major};
+constexpr MaxStart all_starts[] = {MaxStart::first, MaxStart::lowest};
 
 class Parser {
  public:
@@ -164,6 +165,13 @@ class Parser {
       return Ok{};
     }
     if (key == "idx") return option(p.indices, all_indices, indices_name, "plane tensor");
+    if (key == "idxaxis") {
+      auto k = parse_int(value);
+      if (!k) return fail(f, field, "idxaxis=<axis> needs an integer axis");
+      p.index_axis = *k;
+      return Ok{};
+    }
+    if (key == "start") return option(p.max_start, all_starts, max_start_name, "first lowest");
     if (key == "order") return option(p.index_order, all_orders, index_order_name, "row col");
     return fail(f, field, fmt::format("unknown option '{}'", key));
   }
@@ -261,6 +269,8 @@ std::string format_problem(const Problem& p) {
   if (p.indices != defaults.indices) s += fmt::format(":idx={}", indices_name(p.indices));
   if (p.index_order != defaults.index_order)
     s += fmt::format(":order={}", index_order_name(p.index_order));
+  if (p.index_axis != defaults.index_axis) s += fmt::format(":idxaxis={}", p.index_axis);
+  if (p.max_start != defaults.max_start) s += fmt::format(":start={}", max_start_name(p.max_start));
   return s;
 }
 

@@ -64,6 +64,16 @@ Status validate_attributes(const Problem& p) {
   if (p.op == Op::avg && p.indices != Indices::none)
     return Error{fmt::format("indices={}: only max pooling has an indices output",
                              indices_name(p.indices))};
+  if (p.index_axis != 0 && p.indices != Indices::tensor)
+    return Error{fmt::format("index_axis={}: only meaningful with indices=tensor", p.index_axis)};
+  if (p.index_axis < 0 || p.index_axis >= static_cast<int64_t>(p.axes.size()) + 2)
+    return Error{fmt::format("index_axis={}: must be an axis of the {}-D input, in [0, {})",
+                             p.index_axis, p.axes.size() + 2, p.axes.size() + 2)};
+  if (p.max_start == MaxStart::lowest && p.op != Op::max)
+    return Error{"start=lowest: only max pooling has a running maximum"};
+  if (p.max_start == MaxStart::lowest && p.nan == NanPolicy::propagate)
+    return Error{"start=lowest with nan=propagate: a strict '>' scan from lowest never selects a "
+                 "NaN; use nan=ignore"};
   if (p.op == Op::max && p.divisor != Divisor::exclude)
     return Error{fmt::format("divisor={}: max pooling has no divisor", divisor_name(p.divisor))};
   if (!is_float(p.dtype) && (p.empty == EmptyWindow::nan || p.empty == EmptyWindow::neg_inf))

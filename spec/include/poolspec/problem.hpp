@@ -44,6 +44,14 @@ enum class IntRounding { half_even, half_away, half_up, toward_zero, floor };
 enum class Indices { none, plane, tensor };
 enum class IndexOrder { row_major, column_major };
 
+// Where a max's running maximum starts.
+//   first:  at the window's first candidate: the result is the window's maximum.
+//   lowest: at the dtype's lowest value, with the index of the plane's element 0, and it moves
+//           only on a strict '>' (the OpenVINO, ngraph, oneDNN and TFLite references,
+//           notes/semantics.md 2.2 and 3 G7): a window of only -inf yields lowest, not -inf, and
+//           a window whose values are all at lowest reports the plane's first element.
+enum class MaxStart { first, lowest };
+
 // One spatial axis: its input extent and the window attributes along it.
 struct Axis {
   int64_t extent = 1;
@@ -71,6 +79,10 @@ struct Problem {
   IntRounding int_rounding = IntRounding::half_even;  // avg of an integer dtype only
   Indices indices = Indices::none;         // max only
   IndexOrder index_order = IndexOrder::row_major;
+  // With indices == tensor: the flat offset over the whole tensor, taken modulo
+  // prod(input_shape[index_axis:]) (OpenVINO MaxPool-8's `axis`); 0 keeps the whole offset.
+  int64_t index_axis = 0;
+  MaxStart max_start = MaxStart::first;  // max only
 
   bool operator==(const Problem&) const = default;
 };
@@ -88,6 +100,7 @@ std::string_view nan_policy_name(NanPolicy);
 std::string_view int_rounding_name(IntRounding);
 std::string_view indices_name(Indices);
 std::string_view index_order_name(IndexOrder);
+std::string_view max_start_name(MaxStart);
 
 // Input shape (N, C, d1..dn).
 std::vector<int64_t> input_shape(const Problem& p);

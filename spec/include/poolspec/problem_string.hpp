@@ -11,9 +11,10 @@
 //   rounding      floor | ceil | ceil_torch
 //   options       bias=<b> (avg: T_out = (b + T_sum) / T_div)  empty=<error|zero|nan|lowest|-inf>  nan=<propagate|ignore>
 //                 round=<half_even|half_away|half_up|toward_zero|floor>
-//                 idx=<plane|tensor>  order=<row|col>        (each printed only when not default)
+//                 idx=<plane|tensor>  order=<row|col>  idxaxis=<axis>  start=<first|lowest>
+//                 (each printed only when not default)
 // Defaults when a field is absent on input: s, dl = 1; pb, pe = 0; exclude; floor; empty=error;
-// nan=propagate; round=half_even; no indices; order=row. format(parse(s)) == s for every
+// nan=propagate; round=half_even; no indices; order=row; idxaxis=0; start=first. format(parse(s)) == s for every
 // canonical s, and parse(format(p)) == p for every p whose divisor_override is set exactly
 // when its divisor is override (a rule of validate()).
 #pragma once
