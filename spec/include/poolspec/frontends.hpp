@@ -34,20 +34,80 @@ class Attributes {
   mutable std::map<std::string, bool, std::less<>> used_;
 };
 
+// The frameworks whose pooling rules poolspec knows (notes/semantics.md 1a, 1b).
+enum class Framework { ngraph, openvino, onnx, pytorch, tensorflow, tflite, onednn };
+inline constexpr Framework all_frameworks[] = {Framework::ngraph,     Framework::openvino,
+                                               Framework::onnx,       Framework::pytorch,
+                                               Framework::tensorflow, Framework::tflite,
+                                               Framework::onednn};
+std::string_view framework_name(Framework f);
+Result<Framework> parse_framework(std::string_view name);
+
 // What a front-end needs besides the attributes.
 struct FrontendInput {
   Op op = Op::avg;
   DType dtype = DType::f32;
-  std::vector<int64_t> input_shape;  // (N, C, d1..dn)
+  std::vector<int64_t> input_shape;  // in the framework's own layout (TensorFlow: NHWC unless
+                                     // data_format says otherwise)
+  int version = 0;      // OpenVINO or ONNX opset; 0 = the front-end's default
+  bool global = false;  // ONNX GlobalAveragePool / GlobalMaxPool
 };
+
+// How the framework's tensors map onto the spec's (N, C, d1..dn).
+struct Framing {
+  bool channels_last = false;  // TensorFlow NWC / NHWC / NDHWC, TFLite
+  // Per spatial axis: trailing input elements that no window reads and the Problem leaves out
+  // (oneDNN's negative padding_r: the window range ends before the input does).
+  std::vector<int64_t> crop_end;
+  std::vector<int64_t> input_shape;  // the framework's input shape
+  bool operator==(const Framing&) const = default;
+};
+
+struct Frontend {
+  Problem problem;
+  Framing framing;
+  std::string operator_name;  // "OpenVINO MaxPool-8", "ONNX AveragePool-22", "torch avg_pool2d"
+};
+
+// Any framework's attribute text -> the resolved Problem and the framing of its tensors.
+Result<Frontend> from_framework(Framework f, std::string_view attributes, const FrontendInput& in);
+
+// The framework's tensor in the spec's (N, C, d1..dn) layout, and the spec's output (values or
+// indices, same shape) in the framework's layout.
+Tensor to_spec_layout(const Framing& framing, const Tensor& framework_tensor);
+Tensor to_framework_layout(const Framing& framing, const Tensor& spec_tensor);
+std::vector<int64_t> to_framework_shape(const Framing& framing, const std::vector<int64_t>& spec_shape);
 
 // ngraph v0 AvgPool / MaxPool (the seeds): window_shape, window_movement_strides, padding_below,
 // padding_above, include_padding_in_avg_computation (AvgPool), pad_type, ceil_mode.
 Result<Problem> from_ngraph(std::string_view attributes, const FrontendInput& in);
 
-// OpenVINO AvgPool-1 / MaxPool-1: strides, pads_begin, pads_end, kernel, exclude-pad (AvgPool),
-// rounding_type, auto_pad; 3D, 4D or 5D input.
+// OpenVINO AvgPool-1/14/16 and MaxPool-1/8/14, the op version chosen by the opset `in.version`
+// (default 1): strides, pads_begin, pads_end, kernel, exclude-pad (AvgPool), rounding_type,
+// auto_pad; dilations (AvgPool-16, MaxPool-8), index_element_type and axis (MaxPool-8).
 Result<Problem> from_openvino(std::string_view attributes, const FrontendInput& in);
+
+// ONNX AveragePool / MaxPool / GlobalAveragePool / GlobalMaxPool at opset `in.version`
+// (default 22): kernel_shape, strides, pads, auto_pad, ceil_mode, count_include_pad, dilations,
+// storage_order.
+Result<Problem> from_onnx(std::string_view attributes, const FrontendInput& in);
+
+// torch.nn.functional avg_pool1d/2d/3d and max_pool1d/2d/3d, by the input's rank: kernel_size,
+// stride, padding, ceil_mode, count_include_pad, divisor_override, dilation, return_indices.
+Result<Problem> from_pytorch(std::string_view attributes, const FrontendInput& in);
+
+// tf.nn.avg_pool / max_pool (1-3 spatial axes): ksize, strides, padding (VALID, SAME, EXPLICIT
+// with explicit_paddings for max), data_format, dilations (tf.nn.pool, strides 1).
+Result<Frontend> from_tensorflow(std::string_view attributes, const FrontendInput& in);
+
+// TFLite AVERAGE_POOL_2D / MAX_POOL_2D (NHWC): Pool2DOptions padding, stride_w, stride_h,
+// filter_width, filter_height, fused_activation_function (NONE only).
+Result<Frontend> from_tflite(std::string_view attributes, const FrontendInput& in);
+
+// oneDNN pooling forward: alg (pooling_max, pooling_avg_include_padding,
+// pooling_avg_exclude_padding), kernel, strides, dilation (0-based), padding_l, padding_r (may
+// be negative), dst (the caller's dst spatial dims, checked).
+Result<Frontend> from_onednn(std::string_view attributes, const FrontendInput& in);
 
 }  // namespace poolspec
 

@@ -1,0 +1,72 @@
+// Pieces the framework front-ends share: reading per-axis attribute lists, auto padding, the
+// common refusals. Private to spec/src.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "poolspec/frontends.hpp"
+
+namespace poolspec::frontend {
+
+enum class PadMode { explicit_pads, same_upper, same_lower, valid };
+
+// The window geometry in a framework's terms, before auto padding is resolved.
+struct Geometry {
+  std::vector<int64_t> kernel, strides, dilations, pads_begin, pads_end;
+  PadMode mode = PadMode::explicit_pads;
+  Rounding rounding = Rounding::floor;
+};
+
+// The framework's own names for the geometry attributes, for messages.
+struct GeometryNames {
+  std::string_view kernel, strides, pads_begin, pads_end, pad_mode;
+};
+
+// How a framework fills attributes that are absent.
+struct Defaults {
+  bool strides_one;  // strides default to 1s (otherwise required)
+  bool pads_zero;    // explicit pads default to 0s (otherwise required with explicit padding)
+};
+
+// auto_pad / pad_type spellings: explicit|notset, same_upper, same_lower, valid (any case).
+Result<PadMode> pad_mode(std::string_view name, std::string_view value);
+
+// An integer list attribute with one value per spatial axis, each >= `min` and below 2^31.
+Status read_axis_list(const Attributes& attrs, std::string_view name, size_t rank, int64_t min,
+                      std::vector<int64_t>& out);
+
+// kernel, strides, pad mode and pads (dilations are left at 1; a front-end that has them reads
+// them itself).
+Result<Geometry> read_geometry(const Attributes& attrs, const GeometryNames& names, size_t rank,
+                               Defaults defaults);
+
+// The Problem of a geometry on the (N, C, d1..dn) input: same_* pads from o = ceil(d/s),
+// P = max(0, (o-1)*s + K - d) with the dilated K, floor(P/2) at the beginning for same_upper
+// and at the end for same_lower (notes/semantics.md 0 and 2.3); valid: zero pads.
+Result<Problem> resolve(const Geometry& g, const GeometryNames& names, const FrontendInput& in,
+                        const std::vector<int64_t>& nc_spatial);
+
+// Rank and N, C checks. `spatial_min`..`spatial_max` spatial axes.
+Status check_input_shape(const std::vector<int64_t>& shape, size_t spatial_min, size_t spatial_max,
+                         std::string_view context);
+
+// "Kernel after dilation is sometimes entirely in the padding area" (OpenVINO AvgPool with
+// exclude-pad, ngraph AvgPool without include_padding): the kernel must exceed both pads.
+Status check_window_beyond_pads(const Problem& p, std::string_view kernel_name,
+                                std::string_view begin_name, std::string_view end_name,
+                                std::string_view why);
+
+// A dtype the framework's operator does not take.
+Status check_dtype(DType d, std::initializer_list<DType> allowed, std::string_view context);
+
+// Reads a strict-'>' reference's MaxPool: running max from lowest(), NaN never selected, an
+// empty window yields lowest() (notes/semantics.md 2.2; oneDNN and TFLite alike).
+void use_lowest_start_max(Problem& p);
+
+// `text` without surrounding white space.
+std::string_view trim(std::string_view text);
+
+}  // namespace poolspec::frontend
