@@ -1,8 +1,37 @@
 // poolspec: the executable specification of pooling, on the command line (DESIGN.md section 7).
 // Exit codes: 0 ok, 1 check failed, 2 bad input.
-#include <CLI/CLI.hpp>
+#include <map>
+#include <utility>
 
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "onnx_conformance.hpp"
 #include "report.hpp"
+
+namespace {
+
+const std::pair<poolspec::Framework, const char*> framework_option_help[] = {
+    {poolspec::Framework::ngraph,
+     "ngraph v0 attributes: 'window_shape=2,2 window_movement_strides=2,2 padding_below=0,0 ...'"},
+    {poolspec::Framework::openvino,
+     "OpenVINO AvgPool / MaxPool attributes, or an IR <data> element verbatim (op version by "
+     "--opset, default 1)"},
+    {poolspec::Framework::onnx,
+     "ONNX attributes: 'kernel_shape=3,3 pads=1,1,1,1 ceil_mode=1' (--opset, default 22)"},
+    {poolspec::Framework::pytorch,
+     "torch.nn.functional arguments: 'kernel_size=3 stride=2 padding=1 ceil_mode=True'"},
+    {poolspec::Framework::tensorflow,
+     "tf.nn.avg_pool / max_pool arguments: 'ksize=3 strides=2 padding=SAME' (NHWC unless "
+     "data_format says otherwise)"},
+    {poolspec::Framework::tflite,
+     "TFLite Pool2DOptions: 'padding=SAME stride_w=2 stride_h=2 filter_width=3 filter_height=3' (NHWC)"},
+    {poolspec::Framework::onednn,
+     "oneDNN pooling: 'alg=pooling_avg_include_padding kernel=3,3 strides=2,2 padding_l=1,1 "
+     "padding_r=1,1'"},
+};
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace poolspec::cli;
@@ -11,16 +40,18 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
 
   ProblemOptions problem;
+  std::map<poolspec::Framework, std::string> framework_text;
   bool json = false;
   const auto add_problem_options = [&](CLI::App* sub) {
     sub->add_option("problem", problem.problem,
                     "Problem string, e.g. avg:f32:n1c3:h32w32:k2x2:s2x2:pb0x0:pe0x0:exclude:floor");
-    sub->add_option("--openvino", problem.openvino,
-                    "OpenVINO AvgPool-1 / MaxPool-1 attributes, an IR <data> element's verbatim");
-    sub->add_option("--ngraph", problem.ngraph,
-                    "ngraph v0 attributes: 'window_shape=2,2 window_movement_strides=2,2 ...'");
-    sub->add_option("--op", problem.op, "avg or max (with --openvino / --ngraph)");
-    sub->add_option("--input-shape", problem.input_shape, "N,C,d1,...,dn (or from --input)");
+    for (const auto& [framework, help] : framework_option_help)
+      sub->add_option(fmt::format("--{}", poolspec::framework_name(framework)),
+                      framework_text[framework], help);
+    sub->add_option("--op", problem.op, "avg, max, global_avg or global_max (with a framework's attributes)");
+    sub->add_option("--opset", problem.opset, "OpenVINO opset (default 1) or ONNX opset (default 22)");
+    sub->add_option("--input-shape", problem.input_shape,
+                    "The input's shape in the framework's layout, e.g. N,C,H,W (or from --input)");
     sub->add_option("--dtype", problem.dtype, "f64 f32 f16 bf16 i32 i8 u8 (default f32, or --input's)");
     sub->add_flag("--json", json, "Print machine-readable JSON");
   };
@@ -59,14 +90,24 @@ int main(int argc, char** argv) {
   prove_cmd->add_flag("--list", prove.list, "List the proofs with their claims, without running them");
   prove_cmd->add_flag("--json", json, "Print machine-readable JSON");
 
+  std::vector<std::string> onnx_dirs;
+  CLI::App* onnx_test = app.add_subcommand(
+      "onnx-test", "Run ONNX backend node-test directories (model.onnx, test_data_set_*) through "
+                   "the onnx front-end and compare with their stored outputs");
+  onnx_test->add_option("directories", onnx_dirs, "Case directories, e.g. .../data/node/test_maxpool_2d_pads");
+  onnx_test->add_flag("--json", json, "Print machine-readable JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? exit_ok : exit_bad_input;
   }
+  for (const auto& [framework, text] : framework_text)
+    if (!text.empty()) problem.attributes[framework] = text;
   if (*shape) return shape_command(problem, json);
   if (*run_cmd) return run_command(problem, run, json);
+  if (*onnx_test) return onnx_test_command(onnx_dirs, json);
   if (*prove_cmd) return prove_command(prove, json);
   if (*explain) return explain_command(problem, explain_input, at, json);
   return seeds_command(json);

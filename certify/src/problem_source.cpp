@@ -27,33 +27,14 @@ Result<std::vector<int64_t>> parse_int_list(std::string_view option, std::string
   }
 }
 
-Result<ResolvedProblem> resolve_problem(const ProblemOptions& o, const Tensor* input) {
-  const int sources = !o.problem.empty() + !o.openvino.empty() + !o.ngraph.empty();
-  if (sources != 1)
-    return Error{"problem: give exactly one of a problem string, --openvino '...' or --ngraph '...'"};
-
-  if (!o.problem.empty()) {
-    for (const auto& [name, value] : {std::pair{"--op", &o.op},
-                                      std::pair{"--input-shape", &o.input_shape},
-                                      std::pair{"--dtype", &o.dtype}})
-      if (!value->empty())
-        return Error{fmt::format("{}={}: the problem string already fixes it", name, *value)};
-    Result<Problem> p = parse_problem(o.problem);
-    if (!p) return p.error();
-    if (Result<ShapeInfo> s = infer_shape(*p); !s) return s.error();
-    if (input && (input->dtype != p->dtype || input->shape != input_shape(*p)))
-      return Error{fmt::format("input: a {} tensor of shape ({}), but the problem takes {} of "
-                               "shape ({})",
-                               dtype_name(input->dtype), fmt::join(input->shape, ","),
-                               dtype_name(p->dtype), fmt::join(input_shape(*p), ","))};
-    return ResolvedProblem{*p, "problem string"};
-  }
-
+Result<FrontendInput> frontend_input(const ProblemOptions& o, const Tensor* input) {
   FrontendInput in;
-  if (o.op == "avg") in.op = Op::avg;
-  else if (o.op == "max") in.op = Op::max;
-  else if (o.op.empty()) return Error{"--op: required with a framework's attributes (avg or max)"};
-  else return Error{fmt::format("--op={}: must be avg or max", o.op)};
+  if (o.op == "avg" || o.op == "global_avg") in.op = Op::avg;
+  else if (o.op == "max" || o.op == "global_max") in.op = Op::max;
+  else if (o.op.empty()) return Error{"--op: required with a framework's attributes (avg, max, global_avg or global_max)"};
+  else return Error{fmt::format("--op={}: must be avg, max, global_avg or global_max", o.op)};
+  in.global = o.op.substr(0, 7) == "global_";
+  in.version = o.opset;
 
   if (!o.dtype.empty()) {
     auto d = parse_dtype(o.dtype);
@@ -77,11 +58,46 @@ Result<ResolvedProblem> resolve_problem(const ProblemOptions& o, const Tensor* i
   } else {
     return Error{"--input-shape: required (or give an input .npy)"};
   }
+  return in;
+}
 
-  const bool openvino = !o.openvino.empty();
-  Result<Problem> p = openvino ? from_openvino(o.openvino, in) : from_ngraph(o.ngraph, in);
-  if (!p) return p.error();
-  return ResolvedProblem{*p, openvino ? "openvino" : "ngraph"};
+Result<ResolvedProblem> resolve_problem(const ProblemOptions& o, const Tensor* input) {
+  const size_t sources = (o.problem.empty() ? 0 : 1) + o.attributes.size();
+  if (sources != 1)
+    return Error{"problem: give exactly one of a problem string or one framework's attributes "
+                 "(--openvino, --ngraph, --onnx, --pytorch, --tensorflow, --tflite, --onednn)"};
+
+  if (!o.problem.empty()) {
+    for (const auto& [name, value] : {std::pair{"--op", &o.op},
+                                      std::pair{"--input-shape", &o.input_shape},
+                                      std::pair{"--dtype", &o.dtype}})
+      if (!value->empty())
+        return Error{fmt::format("{}={}: the problem string already fixes it", name, *value)};
+    if (o.opset != 0)
+      return Error{fmt::format("--opset={}: only with --openvino or --onnx", o.opset)};
+    Result<Problem> p = parse_problem(o.problem);
+    if (!p) return p.error();
+    if (Result<ShapeInfo> s = infer_shape(*p); !s) return s.error();
+    if (input && (input->dtype != p->dtype || input->shape != input_shape(*p)))
+      return Error{fmt::format("input: a {} tensor of shape ({}), but the problem takes {} of "
+                               "shape ({})",
+                               dtype_name(input->dtype), fmt::join(input->shape, ","),
+                               dtype_name(p->dtype), fmt::join(input_shape(*p), ","))};
+    Framing framing;
+    framing.input_shape = input_shape(*p);
+    framing.crop_end.assign(p->axes.size(), 0);
+    return ResolvedProblem{*p, "problem string", "", framing};
+  }
+
+  const auto& [framework, attributes] = *o.attributes.begin();
+  if (o.opset != 0 && framework != Framework::openvino && framework != Framework::onnx)
+    return Error{fmt::format("--opset={}: only with --openvino or --onnx", o.opset)};
+  Result<FrontendInput> in = frontend_input(o, input);
+  if (!in) return in.error();
+  Result<Frontend> f = from_framework(framework, attributes, *in);
+  if (!f) return f.error();
+  return ResolvedProblem{f->problem, std::string(framework_name(framework)), f->operator_name,
+                         f->framing};
 }
 
 }  // namespace poolspec::cli

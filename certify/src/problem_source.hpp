@@ -2,10 +2,12 @@
 // --op, the input shape (--input-shape or the input .npy) and the dtype.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "poolspec/frontends.hpp"
 #include "poolspec/problem.hpp"
 #include "poolspec/result.hpp"
 #include "poolspec/tensor.hpp"
@@ -13,22 +15,30 @@
 namespace poolspec::cli {
 
 struct ProblemOptions {
-  std::string problem;      // positional problem string
-  std::string openvino;     // --openvino '<attributes of an IR <data> element>'
-  std::string ngraph;       // --ngraph 'window_shape=2,2 ...'
-  std::string op;           // --op avg|max (front-ends only)
-  std::string input_shape;  // --input-shape 1,3,32,32
+  std::string problem;  // positional problem string
+  // --openvino '<attributes of an IR <data> element>', --onnx 'kernel_shape=3,3 ...', ...: the
+  // attribute text given for each framework.
+  std::map<Framework, std::string> attributes;
+  std::string op;           // --op avg|max|global_avg|global_max (front-ends only)
+  std::string input_shape;  // --input-shape 1,3,32,32, in the framework's layout
   std::string dtype;        // --dtype f32
+  int opset = 0;            // --opset N (OpenVINO, ONNX)
 };
 
 struct ResolvedProblem {
   Problem problem;
-  std::string frontend;  // "problem string", "openvino", "ngraph"
+  std::string frontend;  // "problem string", or the framework's name
+  std::string operator_name;  // the framework's operator, e.g. "ONNX MaxPool-22"
+  Framing framing;            // how the framework's tensors map onto the spec's
 };
 
 // Resolves without applying the empty-window policy (so `shape` can report empty windows).
-// `input`, when given, supplies the shape and dtype and must agree with any given explicitly.
+// `input`, when given (in the framework's layout), supplies the shape and dtype and must agree
+// with any given explicitly.
 Result<ResolvedProblem> resolve_problem(const ProblemOptions& options, const Tensor* input);
+
+// The front-end's input: --op, --opset, and the shape and dtype (from the options or the input).
+Result<FrontendInput> frontend_input(const ProblemOptions& options, const Tensor* input);
 
 Result<std::vector<int64_t>> parse_int_list(std::string_view option, std::string_view text);
 

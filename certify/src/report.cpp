@@ -65,8 +65,11 @@ int shape_command(const ProblemOptions& options, bool json) {
     nlohmann::json j;
     j["problem"] = format_problem(p);
     j["source"] = r->frontend;
-    j["input_shape"] = s->input_shape;
-    j["output_shape"] = s->output_shape;
+    j["operator"] = r->operator_name;
+    j["input_shape"] = r->framing.input_shape;
+    j["output_shape"] = to_framework_shape(r->framing, s->output_shape);
+    j["spec_input_shape"] = s->input_shape;
+    j["spec_output_shape"] = s->output_shape;
     j["pads_begin"] = pads(p, true);
     j["pads_end"] = pads(p, false);
     j["zero_divisor_possible"] = s->empty_window.has_value();
@@ -81,9 +84,14 @@ int shape_command(const ProblemOptions& options, bool json) {
     print_json(j);
   } else {
     fmt::print("problem       {}\n", format_problem(p));
-    fmt::print("source        {}\n", r->frontend);
-    fmt::print("input shape   {}\n", fmt::join(s->input_shape, "x"));
-    fmt::print("output shape  {}\n", fmt::join(s->output_shape, "x"));
+    fmt::print("source        {}{}\n", r->frontend,
+               r->operator_name.empty() ? "" : " (" + r->operator_name + ")");
+    fmt::print("input shape   {}\n", fmt::join(r->framing.input_shape, "x"));
+    fmt::print("output shape  {}\n", fmt::join(to_framework_shape(r->framing, s->output_shape), "x"));
+    if (r->framing.input_shape != s->input_shape)
+      fmt::print("spec layout   {} -> {} (N, C, spatial{})\n", fmt::join(s->input_shape, "x"),
+                 fmt::join(s->output_shape, "x"),
+                 r->framing.channels_last ? "; the framework is channels-last" : "; the input cropped where no window reads");
     fmt::print("pads          begin {}  end {}\n", fmt::join(pads(p, true), ","),
                fmt::join(pads(p, false), ","));
     fmt::print("empty window  {}\n", empty_window_text(p, *s));
@@ -97,7 +105,7 @@ namespace {
 // `run --xs3`: the bit-exact lib_nn model on an (H, W, C) int8 image, compared with the spec's
 // meaning of the operator (the seed document's formula).
 int run_xs3(const ProblemOptions& options, const RunOptions& run, const Tensor& input, bool json) {
-  if (!options.problem.empty() || !options.openvino.empty() || !options.ngraph.empty() ||
+  if (!options.problem.empty() || !options.attributes.empty() ||
       !options.op.empty() || !options.input_shape.empty() || !options.dtype.empty())
     return refuse("--xs3: give the operator alone; the image shape comes from the .npy");
   if (!run.indices.empty()) return refuse("--indices: the XS3 operators have no indices output");
@@ -151,10 +159,10 @@ int run_command(const ProblemOptions& options, const RunOptions& run, bool json)
   if (!run.indices.empty() && p.indices == Indices::none)
     return refuse(fmt::format("--indices={}: the problem has no indices output (add idx=plane or "
                               "idx=tensor to a max problem)", run.indices));
-  Result<Output> out = evaluate(p, *input);
+  Result<Output> out = evaluate(p, to_spec_layout(r->framing, *input));
   if (!out) return refuse(out.error().message);
   // Encode everything first, then write: an error leaves no file behind.
-  const std::string values = encode_npy(out->values);
+  const std::string values = encode_npy(to_framework_layout(r->framing, out->values));
   if (Status s = write_file_atomically(run.output, values); !s) return refuse(s.error().message);
   if (!run.indices.empty()) {
     const std::string indices = encode_npy_indices(out->values.shape, out->indices);
@@ -166,13 +174,13 @@ int run_command(const ProblemOptions& options, const RunOptions& run, bool json)
   if (json) {
     nlohmann::json j;
     j["problem"] = format_problem(p);
-    j["output_shape"] = out->values.shape;
+    j["output_shape"] = to_framework_shape(r->framing, out->values.shape);
     j["output"] = run.output;
     j["indices"] = run.indices.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.indices);
     print_json(j);
   } else {
     fmt::print("problem  {}\nwrote    {} ({} {})\n", format_problem(p), run.output,
-               dtype_name(p.dtype), fmt::join(out->values.shape, "x"));
+               dtype_name(p.dtype), fmt::join(to_framework_shape(r->framing, out->values.shape), "x"));
     if (!run.indices.empty()) fmt::print("wrote    {} (i64 indices)\n", run.indices);
   }
   return exit_ok;
@@ -188,7 +196,8 @@ int explain_command(const ProblemOptions& options, const std::string& input_path
   if (!r) return refuse(r.error().message);
   Result<std::vector<int64_t>> coordinate = parse_int_list("--at", at);
   if (!coordinate) return refuse(coordinate.error().message);
-  Result<Explanation> ex = explain(r->problem, *input, *coordinate);
+  // The coordinate is in the spec's (N, C, o1..on) layout.
+  Result<Explanation> ex = explain(r->problem, to_spec_layout(r->framing, *input), *coordinate);
   if (!ex) return refuse(ex.error().message);
   const Problem& p = r->problem;
 
