@@ -13,6 +13,8 @@ packages=(
   libcli11-dev                                     # the poolspec command line
   nlohmann-json3-dev                               # --json output
   libz3-dev z3                                     # the proofs (z3++ API) and the SMT-LIB rechecks
+  libonnx-dev libprotobuf-dev protobuf-compiler    # onnx-test reads ONNX models and tensors
+  libonnx-testdata                                 # the ONNX backend node tests (conformance)
 )
 
 missing=()

@@ -117,10 +117,14 @@ Result<Problem> from_onnx(std::string_view text, const FrontendInput& in) {
   if (attrs->has("pads")) {
     if (g.mode != PadMode::explicit_pads)
       return Error{"pads: explicit pads cannot be used together with auto_pad other than NOTSET"};
+    Result<std::vector<int64_t>> listed = attrs->ints("pads");
+    if (!listed) return listed.error();
+    if (listed->size() != 2 * rank)
+      return Error{fmt::format("pads={}: {} values; ONNX pads are [x1_begin, x2_begin, ..., "
+                               "x1_end, x2_end, ...], {} for {} spatial axes",
+                               fmt::join(*listed, ","), listed->size(), 2 * rank, rank)};
     std::vector<int64_t> pads;
-    if (Status s = read_axis_list(*attrs, "pads", 2 * rank, 0, pads); !s)
-      return Error{s.error().message + " (pads is [x1_begin, x2_begin, ..., x1_end, x2_end, ...], "
-                                       "two per spatial axis)"};
+    if (Status s = read_axis_list(*attrs, "pads", 2 * rank, 0, pads); !s) return s.error();
     g.pads_begin.assign(pads.begin(), pads.begin() + static_cast<long>(rank));
     g.pads_end.assign(pads.begin() + static_cast<long>(rank), pads.end());
   }
