@@ -1,0 +1,224 @@
+#include "poolspec/translate.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "poolspec/formulas.hpp"
+
+namespace poolspec {
+
+Intent intent_of(const Frontend& f) {
+  const Problem& p = f.problem;
+  Intent in;
+  in.op = p.op;
+  in.dtype = p.dtype;
+  in.shape = {p.batch, p.channels};
+  for (size_t i = 0; i < p.axes.size(); ++i) {
+    const Axis& a = p.axes[i];
+    const int64_t crop = i < f.framing.crop_end.size() ? f.framing.crop_end[i] : 0;
+    in.shape.push_back(a.extent + crop);
+    in.kernel.push_back(a.kernel);
+    in.strides.push_back(a.stride);
+    in.dilations.push_back(a.dilation);
+    in.pads_begin.push_back(a.pad_begin);
+    in.pads_end.push_back(a.pad_end - crop);
+  }
+  in.ceil = p.rounding != Rounding::floor;
+  in.include_pad = p.op == Op::avg &&
+                   (p.divisor == Divisor::include_clip || p.divisor == Divisor::include_full);
+  in.divisor_override = p.divisor == Divisor::override_value ? p.divisor_override : 0;
+  return in;
+}
+
+namespace {
+
+std::string list(const std::vector<int64_t>& v) { return fmt::format("{}", fmt::join(v, ",")); }
+
+bool all_equal(const std::vector<int64_t>& v, int64_t x) {
+  for (int64_t e : v)
+    if (e != x) return false;
+  return true;
+}
+
+size_t rank_of(const Intent& in) { return in.shape.size() - 2; }
+
+// The output extents of the intent with the plain floor and ceil rules (no DROP).
+std::vector<int64_t> extents(const Intent& in, Rounding r) {
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < rank_of(in); ++i) {
+    const Axis a{in.shape[i + 2], in.kernel[i], in.strides[i], in.dilations[i], in.pads_begin[i],
+                 std::max<int64_t>(0, in.pads_end[i])};
+    out.push_back(formulas::output_extent(formulas::terms_of<int64_t>(a), r));
+  }
+  return out;
+}
+
+bool negative_end_pad(const Intent& in) {
+  for (int64_t p : in.pads_end)
+    if (p < 0) return true;
+  return false;
+}
+
+Translation make(Framework f, std::string label, const Intent& in, int version = 0) {
+  Translation t{f, std::move(label), "", FrontendInput{in.op, in.dtype, in.shape, version}, ""};
+  return t;
+}
+
+// The common refusals: things only some frameworks have.
+std::string cannot(const Intent& in, bool has_dilation, bool has_ceil, bool has_override) {
+  if (!has_dilation && !all_equal(in.dilations, 1)) return "no dilation";
+  if (!has_ceil && in.ceil) return "no ceil rounding";
+  if (!has_override && in.divisor_override != 0) return "no divisor override";
+  if (negative_end_pad(in)) return "no negative end padding";
+  return "";
+}
+
+Translation ngraph(const Intent& in) {
+  Translation t = make(Framework::ngraph, "ngraph", in);
+  t.reason = cannot(in, false, true, false);
+  t.attributes = fmt::format("window_shape={} window_movement_strides={} padding_below={} padding_above={}{}{}",
+                             list(in.kernel), list(in.strides), list(in.pads_begin), list(in.pads_end),
+                             in.ceil ? " ceil_mode=true" : "",
+                             in.op == Op::avg ? (in.include_pad ? " include_padding_in_avg_computation=true"
+                                                                : " include_padding_in_avg_computation=false")
+                                              : "");
+  return t;
+}
+
+Translation openvino(const Intent& in, bool ceil_torch) {
+  const bool dilated = !all_equal(in.dilations, 1);
+  int opset = ceil_torch ? 14 : 1;
+  if (dilated) opset = in.op == Op::avg ? 16 : (ceil_torch ? 14 : 8);
+  Translation t = make(Framework::openvino, fmt::format("openvino@{}", opset), in, opset);
+  t.reason = cannot(in, true, true, false);
+  if (rank_of(in) > 3) t.reason = "1 to 3 spatial axes only";
+  std::string a = fmt::format(R"(kernel="{}" strides="{}" pads_begin="{}" pads_end="{}")", list(in.kernel),
+                              list(in.strides), list(in.pads_begin), list(in.pads_end));
+  if (dilated) a += fmt::format(R"( dilations="{}")", list(in.dilations));
+  if (in.ceil) a += ceil_torch ? R"( rounding_type="ceil_torch")" : R"( rounding_type="ceil")";
+  if (in.op == Op::avg) a += in.include_pad ? R"( exclude-pad="false")" : R"( exclude-pad="true")";
+  t.attributes = a;
+  return t;
+}
+
+Translation onnx(const Intent& in, int opset) {
+  Translation t = make(Framework::onnx, fmt::format("onnx@{}", opset), in, opset);
+  t.reason = cannot(in, true, true, false);
+  std::vector<int64_t> pads = in.pads_begin;
+  pads.insert(pads.end(), in.pads_end.begin(), in.pads_end.end());
+  std::string a = fmt::format("kernel_shape={} strides={} pads={}", list(in.kernel), list(in.strides), list(pads));
+  if (!all_equal(in.dilations, 1)) a += " dilations=" + list(in.dilations);
+  if (in.ceil) a += " ceil_mode=1";
+  if (in.op == Op::avg && in.include_pad) a += " count_include_pad=1";
+  t.attributes = a;
+  return t;
+}
+
+Translation pytorch(const Intent& in) {
+  Translation t = make(Framework::pytorch, "pytorch", in);
+  t.reason = cannot(in, in.op == Op::max, true, in.op == Op::avg && rank_of(in) >= 2);
+  if (t.reason.empty() && in.pads_begin != in.pads_end) t.reason = "padding is symmetric only";
+  if (t.reason.empty() && rank_of(in) > 3) t.reason = "1 to 3 spatial axes only";
+  std::string a = fmt::format("kernel_size={} stride={} padding={}", list(in.kernel), list(in.strides),
+                              list(in.pads_begin));
+  if (in.op == Op::max && !all_equal(in.dilations, 1)) a += " dilation=" + list(in.dilations);
+  if (in.ceil) a += " ceil_mode=True";
+  if (in.op == Op::avg) {
+    a += in.include_pad || in.divisor_override ? " count_include_pad=True" : " count_include_pad=False";
+    if (in.divisor_override) a += fmt::format(" divisor_override={}", in.divisor_override);
+  }
+  if (in.op == Op::max) a += " return_indices=True";
+  t.attributes = a;
+  return t;
+}
+
+// TensorFlow and TFLite pad only as SAME or VALID: the intent's pads must be one of the two,
+// there is no ceil (unless it changes nothing), and an average never counts padding.
+std::string tf_padding(const Intent& in, std::string& reason) {
+  const size_t rank = rank_of(in);
+  bool valid = true, same = true;
+  for (size_t i = 0; i < rank; ++i) {
+    const auto pads = formulas::same_pads<int64_t>(in.shape[i + 2], in.kernel[i], in.strides[i],
+                                                   in.dilations[i], true);
+    valid = valid && in.pads_begin[i] == 0 && in.pads_end[i] == 0;
+    same = same && in.pads_begin[i] == pads.begin && in.pads_end[i] == pads.end;
+  }
+  if (in.ceil && extents(in, Rounding::ceil) != extents(in, Rounding::floor)) reason = "no ceil rounding";
+  else if (!valid && !same) reason = "padding is SAME or VALID only";
+  else if (in.op == Op::avg && in.include_pad && !valid) reason = "the average never counts padding";
+  else if (in.divisor_override) reason = "no divisor override";
+  return valid ? "VALID" : "SAME";
+}
+
+// (N, C, d...) -> (N, d..., C).
+std::vector<int64_t> channels_last(const std::vector<int64_t>& s) {
+  std::vector<int64_t> out{s[0]};
+  out.insert(out.end(), s.begin() + 2, s.end());
+  out.push_back(s[1]);
+  return out;
+}
+
+Translation tensorflow(const Intent& in) {
+  Translation t = make(Framework::tensorflow, "tensorflow", in);
+  t.input.input_shape = channels_last(in.shape);
+  const std::string padding = tf_padding(in, t.reason);
+  if (t.reason.empty() && rank_of(in) > 3) t.reason = "1 to 3 spatial axes only";
+  bool strided = !all_equal(in.strides, 1), dilated = !all_equal(in.dilations, 1);
+  if (t.reason.empty() && strided && dilated) t.reason = "dilations need strides of 1";
+  t.attributes = fmt::format("ksize={} strides={} padding={}", list(in.kernel), list(in.strides), padding);
+  if (dilated) t.attributes += " dilations=" + list(in.dilations);
+  return t;
+}
+
+Translation tflite(const Intent& in) {
+  Translation t = make(Framework::tflite, "tflite", in);
+  t.input.input_shape = channels_last(in.shape);
+  const std::string padding = tf_padding(in, t.reason);
+  if (t.reason.empty() && rank_of(in) != 2) t.reason = "2 spatial axes only";
+  if (t.reason.empty() && !all_equal(in.dilations, 1)) t.reason = "no dilation";
+  if (rank_of(in) == 2)
+    t.attributes = fmt::format("padding={} stride_w={} stride_h={} filter_width={} filter_height={}",
+                               padding, in.strides[1], in.strides[0], in.kernel[1], in.kernel[0]);
+  return t;
+}
+
+// oneDNN has no ceil: the caller enlarges padding_r until the floor rule gives the ceil count
+// (the intent's DROP-free ceil, as OpenVINO and ONNX before opset 22 compute it).
+Translation onednn(const Intent& in) {
+  Translation t = make(Framework::onednn, "onednn", in);
+  t.reason = cannot(in, true, true, false);
+  if (t.reason == "no negative end padding") t.reason.clear();
+  if (t.reason.empty() && rank_of(in) > 3) t.reason = "1 to 3 spatial axes only";
+  std::vector<int64_t> padding_r = in.pads_end, dilation;
+  const std::vector<int64_t> target = extents(in, in.ceil ? Rounding::ceil : Rounding::floor);
+  for (size_t i = 0; i < rank_of(in); ++i) {
+    dilation.push_back(in.dilations[i] - 1);
+    const int64_t k_range = formulas::effective_kernel<int64_t>(in.kernel[i], in.dilations[i]);
+    if (in.ceil) padding_r[i] = (target[i] - 1) * in.strides[i] + k_range - in.shape[i + 2] - in.pads_begin[i];
+  }
+  const char* alg = in.op == Op::max ? "pooling_max"
+                    : in.include_pad ? "pooling_avg_include_padding"
+                                     : "pooling_avg_exclude_padding";
+  t.attributes = fmt::format("alg={} kernel={} strides={} padding_l={} padding_r={}", alg, list(in.kernel),
+                             list(in.strides), list(in.pads_begin), list(padding_r));
+  if (!all_equal(dilation, 0)) t.attributes += " dilation=" + list(dilation);
+  return t;
+}
+
+}  // namespace
+
+std::vector<Translation> translate(const Intent& in) {
+  std::vector<Translation> out;
+  out.push_back(ngraph(in));
+  out.push_back(openvino(in, false));
+  if (in.ceil) out.push_back(openvino(in, true));
+  out.push_back(onnx(in, 22));
+  if (in.ceil) out.push_back(onnx(in, 19));
+  out.push_back(pytorch(in));
+  out.push_back(tensorflow(in));
+  out.push_back(tflite(in));
+  out.push_back(onednn(in));
+  return out;
+}
+
+}  // namespace poolspec
