@@ -41,13 +41,15 @@ int main(int argc, char** argv) {
 
   ProblemOptions problem;
   std::map<poolspec::Framework, std::string> framework_text;
+  std::vector<std::pair<poolspec::Framework, CLI::Option*>> framework_options;
   bool json = false;
   const auto add_problem_options = [&](CLI::App* sub) {
     sub->add_option("problem", problem.problem,
                     "Problem string, e.g. avg:f32:n1c3:h32w32:k2x2:s2x2:pb0x0:pe0x0:exclude:floor");
     for (const auto& [framework, help] : framework_option_help)
-      sub->add_option(fmt::format("--{}", poolspec::framework_name(framework)),
-                      framework_text[framework], help);
+      framework_options.emplace_back(
+          framework, sub->add_option(fmt::format("--{}", poolspec::framework_name(framework)),
+                                     framework_text[framework], help));
     sub->add_option("--op", problem.op, "avg, max, global_avg or global_max (with a framework's attributes)");
     sub->add_option("--opset", problem.opset, "OpenVINO opset (default 1) or ONNX opset (default 22)");
     sub->add_option("--input-shape", problem.input_shape,
@@ -111,8 +113,9 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? exit_ok : exit_bad_input;
   }
-  for (const auto& [framework, text] : framework_text)
-    if (!text.empty()) problem.attributes[framework] = text;
+  // A framework given with empty text (ONNX's Global ops have no attributes) still counts.
+  for (const auto& [framework, option] : framework_options)
+    if (option->count() > 0) problem.attributes[framework] = framework_text[framework];
   if (*shape) return shape_command(problem, json);
   if (*run_cmd) return run_command(problem, run, json);
   if (*diff) return diff_command(problem, diff_input, json);

@@ -106,6 +106,57 @@ expect 0 'i8 2x2x4' -- "$poolspec" run --xs3 'op=avgpool2d window=2,2 start=0,0 
 expect 0 'i8 3x3x4' -- "$poolspec" run --xs3 'op=maxpool2d window=2,2 stride=1,1' --input "$work/w.npy" --output "$work/o.npy"
 expect 2 'op=sum' -- "$poolspec" run --xs3 'op=sum' --input "$work/w.npy" --output "$work/o.npy"
 
+# --- every framework's attributes (issue: frameworks) ---
+expect 0 '"output_shape":\[1,1,3,3\]' -- "$poolspec" shape --op avg --input-shape 1,1,4,4 --json \
+  --pytorch 'kernel_size=3 stride=2 padding=1 ceil_mode=True count_include_pad=True'
+expect 0 'include_clip:ceil_torch' -- "$poolspec" shape --op avg --input-shape 1,1,4,4 \
+  --onnx 'kernel_shape=3,3 strides=2,2 pads=1,1,1,1 ceil_mode=1 count_include_pad=1'
+expect 0 'include_clip:ceil:' -- "$poolspec" shape --op avg --input-shape 1,1,4,4 --opset 19 \
+  --onnx 'kernel_shape=3,3 strides=2,2 pads=1,1,1,1 ceil_mode=1 count_include_pad=1'
+expect 0 '"operator":"ONNX GlobalMaxPool \(opset 22\)","output_shape":\[2,3,1,1\]' -- \
+  "$poolspec" shape --op global_max --input-shape 2,3,5,5 --onnx '' --json
+expect 0 '"input_shape":\[1,5,7,3\],"operator":"tf.nn.max_pool","output_shape":\[1,3,4,3\]' -- "$poolspec" shape --op max --json \
+  --input-shape 1,5,7,3 --tensorflow 'ksize=3 strides=2 padding=SAME'
+expect 0 '"output_shape":\[1,2,2,1\]' -- "$poolspec" shape --op avg --json --dtype i8 --input-shape 1,4,4,1 \
+  --tflite 'padding=SAME stride_w=2 stride_h=2 filter_width=3 filter_height=3'
+expect 0 'include_full:floor' -- "$poolspec" shape --op avg --input-shape 1,1,4,4 \
+  --onednn 'alg=pooling_avg_include_padding kernel=3,3 strides=2,2 padding_l=1,1 padding_r=2,2'
+expect 0 'OpenVINO MaxPool-8.*idx=tensor' -- "$poolspec" shape --op max --opset 8 --input-shape 1,1,5,5 --json \
+  --openvino 'kernel="2,2" strides="1,1" pads_begin="0,0" pads_end="0,0" dilations="2,2"'
+expect 2 'dilations: not an attribute of OpenVINO MaxPool-1; it exists from opset 8' -- "$poolspec" shape --op max \
+  --input-shape 1,1,5,5 --openvino 'kernel="2,2" strides="1,1" pads_begin="0,0" pads_end="0,0" dilations="2,2"'
+expect 2 'padding\[0\]=2: torch avg_pool2d requires padding' -- "$poolspec" shape --op avg --input-shape 1,1,8,8 \
+  --pytorch 'kernel_size=3 padding=2'
+expect 2 'auto_pad=SAME: must be NOTSET' -- "$poolspec" shape --op avg --input-shape 1,1,8,8 --onnx 'kernel_shape=3,3 auto_pad=SAME'
+expect 2 '--opset=8: only with --openvino or --onnx' -- "$poolspec" shape --op avg --input-shape 1,1,8,8 --opset 8 --pytorch 'kernel_size=3'
+expect 2 'exactly one of' -- "$poolspec" shape --op avg --input-shape 1,1,8,8 --pytorch 'kernel_size=3' --onnx 'kernel_shape=3,3'
+
+# run through a channels-last framework: NHWC f32 1x2x2x2, channel 0 = 1 2 3 4, channel 1 = 10 20 30 40;
+# a 2x2 VALID average gives 2.5 and 25 (0x40200000, 0x41c80000), written NHWC 1x1x1x2.
+npy "$work/nhwc.npy" '<f4' '1, 2, 2, 2' '\x00\x00\x80\x3f\x00\x00\x20\x41\x00\x00\x00\x40\x00\x00\xa0\x41\x00\x00\x40\x40\x00\x00\xf0\x41\x00\x00\x80\x40\x00\x00\x20\x42'
+expect 0 '"output_shape":\[1,1,1,2\]' -- "$poolspec" run --op avg --tensorflow 'ksize=2 strides=2 padding=VALID' \
+  --input "$work/nhwc.npy" --output "$work/nhwc_out.npy" --json
+tail -c 8 "$work/nhwc_out.npy" | od -An -tx1 | tr -d ' \n' | grep -q '00002040' || fail "tensorflow run: expected 2.5 first"
+tail -c 8 "$work/nhwc_out.npy" | od -An -tx1 | tr -d ' \n' | grep -q '0000c841$' || fail "tensorflow run: expected 25 second"
+
+# --- diff: the 4x4 1..16, k3 s2 p1, ceil, include-padding example (notes/semantics.md 1b) ---
+diff_example() { "$poolspec" diff --op avg --input-shape 1,1,4,4 "$@" \
+  --pytorch 'kernel_size=3 stride=2 padding=1 ceil_mode=True count_include_pad=True'; }
+expect 1 '\[1\.556 3\.333 2 / 6\.333 11 6 / 4\.5 7\.5 4\]' -- diff_example
+expect 1 'openvino@1 .*DIFFERS.*' -- diff_example
+expect 1 '\[1\.556 3\.333 1\.333 / 6\.333 11 4 / 3 5 1\.778\]' -- diff_example
+expect 1 'onednn .*DIFFERS' -- diff_example
+expect 1 'onnx@22 .*agrees' -- diff_example
+expect 1 '"disagreeing":3' -- diff_example --json
+expect 0 '0 of 9 other rules disagree' -- "$poolspec" diff --op max --input-shape 1,1,5 --onnx 'kernel_shape=2 strides=2 pads=0,1 ceil_mode=1'
+expect 2 'diff: give the problem in one framework' -- "$poolspec" diff 'avg:f32:n1c1:w4:k2:s2:pb0:pe0:exclude:floor'
+
+# --- onnx-test on the ONNX backend node tests ---
+node=/usr/share/libonnx-testdata/data/node
+expect 0 '2 passed, 0 failed' -- "$poolspec" onnx-test "$node/test_maxpool_with_argmax_2d_precomputed_strides" "$node/test_averagepool_2d_ceil"
+expect 2 'op Relu is not a pooling op' -- "$poolspec" onnx-test "$node/test_relu"
+expect 2 'model.onnx: cannot open' -- "$poolspec" onnx-test "$work"
+
 # --- the main job: the seeds, errata included ---
 expect 0 'ERRATUM.*XML example 1' -- "$poolspec"
 expect 0 '"verdict":"erratum"' -- "$poolspec" seeds --json
