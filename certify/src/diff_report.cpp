@@ -1,6 +1,8 @@
 // `poolspec diff`: one problem, written in one framework's terms, evaluated under the rules of
 // every framework that can express it, and where their outputs disagree.
+#include <charconv>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -40,7 +42,8 @@ std::string coordinate(const std::vector<int64_t>& shape, size_t flat) {
 }
 
 // The input in the spec's layout: the given .npy (in the source framework's layout), or the
-// ramp 1, 2, 3, ... in row-major (N, C, d...) order, which makes every window's sum distinct.
+// ramp 1, 2, 3, ... in row-major (N, C, d...) order, which makes every window's sum distinct
+// (0, 1, 2, ... wrapping at the dtype's maximum for integers, so that pairs average to k + 1/2).
 Result<Tensor> diff_input(const ResolvedProblem& source, const Intent& intent, const Tensor* given) {
   if (given) {
     // Undo the source's layout and crop: channels-last back to first, and nothing cropped.
@@ -55,7 +58,7 @@ Result<Tensor> diff_input(const ResolvedProblem& source, const Intent& intent, c
   std::vector<double> ramp;
   for (int64_t i = 0; i < *count; ++i) {
     double v = static_cast<double>(i + 1);
-    if (!is_float(intent.dtype)) v = static_cast<double>(int_min(intent.dtype) + (i % (int_max(intent.dtype) - int_min(intent.dtype) + 1)));
+    if (!is_float(intent.dtype)) v = static_cast<double>(i % (int_max(intent.dtype) + 1));  // 0, 1, 2, ...
     ramp.push_back(v);
   }
   if (is_float(intent.dtype) && intent.dtype != DType::f64 && intent.dtype != DType::f32 && *count > 256)
@@ -119,17 +122,51 @@ std::string plane_text(const Row& row) {
   return s;
 }
 
+// "nan,1,3,3": the values of a tensor of `shape`, row-major in the framework's layout.
+Result<Tensor> parse_values(const std::string& text, DType dtype, const std::vector<int64_t>& shape) {
+  std::vector<double> values;
+  size_t begin = 0;
+  while (begin <= text.size()) {
+    const size_t comma = std::min(text.find(',', begin), text.size());
+    const std::string item = text.substr(begin, comma - begin);
+    if (item == "nan") values.push_back(std::numeric_limits<double>::quiet_NaN());
+    else if (item == "inf") values.push_back(std::numeric_limits<double>::infinity());
+    else if (item == "-inf") values.push_back(-std::numeric_limits<double>::infinity());
+    else {
+      double v = 0;
+      const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+      if (item.empty() || ec != std::errc() || ptr != item.data() + item.size())
+        return Error{fmt::format("--values: '{}' is not a number (or nan, inf, -inf)", item)};
+      values.push_back(v);
+    }
+    begin = comma + 1;
+  }
+  Result<Tensor> t = make_tensor(dtype, shape, values);
+  if (!t) return Error{fmt::format("--values: {}", t.error().message)};
+  return t;
+}
+
 }  // namespace
 
-int diff_command(const ProblemOptions& options, const std::string& input_path, bool json) {
+int diff_command(const ProblemOptions& options, const std::string& input_path,
+                 const std::string& values, bool json) {
   if (!options.problem.empty())
     return refuse("diff: give the problem in one framework's terms (--pytorch, --onnx, ...), not a "
                   "problem string, so that each framework's rules can be applied to it");
+  if (!input_path.empty() && !values.empty()) return refuse("--values: give --input or --values, not both");
   std::optional<Tensor> given;
+  std::string input_text = input_path;
   if (!input_path.empty()) {
     Result<Tensor> t = read_npy(input_path);
     if (!t) return refuse(t.error().message);
     given = std::move(*t);
+  } else if (!values.empty()) {
+    Result<FrontendInput> in = frontend_input(options, nullptr);
+    if (!in) return refuse(in.error().message);
+    Result<Tensor> t = parse_values(values, in->dtype, in->input_shape);
+    if (!t) return refuse(t.error().message);
+    given = std::move(*t);
+    input_text = "values " + values;
   }
   Result<ResolvedProblem> source = resolve_problem(options, given ? &*given : nullptr);
   if (!source) return refuse(source.error().message);
@@ -172,33 +209,36 @@ int diff_command(const ProblemOptions& options, const std::string& input_path, b
         j["differing_outputs"] = r.differing;
         j["largest_difference"] = std::isnan(r.largest) ? nlohmann::json("nan") : nlohmann::json(r.largest);
         j["first_difference"] = r.first_difference;
-        nlohmann::json values = nlohmann::json::array();
+        nlohmann::json output = nlohmann::json::array();
         if (r.values.size() <= 4096)
-          for (double v : r.values) values.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(fmt::format("{}", v)));
-        j["values"] = values;
+          for (double v : r.values) output.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(fmt::format("{}", v)));
+        j["values"] = output;
       }
       list.push_back(j);
     }
     fmt::print("{}\n", nlohmann::json{{"source", rows[0].translation.label},
                                       {"input_shape", intent.shape},
-                                      {"input", given ? input_path : "ramp 1, 2, 3, ... in (N, C, spatial) order"},
+                                      {"input", given ? input_text : "ramp 1, 2, 3, ... in (N, C, spatial) order"},
                                       {"frameworks", list},
                                       {"disagreeing", disagreeing}}.dump());
   } else {
     fmt::print("source  {} ({}): {}\n", rows[0].translation.label, rows[0].operator_name,
                rows[0].translation.attributes);
     fmt::print("input   {} {}, {}\n\n", dtype_name(intent.dtype), fmt::join(intent.shape, "x"),
-               given ? input_path : "values 1, 2, 3, ... in (N, C, spatial) order");
+               given ? input_text : is_float(intent.dtype) ? "values 1, 2, 3, ... in (N, C, spatial) order"
+                                                      : "values 0, 1, 2, ... in (N, C, spatial) order");
     for (const Row& r : rows) {
       if (!r.refusal.empty()) {
         fmt::print("{:<12} cannot express it: {}\n", r.translation.label, r.refusal);
         continue;
       }
+      const bool shape_differs = r.shape != rows[0].shape;
       const std::string verdict =
-          &r == &rows[0] ? "(source)"
+          &r == &rows[0]     ? "(source)"
+          : shape_differs    ? fmt::format("DIFFERS: {}", r.first_difference)
           : r.differing == 0 ? "agrees"
-                             : fmt::format("DIFFERS: {} outputs, largest by {:.4g}; first {}", r.differing,
-                                           r.largest, r.first_difference);
+                             : fmt::format("DIFFERS: {} of {} outputs, largest by {:.4g}; first {}",
+                                           r.differing, r.values.size(), r.largest, r.first_difference);
       fmt::print("{:<12} {:<28} {:<8} {}\n", r.translation.label, r.operator_name,
                  fmt::format("{}", fmt::join(std::vector<int64_t>(r.shape.begin() + 2, r.shape.end()), "x")),
                  verdict);

@@ -92,13 +92,15 @@ int main(int argc, char** argv) {
   prove_cmd->add_flag("--list", prove.list, "List the proofs with their claims, without running them");
   prove_cmd->add_flag("--json", json, "Print machine-readable JSON");
 
-  std::string diff_input;
+  std::string diff_input, diff_values;
   CLI::App* diff = app.add_subcommand(
       "diff", "Evaluate one problem, given in one framework's terms, under every framework's rules "
               "that can express it, and show where they disagree (exit 1 if any does)");
   add_problem_options(diff);
   diff->add_option("--input", diff_input, "Input tensor (.npy, in the framework's layout); default "
                                           "a ramp 1, 2, 3, ...");
+  diff->add_option("--values", diff_values, "The input's values, row-major in the framework's layout: "
+                                            "'nan,1,3,3' (with --input-shape)");
 
   std::vector<std::string> onnx_dirs;
   CLI::App* onnx_test = app.add_subcommand(
@@ -118,7 +120,7 @@ int main(int argc, char** argv) {
     if (option->count() > 0) problem.attributes[framework] = framework_text[framework];
   if (*shape) return shape_command(problem, json);
   if (*run_cmd) return run_command(problem, run, json);
-  if (*diff) return diff_command(problem, diff_input, json);
+  if (*diff) return diff_command(problem, diff_input, diff_values, json);
   if (*onnx_test) return onnx_test_command(onnx_dirs, json);
   if (*prove_cmd) return prove_command(prove, json);
   if (*explain) return explain_command(problem, explain_input, at, json);

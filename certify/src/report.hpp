@@ -36,7 +36,8 @@ struct ProveOptions {
 int prove_command(const ProveOptions& options, bool json);
 
 // `poolspec diff`: the problem under every framework's rules; 1 when some disagree.
-int diff_command(const ProblemOptions& options, const std::string& input, bool json);
+int diff_command(const ProblemOptions& options, const std::string& input,
+                 const std::string& values, bool json);
 
 // The main job until `poolspec certify` exists: the spec over the seed documents' examples.
 int seeds_command(bool json);
