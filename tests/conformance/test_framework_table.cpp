@@ -99,6 +99,10 @@ const HandCase cases[] = {
     // ONNX allows pads >= kernel: [1, 2], k1, pads 1/1 -> 4 windows at -1, 0, 1, 2.
     {"ONNX: pads past the kernel give NaN averages", Framework::onnx, 22, Op::avg,
      "kernel_shape=1 pads=1,1", DType::f64, {1, 1, 2}, {1, 2}, {1, 1, 4}, {nan, 1, 2, nan}},
+    // ERRATA O3: [1, NaN, 3, 5], k2: the windows (1, NaN), (NaN, 3), (3, 5). IEEE: NaN, NaN, 4
+    // (the ONNX reference would drop the NaN and give 1, 3, 4).
+    {"ONNX: a NaN input makes its windows NaN", Framework::onnx, 22, Op::avg, "kernel_shape=2",
+     DType::f64, {1, 1, 4}, {1, nan, 3, 5}, {1, 1, 3}, {nan, nan, 4}},
     {"ngraph v0: an empty exclude window is refused (the reference throws)", Framework::ngraph, 0,
      Op::avg, "window_shape=1 window_movement_strides=2 ceil_mode=true", DType::f64, {1, 1, 2},
      {1, 2}, {}, {}, {}, "empty=error"},

@@ -93,7 +93,7 @@ TEST_CASE("OpenVINO MaxPool-1 example 1 has the same values (MaxPool-1 has no in
   CHECK(out.values.values == expected);
 }
 
-TEST_CASE("ERRATA E10, E14: MaxPool-1/8/14 XML examples: same_upper stride 2 is 16x16, not 32x32") {
+TEST_CASE("ERRATA E10, E13: MaxPool-1/8/14 XML examples: same_upper stride 2 is 16x16, not 32x32") {
   // kernel 2, stride 2 on 32: same_upper gives ceil(32/2) = 16 outputs (P = max(0, 15*2 + 2 - 32)
   // = 0); explicit pads 1/1 give floor((32 + 2 - 2)/2) + 1 = 17; valid gives floor(30/2) + 1 = 16.
   struct Xml {
