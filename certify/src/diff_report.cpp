@@ -32,15 +32,6 @@ struct Row {
 
 bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
 
-std::string coordinate(const std::vector<int64_t>& shape, size_t flat) {
-  std::vector<int64_t> c(shape.size());
-  for (size_t i = shape.size(); i-- > 0;) {
-    c[i] = static_cast<int64_t>(flat % static_cast<size_t>(shape[i]));
-    flat /= static_cast<size_t>(shape[i]);
-  }
-  return fmt::format("({})", fmt::join(c, ","));
-}
-
 // The input in the spec's layout: the given .npy (in the source framework's layout), or the
 // ramp 1, 2, 3, ... in row-major (N, C, d...) order, which makes every window's sum distinct
 // (0, 1, 2, ... wrapping at the dtype's maximum for integers, so that pairs average to k + 1/2).
@@ -101,7 +92,7 @@ void compare(Row& row, const Row& source) {
     if (same(row.values[i], source.values[i])) continue;
     const double d = std::fabs(row.values[i] - source.values[i]);
     if (row.differing == 0)
-      row.first_difference = fmt::format("at {}: {} vs {}", coordinate(row.shape, i), row.values[i],
+      row.first_difference = fmt::format("at {}: {} vs {}", coordinate_text(row.shape, i), row.values[i],
                                          source.values[i]);
     ++row.differing;
     if (!(d <= row.largest)) row.largest = d;  // NaN against a number: the largest is NaN

@@ -140,15 +140,6 @@ Result<std::string> attribute_text(const onnx::NodeProto& node) {
   return fmt::format("{}", fmt::join(parts, " "));
 }
 
-std::string coordinate_text(const std::vector<int64_t>& shape, size_t flat) {
-  std::vector<int64_t> c(shape.size());
-  for (size_t i = shape.size(); i-- > 0;) {
-    c[i] = static_cast<int64_t>(flat % static_cast<size_t>(shape[i]));
-    flat /= static_cast<size_t>(shape[i]);
-  }
-  return fmt::format("({})", fmt::join(c, ","));
-}
-
 }  // namespace
 
 bool OnnxCaseReport::passed() const {

@@ -49,6 +49,16 @@ std::string empty_window_text(const Problem& p, const ShapeInfo& s) {
 
 }  // namespace
 
+// "(n,c,o1,...)": the coordinate of flat (row-major) element `flat` of a tensor of `shape`.
+std::string coordinate_text(const std::vector<int64_t>& shape, size_t flat) {
+  std::vector<int64_t> c(shape.size());
+  for (size_t i = shape.size(); i-- > 0;) {
+    c[i] = static_cast<int64_t>(flat % static_cast<size_t>(shape[i]));
+    flat /= static_cast<size_t>(shape[i]);
+  }
+  return fmt::format("({})", fmt::join(c, ","));
+}
+
 int refuse(const std::string& message) {
   fmt::print(stderr, "poolspec: error: {}\n", message);
   return exit_bad_input;

@@ -16,6 +16,9 @@ inline constexpr int exit_bad_input = 2;
 // Prints "poolspec: error: <message>" on stderr and returns exit_bad_input.
 int refuse(const std::string& message);
 
+// "(n,c,o1,...)": the coordinate of the flat (row-major) element `flat` of a tensor of `shape`.
+std::string coordinate_text(const std::vector<int64_t>& shape, size_t flat);
+
 int shape_command(const ProblemOptions& options, bool json);
 
 struct RunOptions {

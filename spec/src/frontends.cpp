@@ -6,8 +6,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "poolspec/formulas.hpp"
-
 namespace poolspec {
 
 // ---- Attributes -----------------------------------------------------------------------------

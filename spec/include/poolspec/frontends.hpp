@@ -1,6 +1,6 @@
 // Framework front-ends ("profiles"): a framework's own attribute spelling -> a resolved Problem.
 // Each front-end states the divisor, empty-window, NaN and rounding choices its framework makes,
-// citing notes/semantics.md; see the comments in src/frontends.cpp.
+// citing notes/semantics.md; see the comments in src/frontends_*.cpp (one file per framework).
 #pragma once
 
 #include <cstdint>
