@@ -1,6 +1,6 @@
 // The OpenVINO documentation's MaxPool examples (max-pool-8.rst @ 16f3e848, whose examples 1-7
-// also appear in pooling_shape_rules.rst; MaxPool-1 has example 1; MaxPool-1/8/14 share the three
-// XML layer examples), run through the openvino front-end at the op version each belongs to. The
+// also appear in pooling_shape_rules.rst @ 61125a89 with a ceil_torch example added; MaxPool-1
+// has example 1; MaxPool-1/8/14 share the three XML layer examples), run through the openvino front-end at the op version each belongs to. The
 // expected values and indices are the document's, transcribed; where the document is wrong
 // (spec/ERRATA.md E9, E10) the test pins the correct value, derived in the comment by hand.
 #include <limits>
@@ -51,9 +51,14 @@ const DocExample examples[] = {
      R"(strides="1,1" kernel="2,2" dilations="1,1" rounding_type="floor" auto_pad="explicit" pads_begin="0,0" pads_end="0,0" axis="2")",
      {1, 2, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18},
      {5, 6, 8, 9, 14, 15, 17, 18}, {4, 5, 7, 8, 4, 5, 7, 8}},
+    // pooling_shape_rules.rst @ 61125a89, example 5 (ceil_torch, so MaxPool-14): ceil gives
+    // ceil((3 + 2 - 2)/2) + 1 = 3 windows; the last starts at 2*2 - 1 = 3 >= d and is dropped.
+    {"rules page example 5: ceil_torch (MaxPool-14)", 14,
+     R"(strides="2,2" kernel="2,2" pads_begin="1,1" pads_end="1,1" rounding_type="ceil_torch")",
+     {1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 3, 7, 9}, {0, 2, 6, 8}},
 };
 
-TEST_CASE("OpenVINO MaxPool-8 examples 1-7: values and indices as documented, except E9") {
+TEST_CASE("OpenVINO MaxPool-8 examples 1-7 and MaxPool-14 ceil_torch: values and indices as documented, except E9") {
   for (const DocExample& e : examples) {
     CAPTURE(e.name);
     const FrontendInput in{Op::max, DType::f32, e.shape, e.opset};
