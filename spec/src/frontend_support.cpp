@@ -35,14 +35,43 @@ Status read_axis_list(const Attributes& attrs, std::string_view name, size_t ran
   if (v->size() != rank)
     return Error{fmt::format("{}=\"{}\": {} values, but the input has {} spatial axes", name,
                              fmt::join(*v, ","), v->size(), rank)};
-  for (size_t i = 0; i < rank; ++i) {
-    if ((*v)[i] < min)
-      return Error{fmt::format("{}[{}]={}: {} must be >= {}", name, i, (*v)[i], name, min)};
-    if ((*v)[i] > max_attribute)
-      return Error{fmt::format("{}[{}]={}: {} must be below 2^31", name, i, (*v)[i], name)};
-  }
+  if (Status s = check_axis_values(name, *v, min); !s) return s;
   out = std::move(*v);
   return Ok{};
+}
+
+Status check_axis_values(std::string_view name, const std::vector<int64_t>& values, int64_t min) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i] < min)
+      return Error{fmt::format("{}[{}]={}: {} must be >= {}", name, i, values[i], name, min)};
+    if (values[i] > max_attribute)
+      return Error{fmt::format("{}[{}]={}: {} must be below 2^31", name, i, values[i], name)};
+  }
+  return Ok{};
+}
+
+Frontend framed(Problem p, const std::vector<int64_t>& framework_input_shape, bool channels_last) {
+  Frontend f{std::move(p), Framing{}, ""};
+  f.framing.channels_last = channels_last;
+  f.framing.input_shape = framework_input_shape;
+  f.framing.crop_end.assign(f.problem.axes.size(), 0);
+  return f;
+}
+
+int openvino_op_version(Op op, int opset) {
+  if (op == Op::avg) return opset >= 16 ? 16 : opset >= 14 ? 14 : 1;
+  return opset >= 14 ? 14 : opset >= 8 ? 8 : 1;
+}
+
+int onnx_op_version(Op op, bool global, int opset) {
+  const auto latest = [opset](std::initializer_list<int> versions) {
+    int v = 1;
+    for (int x : versions)
+      if (x <= opset) v = x;
+    return v;
+  };
+  if (global) return latest({1, 22});
+  return op == Op::avg ? latest({1, 7, 10, 11, 19, 22}) : latest({1, 8, 10, 11, 12, 22});
 }
 
 Result<Geometry> read_geometry(const Attributes& attrs, const GeometryNames& names, size_t rank,
@@ -154,7 +183,7 @@ Status check_window_beyond_pads(const Problem& p, std::string_view kernel_name,
   return Ok{};
 }
 
-Status check_dtype(DType d, std::initializer_list<DType> allowed, std::string_view context) {
+Status check_dtype(DType d, const std::vector<DType>& allowed, std::string_view context) {
   for (DType a : allowed)
     if (a == d) return Ok{};
   std::vector<std::string_view> names;

@@ -60,7 +60,20 @@ Status check_window_beyond_pads(const Problem& p, std::string_view kernel_name,
                                 std::string_view why);
 
 // A dtype the framework's operator does not take.
-Status check_dtype(DType d, std::initializer_list<DType> allowed, std::string_view context);
+Status check_dtype(DType d, const std::vector<DType>& allowed, std::string_view context);
+
+// Per-axis values of attribute `name`: each >= `min` and below 2^31.
+Status check_axis_values(std::string_view name, const std::vector<int64_t>& values, int64_t min);
+
+// The result of a front-end whose Problem reads the framework's tensors as they are, or
+// transposed from channels-last; nothing cropped.
+Frontend framed(Problem p, const std::vector<int64_t>& framework_input_shape, bool channels_last);
+
+// The op version an opset holds: OpenVINO AvgPool-1 (opsets 1-13), -14 (14, 15), -16 (16-);
+// MaxPool-1 (1-7), -8 (8-13), -14 (14-). ONNX AveragePool 1/7/10/11/19/22, MaxPool
+// 1/8/10/11/12/22, the Global ops 1/22 (onnx/defs/nn/defs.cc and old.cc).
+int openvino_op_version(Op op, int opset);
+int onnx_op_version(Op op, bool global, int opset);
 
 // Reads a strict-'>' reference's MaxPool: running max from lowest(), NaN never selected, an
 // empty window yields lowest() (notes/semantics.md 2.2; oneDNN and TFLite alike).

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "frontend_support.hpp"
+
 namespace poolspec {
 
 // ---- Attributes -----------------------------------------------------------------------------
@@ -132,16 +134,16 @@ std::string operator_name(Framework f, const FrontendInput& in, size_t spatial) 
   const bool avg = in.op == Op::avg;
   switch (f) {
     case Framework::ngraph: return avg ? "ngraph AvgPool v0" : "ngraph MaxPool v0";
-    case Framework::openvino: {
-      const int v = in.version == 0 ? 1 : in.version;
-      const int op_version = avg ? (v >= 16 ? 16 : v >= 14 ? 14 : 1) : (v >= 14 ? 14 : v >= 8 ? 8 : 1);
-      return fmt::format("OpenVINO {}-{}", avg ? "AvgPool" : "MaxPool", op_version);
-    }
-    case Framework::onnx:
-      return fmt::format("ONNX {} (opset {})",
+    case Framework::openvino:
+      return fmt::format("OpenVINO {}-{}", avg ? "AvgPool" : "MaxPool",
+                         frontend::openvino_op_version(in.op, in.version == 0 ? 1 : in.version));
+    case Framework::onnx: {
+      const int opset = in.version == 0 ? 22 : in.version;
+      return fmt::format("ONNX {}-{} (opset {})",
                          in.global ? (avg ? "GlobalAveragePool" : "GlobalMaxPool")
                                    : (avg ? "AveragePool" : "MaxPool"),
-                         in.version == 0 ? 22 : in.version);
+                         frontend::onnx_op_version(in.op, in.global, opset), opset);
+    }
     case Framework::pytorch: return fmt::format("torch {}_pool{}d", avg ? "avg" : "max", spatial);
     case Framework::tensorflow: return fmt::format("tf.nn.{}_pool", avg ? "avg" : "max");
     case Framework::tflite: return avg ? "TFLite AVERAGE_POOL_2D" : "TFLite MAX_POOL_2D";
@@ -158,10 +160,7 @@ Result<Frontend> from_framework(Framework f, std::string_view attributes, const 
                              "GlobalMaxPool; {} takes a window", framework_name(f))};
   const auto plain = [&](Result<Problem> p) -> Result<Frontend> {
     if (!p) return p.error();
-    Frontend out{std::move(*p), Framing{}, ""};
-    out.framing.input_shape = in.input_shape;
-    out.framing.crop_end.assign(out.problem.axes.size(), 0);
-    return out;
+    return frontend::framed(std::move(*p), in.input_shape, false);
   };
   Result<Frontend> out = Error{""};
   switch (f) {

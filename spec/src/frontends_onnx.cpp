@@ -1,6 +1,4 @@
 // The ONNX front-end: AveragePool, MaxPool, GlobalAveragePool, GlobalMaxPool, by opset.
-#include <algorithm>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -9,22 +7,6 @@
 namespace poolspec {
 
 using namespace frontend;
-
-namespace {
-
-// The op version an opset holds (onnx/defs/nn/defs.cc and old.cc).
-int op_version(const FrontendInput& in, int opset) {
-  const auto latest = [opset](std::initializer_list<int> versions) {
-    int v = 1;
-    for (int x : versions)
-      if (x <= opset) v = x;
-    return v;
-  };
-  if (in.global) return latest({1, 22});
-  return in.op == Op::avg ? latest({1, 7, 10, 11, 19, 22}) : latest({1, 8, 10, 11, 12, 22});
-}
-
-}  // namespace
 
 // Choices (notes/semantics.md 1a, 1b, 3 and 5; the ONNX reference implementation,
 // onnx/reference/ops/op_pool_common.py, is the executable rule where the text is silent):
@@ -56,23 +38,16 @@ Result<Problem> from_onnx(std::string_view text, const FrontendInput& in) {
   if (opset < 1 || opset > 22)
     return Error{fmt::format("opset {}: poolspec knows ONNX opsets 1 to 22 (the pooling ops "
                              "last changed at 22)", opset)};
-  const int version = op_version(in, opset);
+  const int version = onnx_op_version(in.op, in.global, opset);
   const std::string context = fmt::format("ONNX {}-{}", op, version);
   Result<Attributes> attrs = Attributes::parse(text);
   if (!attrs) return attrs.error();
   if (Status s = check_input_shape(in.input_shape, 1, 62, context); !s) return s.error();
   const size_t rank = in.input_shape.size() - 2;
-  {
-    std::vector<DType> allowed{DType::f16, DType::f32, DType::f64};
-    if (opset >= 22) allowed.push_back(DType::bf16);
-    if (!avg && !in.global && opset >= 12) allowed.insert(allowed.end(), {DType::i8, DType::u8});
-    if (std::find(allowed.begin(), allowed.end(), in.dtype) == allowed.end()) {
-      std::vector<std::string_view> names;
-      for (DType d : allowed) names.push_back(dtype_name(d));
-      return Error{fmt::format("dtype {}: {} takes {}", dtype_name(in.dtype), context,
-                               fmt::join(names, ", "))};
-    }
-  }
+  std::vector<DType> allowed{DType::f16, DType::f32, DType::f64};
+  if (opset >= 22) allowed.push_back(DType::bf16);
+  if (!avg && !in.global && opset >= 12) allowed.insert(allowed.end(), {DType::i8, DType::u8});
+  if (Status s = check_dtype(in.dtype, allowed, context); !s) return s.error();
 
   if (in.global) {
     if (Status s = attrs->no_unused(context); !s) return s.error();

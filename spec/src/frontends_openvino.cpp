@@ -76,8 +76,7 @@ Result<Problem> from_ngraph(std::string_view text, const FrontendInput& in) {
 }
 
 // ---- OpenVINO ---------------------------------------------------------------------------------
-// The op version an opset holds: AvgPool-1 (opset 1-13), AvgPool-14 (14, 15), AvgPool-16 (16-);
-// MaxPool-1 (1-7), MaxPool-8 (8-13), MaxPool-14 (14-).
+// The op version an opset holds: openvino_op_version (frontend_support.hpp).
 // Choices (notes/semantics.md 1b and 2.1-2.3, OpenVINO reference row):
 //  - exclude-pad=false with any non-zero (resolved) pad divides by every kernel tap, the ceil
 //    overhang included: include_full; with all pads 0 the reference counts in-bounds taps only:
@@ -96,8 +95,7 @@ Result<Problem> from_openvino(std::string_view text, const FrontendInput& in) {
   if (opset < 1)
     return Error{fmt::format("opset {}: OpenVINO opsets start at 1", opset)};
   const bool avg = in.op == Op::avg;
-  const int version = avg ? (opset >= 16 ? 16 : opset >= 14 ? 14 : 1)
-                          : (opset >= 14 ? 14 : opset >= 8 ? 8 : 1);
+  const int version = openvino_op_version(in.op, opset);
   const std::string context = fmt::format("OpenVINO {}-{}", avg ? "AvgPool" : "MaxPool", version);
   // The attributes alone, or the whole element pasted from the IR: <data ... />.
   text = trim(text);

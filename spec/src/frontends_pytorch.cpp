@@ -27,12 +27,7 @@ Status read_int_or_tuple(const Attributes& attrs, std::string_view name, size_t 
   if (v->size() != rank)
     return Error{fmt::format("{}={}: give one integer or {} (one per spatial axis)", name, *text,
                              rank)};
-  for (size_t i = 0; i < rank; ++i) {
-    if ((*v)[i] < min)
-      return Error{fmt::format("{}[{}]={}: {} must be >= {}", name, i, (*v)[i], name, min)};
-    if ((*v)[i] > max_attribute)
-      return Error{fmt::format("{}[{}]={}: must be below 2^31", name, i, (*v)[i])};
-  }
+  if (Status s = check_axis_values(name, *v, min); !s) return s;
   out = std::move(*v);
   return Ok{};
 }

@@ -40,22 +40,9 @@ Status read_tf_list(const Attributes& attrs, std::string_view name, size_t rank,
     return Error{fmt::format("{}={}: give 1, {} or {} values", name, fmt::join(*v, ","), rank,
                              rank + 2)};
   }
-  for (size_t i = 0; i < rank; ++i) {
-    if (spatial[i] < 1)
-      return Error{fmt::format("{}[{}]={}: {} must be >= 1", name, i, spatial[i], name)};
-    if (spatial[i] > max_attribute)
-      return Error{fmt::format("{}[{}]={}: must be below 2^31", name, i, spatial[i])};
-  }
+  if (Status s = check_axis_values(name, spatial, 1); !s) return s;
   out = std::move(spatial);
   return Ok{};
-}
-
-Frontend framed(Problem p, const FrontendInput& in, bool channels_last) {
-  Frontend f{std::move(p), Framing{}, ""};
-  f.framing.channels_last = channels_last;
-  f.framing.input_shape = in.input_shape;
-  f.framing.crop_end.assign(f.problem.axes.size(), 0);
-  return f;
 }
 
 }  // namespace
@@ -161,7 +148,7 @@ Result<Frontend> from_tensorflow(std::string_view text, const FrontendInput& in)
     use_lowest_start_max(*p);
   }
   if (Status s = validate(*p); !s) return s.error();
-  return framed(std::move(*p), in, channels_last);
+  return framed(std::move(*p), in.input_shape, channels_last);
 }
 
 // Choices (tensorflow/lite/kernels/internal/reference/pooling.h and integer_ops/pooling.h,
@@ -223,7 +210,7 @@ Result<Frontend> from_tflite(std::string_view text, const FrontendInput& in) {
     use_lowest_start_max(*p);
   }
   if (Status s = validate(*p); !s) return s.error();
-  return framed(std::move(*p), in, true);
+  return framed(std::move(*p), in.input_shape, true);
 }
 
 }  // namespace poolspec

@@ -113,7 +113,7 @@ expect 0 'include_clip:ceil_torch' -- "$poolspec" shape --op avg --input-shape 1
   --onnx 'kernel_shape=3,3 strides=2,2 pads=1,1,1,1 ceil_mode=1 count_include_pad=1'
 expect 0 'include_clip:ceil:' -- "$poolspec" shape --op avg --input-shape 1,1,4,4 --opset 19 \
   --onnx 'kernel_shape=3,3 strides=2,2 pads=1,1,1,1 ceil_mode=1 count_include_pad=1'
-expect 0 '"operator":"ONNX GlobalMaxPool \(opset 22\)","output_shape":\[2,3,1,1\]' -- \
+expect 0 '"operator":"ONNX GlobalMaxPool-22 \(opset 22\)","output_shape":\[2,3,1,1\]' -- \
   "$poolspec" shape --op global_max --input-shape 2,3,5,5 --onnx '' --json
 expect 0 '"input_shape":\[1,5,7,3\],"operator":"tf.nn.max_pool","output_shape":\[1,3,4,3\]' -- "$poolspec" shape --op max --json \
   --input-shape 1,5,7,3 --tensorflow 'ksize=3 strides=2 padding=SAME'
