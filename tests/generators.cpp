@@ -25,8 +25,8 @@ double to_dtype(DType dtype, double v) {
 
 namespace {
 
-rc::Gen<Axis> axis_gen() {
-  return rc::gen::exec([] {
+rc::Gen<Axis> axis_gen(int64_t spread) {
+  return rc::gen::exec([spread] {
     Axis a;
     a.kernel = *rc::gen::inRange<int64_t>(1, 5);
     a.dilation = *rc::gen::weightedOneOf<int64_t>(
@@ -36,7 +36,7 @@ rc::Gen<Axis> axis_gen() {
     a.pad_end = *rc::gen::inRange<int64_t>(0, 4);
     const int64_t k_eff = (a.kernel - 1) * a.dilation + 1;
     const int64_t min_extent = std::max<int64_t>(1, k_eff - a.pad_begin - a.pad_end);
-    a.extent = *rc::gen::inRange<int64_t>(min_extent, min_extent + 7);
+    a.extent = *rc::gen::inRange<int64_t>(min_extent, min_extent + spread + 1);
     return a;
   });
 }
@@ -46,12 +46,17 @@ rc::Gen<Axis> axis_gen() {
 rc::Gen<Problem> problem_gen(const CaseOptions& options) {
   return rc::gen::exec([options] {
     Problem p;
-    p.op = *rc::gen::element(Op::avg, Op::max);
-    p.dtype = *rc::gen::elementOf(std::vector<DType>(std::begin(all_dtypes), std::end(all_dtypes)));
+    p.op = options.ops.empty() ? *rc::gen::element(Op::avg, Op::max) : *rc::gen::elementOf(options.ops);
+    p.dtype = *rc::gen::elementOf(options.dtypes.empty()
+                                      ? std::vector<DType>(std::begin(all_dtypes), std::end(all_dtypes))
+                                      : options.dtypes);
     p.batch = *rc::gen::inRange<int64_t>(1, 3);
-    p.channels = *rc::gen::inRange<int64_t>(1, 4);
+    p.channels = *rc::gen::inRange<int64_t>(1, options.max_channels + 1);
     const int rank = *rc::gen::inRange(1, options.max_rank + 1);
-    for (int i = 0; i < rank; ++i) p.axes.push_back(*axis_gen());
+    for (int i = 0; i < rank; ++i)
+      p.axes.push_back(*axis_gen(i + 1 == rank ? options.last_extent_spread : options.extent_spread));
+    if (options.whole_plane_one_in > 0 && *rc::gen::inRange(0, options.whole_plane_one_in) == 0)
+      for (Axis& a : p.axes) a = Axis{a.extent, a.extent, 1, 1, 0, 0};
     p.rounding = *rc::gen::element(Rounding::floor, Rounding::ceil, Rounding::ceil_torch);
     if (p.op == Op::avg) {
       if (options.any_divisor) {
@@ -60,7 +65,7 @@ rc::Gen<Problem> problem_gen(const CaseOptions& options) {
         if (p.divisor == Divisor::override_value)
           p.divisor_override = *rc::gen::inRange<int64_t>(1, 30);
       }
-      if (*rc::gen::inRange(0, 4) == 0) p.bias = *rc::gen::inRange<int64_t>(-50, 51);
+      if (options.bias && *rc::gen::inRange(0, 4) == 0) p.bias = *rc::gen::inRange<int64_t>(-50, 51);
       p.int_rounding = *rc::gen::element(IntRounding::half_even, IntRounding::half_away,
                                          IntRounding::half_up, IntRounding::toward_zero,
                                          IntRounding::floor);

@@ -1,5 +1,6 @@
 #include "poolspec/dtype.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -128,6 +129,19 @@ uint16_t bf16_bits(double v) {
 
 double bf16_value(uint16_t bits) {
   return static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(bits) << 16));
+}
+
+double round_to_float(DType float_dtype, double v) {
+  if (!std::isfinite(v) || v == 0 || float_dtype == DType::f64) return v;
+  const FloatFormat f = float_format(float_dtype);
+  // The representable values near v are the multiples of 2^(e - p + 1), e = v's exponent (at
+  // least the smallest normal one): scale by a power of two (exact), round to an integer.
+  const int e = std::max(std::ilogb(v), f.min_exponent);
+  const double quantum = std::ldexp(1.0, e - f.precision + 1);
+  const double r = std::nearbyint(v / quantum) * quantum;
+  const double max_finite = std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), f.max_exponent);
+  if (std::fabs(r) > max_finite) return std::copysign(std::numeric_limits<double>::infinity(), v);
+  return r;
 }
 
 }  // namespace poolspec

@@ -39,6 +39,10 @@ double lowest_value(DType dtype);
 // Whether v is a value of the dtype (NaN and +-inf are values of every float dtype).
 bool representable(DType dtype, double v);
 
+// Rounds a double to the nearest value of a float dtype, ties to even (IEEE round-to-nearest):
+// past the largest finite value it gives +-inf; a result that rounds to zero keeps v's sign.
+double round_to_float(DType float_dtype, double v);
+
 // Exact storage conversions of the 16-bit float formats (inputs must be representable).
 uint16_t f16_bits(double representable_value);
 double f16_value(uint16_t bits);

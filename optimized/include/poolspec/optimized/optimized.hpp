@@ -1,0 +1,75 @@
+// The optimized engine (DESIGN.md section 4): SIMD kernels (Highway, dispatched at run time to
+// AVX-512, AVX2, ...), threaded, in NCHW and NHWC, for f32, f16, i8 and u8 with rank 1..3. One
+// kernel list feeds dispatch, the tests and the benchmark (XNNPACK's way). A problem no kernel
+// accepts runs on the reference engine, and each such fallback is counted with its reason.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "poolspec/engine.hpp"
+
+namespace poolspec::optimized {
+
+// Deliberately broken variants of the kernels' window tables, which the differential tests must
+// catch (DESIGN.md section 9). window_edge: a border window loses its last in-bounds tap along
+// the last spatial axis; border_divisor: an exclude-padding border window along that axis is
+// divided by the full kernel instead of its in-bounds taps.
+enum class Mutation { none, window_edge, border_divisor };
+
+struct KernelInfo {
+  std::string_view name;
+  std::string_view description;
+  Status (*accepts)(const Problem& p, Layout layout);  // Ok, or the reason it does not
+};
+
+// Every kernel, in dispatch order: the first that accepts a problem runs it.
+std::span<const KernelInfo> kernel_list();
+
+// The kernel the engine runs for a valid problem, or null with the reason none does.
+struct Selection {
+  const KernelInfo* kernel = nullptr;
+  std::string fallback_reason;
+};
+Selection select_kernel(const Problem& p, Layout layout);
+
+// Calls that ran on the reference because no kernel accepted the problem (since the last reset).
+struct FallbackStats {
+  int64_t calls = 0;
+  std::string last_reason;
+};
+FallbackStats fallback_stats();
+void reset_fallback_stats();
+
+// The SIMD target the kernels dispatch to on this CPU (e.g. "AVX3").
+std::string simd_target();
+
+// The SIMD targets compiled in that this CPU supports (e.g. "AVX3", "AVX2", "SSE4", ...).
+std::vector<std::string> simd_targets();
+// Restricts dispatch to one of them, for the tests and the benchmark; "" restores the best.
+// Not thread-safe: call it while no kernel runs.
+Status use_simd_target(std::string_view name);
+
+class OptimizedEngine final : public Engine {
+ public:
+  // only_kernel: restrict to one kernel of the list (refusing what it does not accept, no
+  // fallback), for testing each kernel on its own; mutation: a broken variant, for the tests.
+  explicit OptimizedEngine(std::string_view only_kernel = {}, Mutation mutation = Mutation::none);
+
+  std::string_view name() const override { return name_; }
+  Status supports(const Problem& p, Layout layout) const override;
+  ErrorBound error_bound(const Problem& p, Layout layout) const override;
+  Status run(const Problem& p, Layout layout, const RunArgs& args) const override;
+
+ private:
+  const KernelInfo* only_ = nullptr;
+  Mutation mutation_;
+  std::string name_;
+};
+
+const OptimizedEngine& engine();
+
+}  // namespace poolspec::optimized

@@ -1,0 +1,624 @@
+// The optimized engine's SIMD kernels. This file is compiled once per SIMD target: Highway's
+// foreach_target.h re-includes it (HWY_TARGET_INCLUDE) with HWY_NAMESPACE set to each target
+// (SSE4, AVX2, AVX-512, ...), and HWY_DYNAMIC_DISPATCH picks the best one at run time. All code
+// is VEX/EVEX-encoded on the AVX targets, so no legacy-SSE instruction runs with a dirty upper
+// YMM state (notes/perf.md).
+//
+// Arithmetic (declared in optimized.cpp's error bounds):
+// - float averages (f32, f16 via f32) sum in f32, in an order that depends on the kernel, and
+//   multiply by the f32 reciprocal of the divisor: at most prod(kernel) + 1 roundings;
+// - integer averages (i8, u8) sum exactly in i32 and divide in f32: for |sum| < 2^23 and
+//   divisors < 2^24, the f32 quotient t = fl(s / d) is on the same side of every half-integer as
+//   s / d (their distance is at least 1/(2d), the rounding error below |s/d| 2^-24 < 1/(2d)), and is
+//   exactly x.5 when s / d is; so rounding t by the problem's rule is exact;
+// - max compares with a strict '>' in the spec's scan order, so ties keep the first element.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "kernels.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace poolspec::optimized {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// ---- element access ------------------------------------------------------------------------
+
+template <class S> inline constexpr bool is_f16 = std::is_same_v<S, hwy::float16_t>;
+
+// One storage element as the compute type Acc (float for f32 and f16, int32_t for i8 and u8).
+template <class Acc, class S>
+HWY_INLINE Acc ScalarLoad(const S* p) {
+  if constexpr (is_f16<S>) {
+    uint16_t bits;
+    std::memcpy(&bits, p, 2);
+    return static_cast<float>(f16_value(bits));
+  } else {
+    return static_cast<Acc>(*p);
+  }
+}
+
+// Stores a computed value: f16 rounded to nearest-even (as vcvtps2ph), integers saturated.
+template <class Acc, class S>
+HWY_INLINE void ScalarStore(Acc v, S* p) {
+  if constexpr (is_f16<S>) {
+    const uint16_t bits = f16_bits(round_to_float(DType::f16, v));
+    std::memcpy(p, &bits, 2);
+  } else if constexpr (std::is_same_v<S, float>) {
+    *p = v;
+  } else {
+    *p = static_cast<S>(std::clamp<Acc>(v, std::numeric_limits<S>::min(), std::numeric_limits<S>::max()));
+  }
+}
+
+// Highway 1.0.3 emulates f16 <-> f32 on targets without F16C (SSE4 and below, scalar), and its
+// emulation turns an f16 infinity into 32768 (found by tests/test_engines.cpp). There the
+// conversions go through the spec's exact scalar ones instead.
+#if (HWY_ARCH_X86 && HWY_TARGET > HWY_AVX2) || HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+constexpr bool native_f16 = false;
+#else
+constexpr bool native_f16 = true;
+#endif
+
+template <class D, class S>
+HWY_INLINE hn::Vec<D> LoadAs(D d, const S* HWY_RESTRICT p) {
+  if constexpr (std::is_same_v<S, hn::TFromD<D>>) {
+    return hn::LoadU(d, p);
+  } else if constexpr (is_f16<S> && !native_f16) {
+    alignas(64) float lanes[HWY_MAX_BYTES / 4];
+    for (size_t i = 0; i < hn::Lanes(d); ++i) lanes[i] = ScalarLoad<float>(p + i);
+    return hn::Load(d, lanes);
+  } else {
+    return hn::PromoteTo(d, hn::LoadU(hn::Rebind<S, D>(), p));
+  }
+}
+
+template <class D, class S>
+HWY_INLINE void StoreAs(hn::Vec<D> v, D d, S* HWY_RESTRICT p) {
+  if constexpr (std::is_same_v<S, hn::TFromD<D>>) {
+    hn::StoreU(v, d, p);
+  } else if constexpr (is_f16<S> && !native_f16) {
+    alignas(64) float lanes[HWY_MAX_BYTES / 4];
+    hn::Store(v, d, lanes);
+    for (size_t i = 0; i < hn::Lanes(d); ++i) ScalarStore<float>(lanes[i], p + i);
+  } else {
+    const hn::Rebind<S, D> ds;
+    hn::StoreU(hn::DemoteTo(ds, v), ds, p);  // f16: nearest-even; integers: saturating
+  }
+}
+
+// The first n < Lanes(d) elements, through a stack copy: nothing past p + n is read.
+template <class D, class S>
+HWY_INLINE hn::Vec<D> LoadPartial(D d, const S* p, size_t n) {
+  alignas(64) S tmp[HWY_MAX_BYTES / 4] = {};
+  std::memcpy(tmp, p, n * sizeof(S));
+  return LoadAs(d, tmp);
+}
+
+template <class D, class S>
+HWY_INLINE void StorePartial(hn::Vec<D> v, D d, S* p, size_t n) {
+  alignas(64) S tmp[HWY_MAX_BYTES / 4];
+  StoreAs(v, d, tmp);
+  std::memcpy(p, tmp, n * sizeof(S));
+}
+
+// Lanes i of the result are p[i * s].
+template <class D>
+HWY_INLINE hn::Vec<D> LoadStrided(D d, const hn::TFromD<D>* HWY_RESTRICT p, int64_t s) {
+  if (s == 1) return hn::LoadU(d, p);
+#if HWY_TARGET == HWY_SCALAR
+  return hn::LoadU(d, p);  // one lane
+#else
+  if (s == 2) return hn::ConcatEven(d, hn::LoadU(d, p + hn::Lanes(d)), hn::LoadU(d, p));
+  const hn::RebindToSigned<D> di;
+  return hn::GatherIndex(d, p, hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<int32_t>(s))));
+#endif
+}
+
+// ---- the spec's rules, vector and scalar -----------------------------------------------------
+
+// Max: v replaces the running m when v > m; with NaN propagation a NaN replaces a non-NaN, with
+// NaN ignored a non-NaN replaces a NaN (a NaN m is only ever the window's first value).
+template <class D>
+HWY_INLINE hn::Mask<D> Takes(hn::Vec<D> v, hn::Vec<D> m, bool propagate) {
+  if constexpr (std::is_floating_point_v<hn::TFromD<D>>) {
+    const auto better = hn::Gt(v, m);
+    if (propagate) return hn::Or(better, hn::AndNot(hn::IsNaN(m), hn::IsNaN(v)));
+    return hn::Or(better, hn::AndNot(hn::IsNaN(v), hn::IsNaN(m)));
+  } else {
+    return hn::Gt(v, m);
+  }
+}
+
+template <class Acc>
+HWY_INLINE bool TakesScalar(Acc v, Acc m, bool propagate) {
+  if (v > m) return true;
+  if constexpr (std::is_floating_point_v<Acc>) {
+    return propagate ? (std::isnan(v) && !std::isnan(m)) : (std::isnan(m) && !std::isnan(v));
+  }
+  return false;
+}
+
+// An integer quotient rounded by the problem's rule (exact for the accepted problems, see top).
+template <class DF>
+HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> RoundQuotient(DF df, hn::Vec<DF> t, IntRounding rule) {
+  const hn::RebindToSigned<DF> di;
+  switch (rule) {
+    case IntRounding::half_even: return hn::NearestInt(t);
+    case IntRounding::toward_zero: return hn::ConvertTo(di, t);
+    case IntRounding::floor: return hn::ConvertTo(di, hn::Floor(t));
+    case IntRounding::half_away:
+      return hn::ConvertTo(di, hn::Trunc(hn::Add(t, hn::CopySign(hn::Set(df, 0.5f), t))));
+    case IntRounding::half_up: return hn::ConvertTo(di, hn::Floor(hn::Add(t, hn::Set(df, 0.5f))));
+  }
+  return hn::NearestInt(t);
+}
+
+HWY_INLINE int32_t RoundQuotientScalar(float t, IntRounding rule) {
+  switch (rule) {
+    case IntRounding::half_even: return static_cast<int32_t>(std::nearbyint(t));
+    case IntRounding::toward_zero: return static_cast<int32_t>(std::trunc(t));
+    case IntRounding::floor: return static_cast<int32_t>(std::floor(t));
+    case IntRounding::half_away: return static_cast<int32_t>(std::trunc(t + std::copysign(0.5f, t)));
+    case IntRounding::half_up: return static_cast<int32_t>(std::floor(t + 0.5f));
+  }
+  return 0;
+}
+
+// "T_out = T_sum / T_div". `factor` is the f32 reciprocal 1/d for float sums, d itself for
+// integer sums (divided, for the exactness argument above).
+template <class D>
+HWY_INLINE hn::Vec<D> FinishAverage(D d, hn::Vec<D> sum, hn::Vec<hn::Rebind<float, D>> factor,
+                                    IntRounding rule) {
+  if constexpr (std::is_floating_point_v<hn::TFromD<D>>) {
+    (void)d;
+    (void)rule;
+    return hn::Mul(sum, factor);
+  } else {
+    const hn::Rebind<float, D> df;
+    return RoundQuotient(df, hn::Div(hn::ConvertTo(df, sum), factor), rule);
+  }
+}
+
+template <class Acc>
+HWY_INLINE Acc FinishAverageScalar(Acc sum, float factor, IntRounding rule) {
+  if constexpr (std::is_floating_point_v<Acc>) {
+    (void)rule;
+    return sum * factor;
+  } else {
+    return RoundQuotientScalar(static_cast<float>(sum) / factor, rule);
+  }
+}
+
+template <class Acc>
+HWY_INLINE float AverageFactor(int64_t divisor) {
+  if constexpr (std::is_floating_point_v<Acc>) return 1.0f / static_cast<float>(divisor);
+  return static_cast<float>(divisor);
+}
+
+// Writes what an element with no counted tap gets: the empty-window value when its divisor is 0
+// (or for max), else an average of no values, +0. Its index: the plane's first element under
+// start=lowest, else -1.
+inline void WriteEmpty(const Plan& P, const RunArgs& a, int64_t n, int64_t c, int64_t position,
+                       bool divisor_zero) {
+  const double v = (P.p.op == Op::max || divisor_zero) ? P.empty_value() : 0.0;
+  store_element(P.p.dtype, v, a.output + position * storage_bytes(P.p.dtype));
+  if (a.indices)
+    a.indices[position] = P.final_index(n, c, P.p.max_start == MaxStart::lowest ? 0 : -1);
+}
+
+// Per-thread scratch, kept between calls so the hot path does not allocate once warm.
+template <class T>
+T* Scratch(std::vector<T>& v, size_t n) {
+  if (v.size() < n) v.resize(n);
+  return v.data();
+}
+
+// ---- global_avg_nchw: each plane is contiguous; one reduction per plane -----------------------
+
+template <class S, class Acc>
+void GlobalAvgNchw(const Plan& P, const RunArgs& a) {
+  const hn::ScalableTag<Acc> d;
+  const size_t L = hn::Lanes(d);
+  const int64_t planes = P.batch * P.channels, size = P.in_plane;
+  const S* in = reinterpret_cast<const S*>(a.input);
+  S* out = reinterpret_cast<S*>(a.output);
+  const float factor = AverageFactor<Acc>(P.divisor(0, 0, 0));
+  const IntRounding rule = P.p.int_rounding;
+#pragma omp parallel for num_threads(a.threads) schedule(static)
+  for (int64_t nc = 0; nc < planes; ++nc) {
+    const S* src = in + nc * size;
+    // -0 is the additive identity (-0 + x = x for every x, +0 included): a plane of -0 sums to -0.
+    auto acc0 = hn::Set(d, static_cast<Acc>(std::is_floating_point_v<Acc> ? -0.0f : 0.0f));
+    auto acc1 = acc0;
+    int64_t i = 0;
+    for (; i + 2 * static_cast<int64_t>(L) <= size; i += 2 * static_cast<int64_t>(L)) {
+      acc0 = hn::Add(acc0, LoadAs(d, src + i));
+      acc1 = hn::Add(acc1, LoadAs(d, src + i + L));
+    }
+    Acc sum = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc0, acc1)));
+    for (; i < size; ++i) sum += ScalarLoad<Acc>(src + i);
+    ScalarStore<Acc>(FinishAverageScalar<Acc>(sum, factor, rule), out + nc);
+  }
+}
+
+// ---- pool_nchw: per plane, every input row reduced along W, then the rows combined ------------
+//
+// Separable in the spec's scan order: a window's taps are (rows in order) x (columns in order),
+// and combining first-maxima of consecutive runs with a strict '>' gives the first maximum of the
+// whole run, so reducing each row first and then the rows keeps the spec's tie and NaN rules.
+
+template <class S, class Acc>
+void PoolNchw(const Plan& P, const RunArgs& a) {
+  using D = hn::ScalableTag<Acc>;
+  using DI = hn::RebindToSigned<hn::ScalableTag<float>>;
+  const D d;
+  const DI di;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const AxisTable &AD = P.axis[0], &AH = P.axis[1], &AW = P.axis[2];
+  const int64_t W = AW.in, OW = AW.out, rows = AD.in * AH.in;
+  const int64_t planes = P.batch * P.channels;
+  const bool avg = P.p.op == Op::avg, indices = a.indices != nullptr;
+  const bool from_lowest = P.p.max_start == MaxStart::lowest;
+  const bool propagate = P.p.nan == NanPolicy::propagate && !from_lowest;
+  const IntRounding rule = P.p.int_rounding;
+  const S* in = reinterpret_cast<const S*>(a.input);
+  S* out = reinterpret_cast<S*>(a.output);
+  const int64_t k_span = (AW.kernel - 1) * AW.dilation + 1;
+  const size_t row_size = static_cast<size_t>(W + (OW + 2 * L) * AW.stride + k_span + 2 * L);
+  const size_t slab_size = static_cast<size_t>(rows * OW + L);
+
+#pragma omp parallel num_threads(a.threads)
+  {
+    thread_local std::vector<Acc> row_tl, slab_tl;
+    thread_local std::vector<int32_t> offset_tl;
+    thread_local std::vector<float> factors_tl;
+    Acc* row = Scratch(row_tl, row_size);
+    Acc* slab = Scratch(slab_tl, slab_size);
+    int32_t* slab_offset = indices ? Scratch(offset_tl, slab_size) : nullptr;
+    float* factors = Scratch(factors_tl, static_cast<size_t>(OW + L));
+    int64_t factors_for = -1;  // the row divisor the factor table holds
+
+#pragma omp for schedule(static)
+    for (int64_t nc = 0; nc < planes; ++nc) {
+      const int64_t n = nc / P.channels, c = nc % P.channels;
+      const S* plane = in + nc * P.in_plane;
+      // 1. Each input row r, reduced along W into slab[r * OW ...].
+      for (int64_t r = 0; r < rows; ++r) {
+        const S* src = plane + r * W;
+        int64_t i = 0;
+        for (; i + L <= W; i += L) hn::StoreU(LoadAs(d, src + i), d, row + i);
+        if (i < W) hn::StoreU(LoadPartial(d, src + i, static_cast<size_t>(W - i)), d, row + i);
+        Acc* hrow = slab + r * OW;
+        int32_t* hoff = indices ? slab_offset + r * OW : nullptr;
+        const int32_t row_offset = static_cast<int32_t>(r * W);
+        for (int64_t ow = AW.interior_begin; ow < AW.interior_end; ow += L) {
+          const int64_t base = AW.start(ow);
+          auto m = LoadStrided(d, row + base, AW.stride);
+          auto lane_offset = hn::Add(hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<int32_t>(AW.stride))),
+                                     hn::Set(di, static_cast<int32_t>(row_offset + base)));
+          auto off = lane_offset;
+          for (int64_t t = 1; t < AW.kernel; ++t) {
+            const auto v = LoadStrided(d, row + base + t * AW.dilation, AW.stride);
+            if (avg) {
+              m = hn::Add(m, v);
+            } else {
+              const auto take = Takes<D>(v, m, propagate);
+              m = hn::IfThenElse(take, v, m);
+              if (indices)
+                off = hn::IfThenElse(hn::RebindMask(di, take),
+                                     hn::Add(lane_offset, hn::Set(di, static_cast<int32_t>(t * AW.dilation))), off);
+            }
+          }
+          hn::StoreU(m, d, hrow + ow);  // lanes past the interior are rewritten below or unused
+          if (indices) hn::StoreU(off, di, hoff + ow);
+        }
+        for (int64_t ow = 0; ow < OW; ++ow) {  // the border windows, clipped to the input
+          if (ow == AW.interior_begin && AW.interior_end > ow) ow = AW.interior_end;
+          if (ow >= OW) break;
+          const int64_t first = AW.first[static_cast<size_t>(ow)], past = AW.past[static_cast<size_t>(ow)];
+          if (first >= past) {  // no input element: fixed up per output below
+            hrow[ow] = Acc(0);
+            if (indices) hoff[ow] = -1;
+            continue;
+          }
+          int64_t x = AW.start(ow) + first * AW.dilation;
+          Acc m = row[x];
+          int32_t best = row_offset + static_cast<int32_t>(x);
+          for (int64_t t = first + 1; t < past; ++t) {
+            x += AW.dilation;
+            if (avg) {
+              m += row[x];
+            } else if (TakesScalar(row[x], m, propagate)) {
+              m = row[x];
+              best = row_offset + static_cast<int32_t>(x);
+            }
+          }
+          hrow[ow] = m;
+          if (indices) hoff[ow] = best;
+        }
+      }
+      // 2. Each output row: the window's rows combined, in scan order, then finished.
+      for (int64_t od = 0; od < AD.out; ++od) {
+        for (int64_t oh = 0; oh < AH.out; ++oh) {
+          const int64_t out_row = (od * AH.out + oh) * OW;
+          S* dst = out + nc * P.out_plane + out_row;
+          const int64_t fd = AD.first[static_cast<size_t>(od)], pd = AD.past[static_cast<size_t>(od)];
+          const int64_t fh = AH.first[static_cast<size_t>(oh)], ph = AH.past[static_cast<size_t>(oh)];
+          if (fd >= pd || fh >= ph) {
+            for (int64_t ow = 0; ow < OW; ++ow)
+              WriteEmpty(P, a, n, c, P.output_position(n, c, out_row + ow), P.divisor(od, oh, ow) == 0);
+            continue;
+          }
+          if (avg) {  // the factor table depends on the row's divisor and each column's
+            const int64_t key = P.p.divisor == Divisor::override_value
+                                    ? -2
+                                    : int64_t{AD.divisor[static_cast<size_t>(od)]} * AH.divisor[static_cast<size_t>(oh)];
+            if (key != factors_for) {
+              for (int64_t ow = 0; ow < OW; ++ow) {
+                const int64_t dv = P.divisor(od, oh, ow);
+                factors[ow] = AverageFactor<Acc>(dv == 0 ? 1 : dv);  // divisor 0: fixed up below
+              }
+              factors_for = key;
+            }
+          }
+          for (int64_t ow = 0; ow < OW; ow += L) {
+            bool first_row = true;
+            hn::Vec<D> m = hn::Zero(d);
+            hn::Vec<DI> off = hn::Zero(di);
+            for (int64_t td = fd; td < pd; ++td) {
+              const int64_t id = AD.start(od) + td * AD.dilation;
+              for (int64_t th = fh; th < ph; ++th) {
+                const int64_t r = id * AH.in + AH.start(oh) + th * AH.dilation;
+                const auto v = hn::LoadU(d, slab + r * OW + ow);
+                if (first_row) {
+                  m = v;
+                  if (indices) off = hn::LoadU(di, slab_offset + r * OW + ow);
+                  first_row = false;
+                } else if (avg) {
+                  m = hn::Add(m, v);
+                } else {
+                  const auto take = Takes<D>(v, m, propagate);
+                  m = hn::IfThenElse(take, v, m);
+                  if (indices) off = hn::IfThenElse(hn::RebindMask(di, take), hn::LoadU(di, slab_offset + r * OW + ow), off);
+                }
+              }
+            }
+            if (avg) {
+              m = FinishAverage(d, m, hn::LoadU(hn::Rebind<float, D>(), factors + ow), rule);
+            } else if (from_lowest) {  // "m = lowest; m = v on v > m": lowest unless some v exceeds it
+              const auto lowest = hn::Set(d, static_cast<Acc>(lowest_value(P.p.dtype)));
+              const auto above = hn::Gt(m, lowest);
+              m = hn::IfThenElse(above, m, lowest);
+              if (indices) off = hn::IfThenElse(hn::RebindMask(di, above), off, hn::Zero(di));
+            }
+            const int64_t count = std::min(L, OW - ow);
+            if (count == L) StoreAs(m, d, dst + ow);
+            else StorePartial(m, d, dst + ow, static_cast<size_t>(count));
+            if (indices) {
+              alignas(64) int32_t lane[HWY_MAX_BYTES / 4];
+              hn::Store(off, di, lane);
+              for (int64_t i = 0; i < count; ++i)
+                a.indices[P.output_position(n, c, out_row + ow + i)] = P.final_index(n, c, lane[i]);
+            }
+          }
+          for (int64_t ow = 0; ow < OW; ++ow)  // windows with no input column: fixed up
+            if (AW.count(ow) == 0)
+              WriteEmpty(P, a, n, c, P.output_position(n, c, out_row + ow), P.divisor(od, oh, ow) == 0);
+        }
+      }
+    }
+  }
+}
+
+// ---- avg_nhwc: per output row, the window's input rows summed, then sums along W --------------
+
+template <class S, class Acc>
+void AvgNhwc(const Plan& P, const RunArgs& a) {
+  using D = hn::ScalableTag<Acc>;
+  const D d;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const AxisTable &AD = P.axis[0], &AH = P.axis[1], &AW = P.axis[2];
+  const int64_t C = P.channels, W = AW.in, OW = AW.out, row_length = W * C;
+  const int64_t out_rows = P.batch * AD.out * AH.out;
+  const IntRounding rule = P.p.int_rounding;
+  const S* in = reinterpret_cast<const S*>(a.input);
+  S* out = reinterpret_cast<S*>(a.output);
+#pragma omp parallel num_threads(a.threads)
+  {
+    thread_local std::vector<Acc> sums_tl;
+    Acc* sums = Scratch(sums_tl, static_cast<size_t>(row_length + L));
+#pragma omp for schedule(static)
+    for (int64_t row = 0; row < out_rows; ++row) {
+      const int64_t n = row / (AD.out * AH.out), od = (row / AH.out) % AD.out, oh = row % AH.out;
+      const int64_t fd = AD.first[static_cast<size_t>(od)], pd = AD.past[static_cast<size_t>(od)];
+      const int64_t fh = AH.first[static_cast<size_t>(oh)], ph = AH.past[static_cast<size_t>(oh)];
+      const bool rows_empty = fd >= pd || fh >= ph;
+      // sums[w * C + c] = the sum over the window's input rows of x[w][c].
+      bool first_row = true;
+      for (int64_t td = fd; td < pd; ++td) {
+        const int64_t id = AD.start(od) + td * AD.dilation;
+        for (int64_t th = fh; th < ph; ++th) {
+          const int64_t ih = AH.start(oh) + th * AH.dilation;
+          const S* src = in + ((n * AD.in + id) * AH.in + ih) * row_length;
+          int64_t i = 0;
+          for (; i + L <= row_length; i += L) {
+            const auto v = LoadAs(d, src + i);
+            hn::StoreU(first_row ? v : hn::Add(hn::LoadU(d, sums + i), v), d, sums + i);
+          }
+          if (i < row_length) {
+            const auto v = LoadPartial(d, src + i, static_cast<size_t>(row_length - i));
+            hn::StoreU(first_row ? v : hn::Add(hn::LoadU(d, sums + i), v), d, sums + i);
+          }
+          first_row = false;
+        }
+      }
+      S* dst_row = out + row * OW * C;
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        const int64_t first = AW.first[static_cast<size_t>(ow)], past = AW.past[static_cast<size_t>(ow)];
+        const int64_t divisor = P.divisor(od, oh, ow);
+        if (rows_empty || first >= past || divisor == 0) {
+          for (int64_t c = 0; c < C; ++c)
+            WriteEmpty(P, a, n, c, (row * OW + ow) * C + c, divisor == 0);
+          continue;
+        }
+        const auto factor = hn::Set(hn::Rebind<float, D>(), AverageFactor<Acc>(divisor));
+        const Acc* column = sums + (AW.start(ow) + first * AW.dilation) * C;
+        const int64_t step = AW.dilation * C;
+        for (int64_t c = 0; c < C; c += L) {
+          auto m = hn::LoadU(d, column + c);
+          for (int64_t t = 1; t < past - first; ++t) m = hn::Add(m, hn::LoadU(d, column + t * step + c));
+          m = FinishAverage(d, m, factor, rule);
+          if (c + L <= C) StoreAs(m, d, dst_row + ow * C + c);
+          else StorePartial(m, d, dst_row + ow * C + c, static_cast<size_t>(C - c));
+        }
+      }
+    }
+  }
+}
+
+// ---- max_nhwc: per output element, its taps in scan order; lanes over channels ----------------
+
+template <class S, class Acc>
+void MaxNhwc(const Plan& P, const RunArgs& a) {
+  using D = hn::ScalableTag<Acc>;
+  using DI = hn::RebindToSigned<hn::ScalableTag<float>>;
+  const D d;
+  const DI di;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const AxisTable &AD = P.axis[0], &AH = P.axis[1], &AW = P.axis[2];
+  const int64_t C = P.channels, OW = AW.out;
+  const int64_t out_rows = P.batch * AD.out * AH.out;
+  const bool indices = a.indices != nullptr;
+  const bool from_lowest = P.p.max_start == MaxStart::lowest;
+  const bool propagate = P.p.nan == NanPolicy::propagate && !from_lowest;
+  const S* in = reinterpret_cast<const S*>(a.input);
+  S* out = reinterpret_cast<S*>(a.output);
+#pragma omp parallel for num_threads(a.threads) schedule(static)
+  for (int64_t row = 0; row < out_rows; ++row) {
+    const int64_t n = row / (AD.out * AH.out), od = (row / AH.out) % AD.out, oh = row % AH.out;
+    const int64_t fd = AD.first[static_cast<size_t>(od)], pd = AD.past[static_cast<size_t>(od)];
+    const int64_t fh = AH.first[static_cast<size_t>(oh)], ph = AH.past[static_cast<size_t>(oh)];
+    const S* image = in + n * P.in_plane * C;
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      const int64_t fw = AW.first[static_cast<size_t>(ow)], pw = AW.past[static_cast<size_t>(ow)];
+      const int64_t position = (row * OW + ow) * C;
+      if (fd >= pd || fh >= ph || fw >= pw) {
+        for (int64_t c = 0; c < C; ++c) WriteEmpty(P, a, n, c, position + c, true);
+        continue;
+      }
+      for (int64_t c = 0; c < C; c += L) {
+        const size_t count = static_cast<size_t>(std::min(L, C - c));
+        bool first = true;
+        hn::Vec<D> m = hn::Zero(d);
+        hn::Vec<DI> off = hn::Zero(di);
+        for (int64_t td = fd; td < pd; ++td) {
+          const int64_t id = AD.start(od) + td * AD.dilation;
+          for (int64_t th = fh; th < ph; ++th) {
+            const int64_t ih = AH.start(oh) + th * AH.dilation;
+            for (int64_t tw = fw; tw < pw; ++tw) {
+              const int64_t iw = AW.start(ow) + tw * AW.dilation;
+              const int64_t spatial = (id * AH.in + ih) * AW.in + iw;
+              const S* src = image + spatial * C + c;
+              const auto v = count == static_cast<size_t>(L) ? LoadAs(d, src) : LoadPartial(d, src, count);
+              if (first) {
+                m = v;
+                off = hn::Set(di, static_cast<int32_t>(spatial));
+                first = false;
+                continue;
+              }
+              const auto take = Takes<D>(v, m, propagate);
+              m = hn::IfThenElse(take, v, m);
+              if (indices) off = hn::IfThenElse(hn::RebindMask(di, take), hn::Set(di, static_cast<int32_t>(spatial)), off);
+            }
+          }
+        }
+        if (from_lowest) {
+          const auto lowest = hn::Set(d, static_cast<Acc>(lowest_value(P.p.dtype)));
+          const auto above = hn::Gt(m, lowest);
+          m = hn::IfThenElse(above, m, lowest);
+          off = hn::IfThenElse(hn::RebindMask(di, above), off, hn::Zero(di));
+        }
+        S* dst = out + position + c;
+        if (count == static_cast<size_t>(L)) StoreAs(m, d, dst);
+        else StorePartial(m, d, dst, count);
+        if (indices) {
+          alignas(64) int32_t lane[HWY_MAX_BYTES / 4];
+          hn::Store(off, di, lane);
+          for (size_t i = 0; i < count; ++i)
+            a.indices[position + c + static_cast<int64_t>(i)] =
+                P.final_index(n, c + static_cast<int64_t>(i), lane[i]);
+        }
+      }
+    }
+  }
+}
+
+// ---- dispatch on kernel and dtype --------------------------------------------------------------
+
+template <class S, class Acc>
+void RunTyped(KernelId id, const Plan& P, const RunArgs& a) {
+  switch (id) {
+    case KernelId::global_avg_nchw: return GlobalAvgNchw<S, Acc>(P, a);
+    case KernelId::pool_nchw: return PoolNchw<S, Acc>(P, a);
+    case KernelId::avg_nhwc: return AvgNhwc<S, Acc>(P, a);
+    case KernelId::max_nhwc: return MaxNhwc<S, Acc>(P, a);
+  }
+}
+
+void RunKernel(KernelId id, const Plan& P, const RunArgs& a) {
+  switch (P.p.dtype) {
+    case DType::f32: return RunTyped<float, float>(id, P, a);
+    case DType::f16: return RunTyped<hwy::float16_t, float>(id, P, a);
+    case DType::i8: return RunTyped<int8_t, int32_t>(id, P, a);
+    case DType::u8: return RunTyped<uint8_t, int32_t>(id, P, a);
+    default: return;  // refused by the kernel list's predicates
+  }
+}
+
+const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace poolspec::optimized
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace poolspec::optimized {
+
+HWY_EXPORT(RunKernel);
+HWY_EXPORT(TargetName);
+
+void run_kernel(KernelId id, const Plan& plan, const RunArgs& args) {
+  HWY_DYNAMIC_DISPATCH(RunKernel)(id, plan, args);
+}
+
+std::string dispatched_target() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
+
+std::vector<std::string> compiled_targets() {
+  std::vector<std::string> names;
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) names.emplace_back(hwy::TargetName(target));
+  return names;
+}
+
+bool restrict_target(std::string_view name) {
+  hwy::SetSupportedTargetsForTest(0);
+  int64_t chosen = 0;
+  for (int64_t target : hwy::SupportedAndGeneratedTargets())
+    if (name == hwy::TargetName(target)) chosen = target;
+  if (!name.empty() && chosen == 0) return false;
+  hwy::SetSupportedTargetsForTest(chosen);
+  hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+  return true;
+}
+
+}  // namespace poolspec::optimized
+#endif

@@ -1,0 +1,29 @@
+// The SIMD kernels behind the optimized engine's kernel list, compiled once per SIMD target
+// (Highway's foreach_target) and dispatched at run time to the best the CPU supports.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "plan.hpp"
+
+namespace poolspec::optimized {
+
+enum class KernelId {
+  global_avg_nchw,  // a window covering each whole plane: one contiguous reduction per plane
+  pool_nchw,        // per plane: each input row reduced along W, then the rows combined
+  avg_nhwc,         // per output row: the window's rows summed, then sums along W; lanes over C
+  max_nhwc,         // per output element, the taps in scan order; lanes over C
+};
+
+// Runs kernel `id` on the planned problem, with the best SIMD target of this CPU.
+void run_kernel(KernelId id, const Plan& plan, const RunArgs& args);
+
+// The name of the SIMD target run_kernel dispatches to (e.g. "AVX3").
+std::string dispatched_target();
+
+std::vector<std::string> compiled_targets();  // supported by this CPU, best first
+bool restrict_target(std::string_view name);  // "" restores every target
+
+}  // namespace poolspec::optimized

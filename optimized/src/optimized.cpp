@@ -1,0 +1,202 @@
+#include "poolspec/optimized/optimized.hpp"
+
+#include <atomic>
+#include <mutex>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "kernels.hpp"
+#include "plan.hpp"
+#include "poolspec/formulas.hpp"
+#include "poolspec/reference/reference.hpp"
+#include "poolspec/shape.hpp"
+
+namespace poolspec::optimized {
+
+namespace {
+
+int64_t taps_of(const Problem& p) {
+  int64_t taps = 1;
+  for (const Axis& a : p.axes) taps *= a.kernel;
+  return taps;
+}
+
+// What every kernel needs (the arithmetic argument at the top of kernels.cpp).
+Status common_limits(const Problem& p) {
+  if (p.dtype != DType::f32 && p.dtype != DType::f16 && p.dtype != DType::i8 && p.dtype != DType::u8)
+    return Error{fmt::format("dtype {}: the kernels take f32, f16, i8 and u8", dtype_name(p.dtype))};
+  if (p.axes.size() > 3)
+    return Error{fmt::format("rank {}: the kernels take 1 to 3 spatial axes", p.axes.size())};
+  if (p.bias != 0) return Error{fmt::format("bias={}: the kernels take bias 0", p.bias)};
+  int64_t plane = 1;
+  for (const Axis& a : p.axes) plane *= a.extent;
+  if (plane >= (int64_t{1} << 31))
+    return Error{fmt::format("plane of {} elements: the kernels index planes in 32 bits", plane)};
+  if (p.op == Op::avg) {
+    const int64_t taps = taps_of(p);
+    if (taps >= (int64_t{1} << 24) || p.divisor_override >= (int64_t{1} << 24))
+      return Error{fmt::format("window of {} taps (override {}): the kernels' f32 divisor takes < 2^24",
+                               taps, p.divisor_override)};
+    if (!is_float(p.dtype) && taps * 256 >= (int64_t{1} << 23))
+      return Error{fmt::format("window of {} taps: integer sums must stay below 2^23 for the exact f32 "
+                               "quotient", taps)};
+  }
+  return Ok{};
+}
+
+Status wants(bool condition, std::string_view what) {
+  if (condition) return Ok{};
+  return Error{std::string(what)};
+}
+
+Status accepts_global_avg_nchw(const Problem& p, Layout layout) {
+  if (Status s = common_limits(p); !s) return s;
+  if (Status s = wants(layout == Layout::channels_first && p.op == Op::avg, "avg in nchw only"); !s) return s;
+  for (const Axis& a : p.axes)
+    if (a.kernel != a.extent || a.pad_begin != 0 || a.pad_end != 0 || a.dilation != 1)
+      return Error{"the window is not the whole plane"};
+  if (!is_float(p.dtype) && taps_of(p) * 256 >= (int64_t{1} << 23))
+    return Error{"plane too large for an exact integer sum"};
+  return Ok{};
+}
+
+Status accepts_pool_nchw(const Problem& p, Layout layout) {
+  if (Status s = common_limits(p); !s) return s;
+  if (Status s = wants(layout == Layout::channels_first, "nchw only"); !s) return s;
+  int64_t rows = 1;
+  for (size_t i = 0; i + 1 < p.axes.size(); ++i) rows *= p.axes[i].extent;
+  const int64_t out_w = formulas::output_extent(formulas::terms_of<int64_t>(p.axes.back()), p.rounding);
+  if (rows * out_w > (int64_t{1} << 24))
+    return Error{fmt::format("{} rows of {} outputs: the per-plane scratch would exceed 2^24 elements",
+                             rows, out_w)};
+  return Ok{};
+}
+
+Status accepts_avg_nhwc(const Problem& p, Layout layout) {
+  if (Status s = common_limits(p); !s) return s;
+  return wants(layout == Layout::channels_last && p.op == Op::avg, "avg in nhwc only");
+}
+
+Status accepts_max_nhwc(const Problem& p, Layout layout) {
+  if (Status s = common_limits(p); !s) return s;
+  return wants(layout == Layout::channels_last && p.op == Op::max, "max in nhwc only");
+}
+
+constexpr KernelInfo kernels[] = {
+    {"global_avg_nchw", "a window over each whole plane: one contiguous reduction per plane",
+     accepts_global_avg_nchw},
+    {"pool_nchw", "per plane: rows reduced along W (strided SIMD loads), then combined row by row",
+     accepts_pool_nchw},
+    {"avg_nhwc", "per output row: the window's rows summed, then sums along W; lanes over C",
+     accepts_avg_nhwc},
+    {"max_nhwc", "per output element: taps in scan order; lanes over C", accepts_max_nhwc},
+};
+
+KernelId id_of(const KernelInfo* k) { return static_cast<KernelId>(k - kernels); }
+
+std::atomic<int64_t> fallback_calls{0};
+std::mutex fallback_mutex;
+std::string fallback_reason;  // guarded by fallback_mutex
+
+}  // namespace
+
+std::span<const KernelInfo> kernel_list() { return kernels; }
+
+Selection select_kernel(const Problem& p, Layout layout) {
+  Selection s;
+  if (Status common = common_limits(p); !common) {
+    s.fallback_reason = common.error().message;
+    return s;
+  }
+  for (const KernelInfo& k : kernels) {
+    Status accepted = k.accepts(p, layout);
+    if (accepted) {
+      s.kernel = &k;
+      return s;
+    }
+    s.fallback_reason += fmt::format("{}{}: {}", s.fallback_reason.empty() ? "" : "; ", k.name,
+                                     accepted.error().message);
+  }
+  return s;
+}
+
+FallbackStats fallback_stats() {
+  std::lock_guard lock(fallback_mutex);
+  return {fallback_calls.load(), fallback_reason};
+}
+
+void reset_fallback_stats() {
+  std::lock_guard lock(fallback_mutex);
+  fallback_calls = 0;
+  fallback_reason.clear();
+}
+
+std::string simd_target() { return dispatched_target(); }
+
+std::vector<std::string> simd_targets() { return compiled_targets(); }
+
+Status use_simd_target(std::string_view name) {
+  if (restrict_target(name)) return Ok{};
+  return Error{fmt::format("SIMD target {}: not one of this build's targets that the CPU supports ({})", name,
+                           fmt::join(compiled_targets(), ", "))};
+}
+
+OptimizedEngine::OptimizedEngine(std::string_view only_kernel, Mutation mutation) : mutation_(mutation) {
+  for (const KernelInfo& k : kernels)
+    if (k.name == only_kernel) only_ = &k;
+  name_ = only_ ? fmt::format("optimized/{}", only_->name) : std::string("optimized");
+  if (mutation == Mutation::window_edge) name_ += "[mutant: window edge]";
+  if (mutation == Mutation::border_divisor) name_ += "[mutant: border divisor]";
+}
+
+Status OptimizedEngine::supports(const Problem& p, Layout layout) const {
+  if (Status s = validate(p); !s) return s;
+  if (only_) return only_->accepts(p, layout);
+  return Ok{};  // what no kernel takes runs on the reference
+}
+
+ErrorBound OptimizedEngine::error_bound(const Problem& p, Layout layout) const {
+  const Selection s = only_ ? Selection{only_->accepts(p, layout) ? only_ : nullptr, {}} : select_kernel(p, layout);
+  if (!s.kernel) return reference::engine().error_bound(p, layout);
+  if (p.op == Op::max || !is_float(p.dtype)) return ErrorBound{};
+  // f32 sums of prod(kernel) values (taps - 1 additions), the rounded reciprocal and the product;
+  // f16 is then rounded once more into f16.
+  return sum_bound(DType::f32, taps_of(p) + 1, p.dtype == DType::f32 ? 0.5 : 1.0,
+                   fmt::format("f32 sums ({}), times the f32 reciprocal of the divisor", s.kernel->name));
+}
+
+Status OptimizedEngine::run(const Problem& p, Layout layout, const RunArgs& args) const {
+  Result<ShapeInfo> shape = validated_shape(p);
+  if (!shape) return shape.error();
+  if (!args.input || !args.output || (p.op == Op::max && p.indices != Indices::none && !args.indices))
+    return Error{"optimized: a buffer is missing (input, output, or the indices a max with indices needs)"};
+  const KernelInfo* kernel = only_;
+  if (kernel) {
+    if (Status s = kernel->accepts(p, layout); !s) return s;
+  } else {
+    Selection s = select_kernel(p, layout);
+    if (!s.kernel) {
+      ++fallback_calls;
+      {
+        std::lock_guard lock(fallback_mutex);
+        fallback_reason = std::move(s.fallback_reason);
+      }
+      return reference::engine().run(p, layout, args);
+    }
+    kernel = s.kernel;
+  }
+  RunArgs a = args;
+  a.threads = std::max(1, args.threads);
+  if (p.op != Op::max || p.indices == Indices::none) a.indices = nullptr;
+  const Plan plan(p, layout, mutation_);
+  run_kernel(id_of(kernel), plan, a);
+  return Ok{};
+}
+
+const OptimizedEngine& engine() {
+  static const OptimizedEngine instance;
+  return instance;
+}
+
+}  // namespace poolspec::optimized

@@ -1,0 +1,54 @@
+// The optimized engine's view of a problem: rank 1..3 normalised to three spatial axes (depth,
+// height, width; missing leading axes have extent 1 and a 1-tap window), with per-axis tables of
+// each output index's in-bounds taps, computed once per call before the SIMD kernels run.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "poolspec/engine.hpp"
+#include "poolspec/optimized/optimized.hpp"
+#include "poolspec/problem.hpp"
+
+namespace poolspec::optimized {
+
+struct AxisTable {
+  int64_t in = 1, out = 1, kernel = 1, stride = 1, dilation = 1, pad_begin = 0;
+  // For output index j: its in-bounds taps are [first[j], past[j]) ("0 <= j*s - pb + t*dl < d"),
+  // and its factor of the divisor under the problem's rule.
+  std::vector<int32_t> first, past, divisor;
+  // Outputs [interior_begin, interior_end) have every tap inside the input.
+  int64_t interior_begin = 0, interior_end = 0;
+
+  int64_t count(int64_t j) const { return past[static_cast<size_t>(j)] - first[static_cast<size_t>(j)]; }
+  int64_t start(int64_t j) const { return j * stride - pad_begin; }  // "tap t at j*s - pb + t*dl"
+};
+
+struct Plan {
+  Plan(const Problem& problem, Layout layout, Mutation mutation = Mutation::none);
+
+  const Problem& p;
+  Layout layout;
+  int64_t batch = 1, channels = 1;
+  AxisTable axis[3];  // depth, height, width
+  int64_t in_plane = 1, out_plane = 1;
+  int64_t index_modulus = 0;  // prod(input_shape[index_axis:]) for tensor indices with an axis
+
+  // The divisor of output (od, oh, ow) and its number of in-bounds taps.
+  int64_t divisor(int64_t od, int64_t oh, int64_t ow) const;
+  int64_t in_bounds(int64_t od, int64_t oh, int64_t ow) const {
+    return axis[0].count(od) * axis[1].count(oh) * axis[2].count(ow);
+  }
+  // What an empty window gives (divisor 0, or a max window with no input element).
+  double empty_value() const;
+  // The index output for a max whose selected element has row-major spatial offset
+  // `plane_offset` in plane (n, c), per the problem's index mode; -1 for none.
+  int64_t final_index(int64_t n, int64_t c, int64_t plane_offset) const;
+  // Storage offset of output (n, c, od, oh, ow) in the layout.
+  int64_t output_position(int64_t n, int64_t c, int64_t spatial) const {
+    return layout == Layout::channels_first ? (n * channels + c) * out_plane + spatial
+                                            : (n * out_plane + spatial) * channels + c;
+  }
+};
+
+}  // namespace poolspec::optimized

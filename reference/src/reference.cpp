@@ -1,0 +1,327 @@
+#include "poolspec/reference/reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "poolspec/formulas.hpp"
+#include "poolspec/shape.hpp"
+
+namespace poolspec::reference {
+
+namespace {
+
+__extension__ typedef __int128 Int128;  // an exact integer window sum: |b| < 2^62 plus i32 values
+
+// Storage type and value conversions of each dtype (engine.hpp: "Storage of one element").
+template <DType D> struct Storage;
+template <> struct Storage<DType::f64> {
+  using T = double;
+  static double value(T v) { return v; }
+  static T store(double v) { return v; }
+};
+template <> struct Storage<DType::f32> {
+  using T = float;
+  static double value(T v) { return v; }
+  static T store(double v) { return static_cast<float>(v); }
+};
+template <> struct Storage<DType::f16> {
+  using T = uint16_t;
+  static double value(T v) { return f16_value(v); }
+  static T store(double v) { return f16_bits(v); }
+};
+template <> struct Storage<DType::bf16> {
+  using T = uint16_t;
+  static double value(T v) { return bf16_value(v); }
+  static T store(double v) { return bf16_bits(v); }
+};
+template <class I> struct IntegerStorage {
+  using T = I;
+  static double value(T v) { return v; }
+  static T store(double v) { return static_cast<T>(v); }
+};
+template <> struct Storage<DType::i32> : IntegerStorage<int32_t> {};
+template <> struct Storage<DType::i8> : IntegerStorage<int8_t> {};
+template <> struct Storage<DType::u8> : IntegerStorage<uint8_t> {};
+
+// Element i of a buffer, by memcpy: no alignment is asked of the caller's buffers.
+template <class T> T read(const std::byte* base, int64_t i) {
+  T v;
+  std::memcpy(&v, base + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
+  return v;
+}
+template <class T> void write(std::byte* base, int64_t i, T v) {
+  std::memcpy(base + i * static_cast<int64_t>(sizeof(T)), &v, sizeof(T));
+}
+
+// Everything about the problem that does not depend on the element: per axis and output index j,
+// the window's taps inside the input, [first, past) ("taps t with 0 <= j*s - pb + t*dl < d"),
+// and inside the padded extent (the include_clip divisor).
+struct Plan {
+  explicit Plan(const Problem& problem, Layout l, const ShapeInfo& shape) : p(problem), layout(l) {
+    const size_t rank = p.axes.size();
+    out_extent.assign(shape.output_shape.begin() + 2, shape.output_shape.end());
+    first.resize(rank);
+    past.resize(rank);
+    padded.resize(rank);
+    in_stride.assign(rank, 1);
+    column_stride.assign(rank, 1);
+    for (size_t i = rank; i-- > 1;) in_stride[i - 1] = in_stride[i] * p.axes[i].extent;
+    for (size_t i = 1; i < rank; ++i) column_stride[i] = column_stride[i - 1] * p.axes[i - 1].extent;
+    for (size_t i = 0; i < rank; ++i) {
+      const auto a = formulas::terms_of<int64_t>(p.axes[i]);
+      for (int64_t j = 0; j < out_extent[i]; ++j) {
+        const auto r = formulas::tap_range<int64_t>(formulas::window_start(a, j), a.kernel,
+                                                    a.dilation, 0, a.extent);
+        first[i].push_back(r.first);
+        past[i].push_back(std::max(r.first, r.past_last));
+        padded[i].push_back(formulas::padded_taps(a, j));
+      }
+    }
+    in_plane = shape.input_elements / (p.batch * p.channels);
+    out_plane = shape.output_elements / (p.batch * p.channels);
+    for (size_t i = static_cast<size_t>(p.index_axis); i < shape.input_shape.size(); ++i)
+      index_modulus *= shape.input_shape[i];
+  }
+
+  // Storage offsets of plane (n, c)'s first element and the step between spatial neighbours.
+  int64_t plane_base(int64_t n, int64_t c, int64_t plane) const {
+    return layout == Layout::channels_first ? (n * p.channels + c) * plane : n * plane * p.channels + c;
+  }
+  int64_t spatial_step() const { return layout == Layout::channels_first ? 1 : p.channels; }
+
+  const Problem& p;
+  Layout layout;
+  std::vector<int64_t> out_extent;
+  std::vector<std::vector<int64_t>> first, past, padded;
+  std::vector<int64_t> in_stride, column_stride;  // row-major / column-major spatial strides
+  int64_t in_plane = 1, out_plane = 1, index_modulus = 1;
+};
+
+// "If every tap of a window is outside the input" (or its divisor is 0): the problem's choice.
+double empty_value(const Problem& p) {
+  switch (p.empty) {
+    case EmptyWindow::nan: return std::numeric_limits<double>::quiet_NaN();
+    case EmptyWindow::lowest: return lowest_value(p.dtype);
+    case EmptyWindow::neg_inf: return -std::numeric_limits<double>::infinity();
+    case EmptyWindow::zero:
+    case EmptyWindow::error: return 0;  // error: refused by validate()
+  }
+  return 0;
+}
+
+// An integer quotient n / d (d > 0) rounded by the problem's rule.
+Int128 divide(Int128 n, int64_t d, IntRounding rule) {
+  const Int128 q = n / d, r = n % d;  // truncated
+  if (r == 0) return q;
+  const Int128 toward = n < 0 ? -1 : 1;  // away from zero
+  const Int128 twice = 2 * (r < 0 ? -r : r);
+  switch (rule) {
+    case IntRounding::toward_zero: return q;
+    case IntRounding::floor: return n < 0 ? q - 1 : q;
+    case IntRounding::half_away: return twice >= d ? q + toward : q;
+    case IntRounding::half_up: return twice > d || (twice == d && n > 0) ? q + toward : q;
+    case IntRounding::half_even:
+      if (twice != d) return twice > d ? q + toward : q;
+      return (q % 2 != 0) ? q + toward : q;
+  }
+  return q;
+}
+
+// Computes one (n, c) plane: for every output element, its window's taps in scan order.
+template <DType D>
+class PlaneKernel {
+  using S = Storage<D>;
+  using T = typename S::T;
+  static constexpr bool integer = !(D == DType::f64 || D == DType::f32 || D == DType::f16 || D == DType::bf16);
+
+ public:
+  PlaneKernel(const Plan& plan, const RunArgs& args)
+      : plan_(plan), p_(plan.p), args_(args), rank_(p_.axes.size()),
+        o_(rank_), t_(rank_), x_(rank_), best_x_(rank_), t_nan_(rank_) {}
+
+  void run(int64_t n, int64_t c) {
+    const int64_t in_base = plan_.plane_base(n, c, plan_.in_plane);
+    const int64_t out_base = plan_.plane_base(n, c, plan_.out_plane);
+    const int64_t step = plan_.spatial_step();
+    std::fill(o_.begin(), o_.end(), 0);
+    for (int64_t out_spatial = 0; out_spatial < plan_.out_plane; ++out_spatial) {
+      const int64_t at = out_base + out_spatial * step;
+      if (p_.op == Op::avg) average(in_base, step, at);
+      else maximum(n, c, in_base, step, at);
+      for (size_t i = rank_; i-- > 0;) {  // next output coordinate, last axis fastest
+        if (++o_[i] < plan_.out_extent[i]) break;
+        o_[i] = 0;
+      }
+    }
+  }
+
+ private:
+  // Calls visit(value, storage offset) for each in-bounds tap of window o_, in scan order
+  // (row-major over the kernel offsets); returns false when the window has no such tap.
+  template <class Visit>
+  bool scan(int64_t in_base, int64_t step, Visit&& visit) {
+    for (size_t i = 0; i < rank_; ++i) {
+      t_[i] = plan_.first[i][static_cast<size_t>(o_[i])];
+      if (t_[i] >= plan_.past[i][static_cast<size_t>(o_[i])]) return false;
+    }
+    while (true) {
+      int64_t offset = 0;
+      for (size_t i = 0; i < rank_; ++i) {
+        const Axis& a = p_.axes[i];
+        x_[i] = o_[i] * a.stride - a.pad_begin + t_[i] * a.dilation;  // "tap t at j*s - pb + t*dl"
+        offset += x_[i] * plan_.in_stride[i];
+      }
+      visit(read<T>(args_.input, in_base + offset * step));
+      size_t i = rank_;
+      while (i-- > 0) {
+        if (++t_[i] < plan_.past[i][static_cast<size_t>(o_[i])]) break;
+        t_[i] = plan_.first[i][static_cast<size_t>(o_[i])];
+        if (i == 0) return true;
+      }
+    }
+  }
+
+  int64_t divisor() const {
+    int64_t d = 1;
+    for (size_t i = 0; i < rank_; ++i) {
+      const auto j = static_cast<size_t>(o_[i]);
+      switch (p_.divisor) {
+        case Divisor::exclude: d *= plan_.past[i][j] - plan_.first[i][j]; break;  // in-bounds taps
+        case Divisor::include_clip: d *= plan_.padded[i][j]; break;  // taps in [-pb, d + pe)
+        case Divisor::include_full: d *= p_.axes[i].kernel; break;   // every tap
+        case Divisor::override_value: return p_.divisor_override;
+      }
+    }
+    return d;
+  }
+
+  // "T_out = (b + T_sum) / T_div".
+  void average(int64_t in_base, int64_t step, int64_t at) {
+    const int64_t d = divisor();
+    if (d == 0) {
+      write(args_.output, at, S::store(empty_value(p_)));
+      return;
+    }
+    if constexpr (integer) {
+      Int128 sum = p_.bias;
+      scan(in_base, step, [&](T v) { sum += v; });
+      Int128 q = divide(sum, d, p_.int_rounding);
+      q = std::clamp<Int128>(q, int_min(D), int_max(D));  // saturated to the dtype's range
+      write(args_.output, at, static_cast<T>(q));
+    } else {
+      double sum = static_cast<double>(p_.bias);
+      scan(in_base, step, [&](T v) { sum += S::value(v); });
+      write(args_.output, at, S::store(round_to_float(D, sum / static_cast<double>(d))));
+    }
+  }
+
+  // The maximum of the window's in-bounds values, ties to the first in scan order; NaN by p.nan;
+  // or, with start=lowest, a running maximum from lowest() that moves on a strict '>'.
+  void maximum(int64_t n, int64_t c, int64_t in_base, int64_t step, int64_t at) {
+    const bool from_lowest = p_.max_start == MaxStart::lowest;
+    double best = from_lowest ? lowest_value(D) : 0;
+    bool have_best = false, have_nan = false;
+    std::vector<int64_t>& nan_x = t_nan_;
+    if (from_lowest) std::fill(best_x_.begin(), best_x_.end(), 0);  // the plane's element 0
+    const bool any = scan(in_base, step, [&](T raw) {
+      const double v = S::value(raw);
+      if (std::isnan(v)) {
+        if (!have_nan && !from_lowest) nan_x = x_;
+        have_nan = true;
+        return;
+      }
+      if (from_lowest ? v > best : (!have_best || v > best)) {
+        best = v;
+        best_x_ = x_;
+        have_best = true;
+      }
+    });
+    double value = best;
+    const std::vector<int64_t>* chosen = &best_x_;
+    if (!any) {
+      value = empty_value(p_);
+      chosen = from_lowest ? &best_x_ : nullptr;
+    } else if (!from_lowest && have_nan && (p_.nan == NanPolicy::propagate || !have_best)) {
+      value = std::numeric_limits<double>::quiet_NaN();  // the first NaN in scan order
+      chosen = &nan_x;
+    }
+    write(args_.output, at, S::store(value));
+    if (args_.indices) args_.indices[at] = chosen ? index_of(n, c, *chosen) : -1;
+  }
+
+  int64_t index_of(int64_t n, int64_t c, const std::vector<int64_t>& x) const {
+    int64_t offset = 0;
+    const std::vector<int64_t>& stride =
+        p_.index_order == IndexOrder::row_major ? plan_.in_stride : plan_.column_stride;
+    for (size_t i = 0; i < rank_; ++i) offset += x[i] * stride[i];
+    if (p_.indices == Indices::tensor) {
+      offset += (n * p_.channels + c) * plan_.in_plane;
+      if (p_.index_axis > 0) offset %= plan_.index_modulus;
+    }
+    return offset;
+  }
+
+  const Plan& plan_;
+  const Problem& p_;
+  const RunArgs& args_;
+  size_t rank_;
+  std::vector<int64_t> o_, t_, x_, best_x_, t_nan_;
+};
+
+template <DType D>
+void run_typed(const Plan& plan, const RunArgs& args) {
+  const int64_t planes = plan.p.batch * plan.p.channels;
+#pragma omp parallel num_threads(std::max(1, args.threads))
+  {
+    PlaneKernel<D> kernel(plan, args);  // one per thread: its coordinate scratch is reused
+#pragma omp for schedule(static)
+    for (int64_t nc = 0; nc < planes; ++nc) kernel.run(nc / plan.p.channels, nc % plan.p.channels);
+  }
+}
+
+}  // namespace
+
+Status ReferenceEngine::supports(const Problem& p, Layout) const {
+  Status s = validate(p);
+  if (!s) return s.error();
+  return Ok{};
+}
+
+ErrorBound ReferenceEngine::error_bound(const Problem& p, Layout) const {
+  if (p.op == Op::max || !is_float(p.dtype)) return ErrorBound{};
+  int64_t taps = 1;
+  for (const Axis& a : p.axes) taps *= a.kernel;
+  // Double sums: taps - 1 additions, the bias, the division; then one rounding into the dtype
+  // (f64: the division is that rounding).
+  return sum_bound(DType::f64, taps + 1, p.dtype == DType::f64 ? 0.5 : 1.0,
+                   "double sums in scan order, one division, rounded into the dtype");
+}
+
+Status ReferenceEngine::run(const Problem& p, Layout layout, const RunArgs& args) const {
+  Result<ShapeInfo> shape = validated_shape(p);
+  if (!shape) return shape.error();
+  if (!args.input || !args.output || (p.op == Op::max && p.indices != Indices::none && !args.indices))
+    return Error{"reference: a buffer is missing (input, output, or the indices a max with indices needs)"};
+  const Plan plan(p, layout, *shape);
+  switch (p.dtype) {
+    case DType::f64: run_typed<DType::f64>(plan, args); break;
+    case DType::f32: run_typed<DType::f32>(plan, args); break;
+    case DType::f16: run_typed<DType::f16>(plan, args); break;
+    case DType::bf16: run_typed<DType::bf16>(plan, args); break;
+    case DType::i32: run_typed<DType::i32>(plan, args); break;
+    case DType::i8: run_typed<DType::i8>(plan, args); break;
+    case DType::u8: run_typed<DType::u8>(plan, args); break;
+  }
+  return Ok{};
+}
+
+const ReferenceEngine& engine() {
+  static const ReferenceEngine instance;
+  return instance;
+}
+
+}  // namespace poolspec::reference

@@ -1,0 +1,210 @@
+// The engines against the spec (DESIGN.md sections 4, 5 and 9). One test body for every engine:
+// the reference, the optimized engine (dispatch with its counted fallback) and each kernel of its
+// list on its own. RapidCheck draws problems over the whole space -- channels that are not a
+// multiple of the vector width, widths that leave a remainder, every layout, 1 and 2 threads,
+// NaN / inf / -0 / subnormal inputs -- and run_engine() surrounds the input with poison and the
+// output with guard bytes, and poisons the output twice to catch an unwritten element. Max and
+// integer results must be bit-exact; float averages within the bound the engine declares.
+// Mutant kernels (an off-by-one window edge, a wrong divisor near the border) must be caught.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "generators.hpp"
+#include "poolspec/engine_check.hpp"
+#include "poolspec/optimized/optimized.hpp"
+#include "poolspec/problem_string.hpp"
+#include "poolspec/shape.hpp"
+#include "poolspec/reference/reference.hpp"
+#include "rapidcheck_doctest.hpp"
+
+namespace poolspec {
+void showValue(Layout layout, std::ostream& os) { os << layout_name(layout); }
+}  // namespace poolspec
+
+namespace poolspec::test {
+namespace {
+
+// Problems sized for the SIMD engines: up to 40 channels, last axes up to ~70 wide.
+CaseOptions engine_options() {
+  CaseOptions o;
+  o.max_channels = 40;
+  o.extent_spread = 6;
+  o.last_extent_spread = 70;
+  o.dtypes = {DType::f32, DType::f32, DType::f16, DType::i8, DType::u8};
+  o.bias = false;
+  o.whole_plane_one_in = 8;
+  return o;
+}
+
+// The comparison of one engine run with the spec, as a failure message (empty when it passes).
+std::string engine_failure(const poolspec::Engine& engine, const Case& c, Layout layout, int threads) {
+  Result<Output> expected = evaluate(c.problem, c.input);
+  if (!expected) return "the spec refused the case: " + expected.error().message;
+  Result<Output> got = run_engine(engine, c.problem, c.input, layout, threads);
+  if (!got) return fmt::format("{} in {} with {} thread(s): {}", engine.name(), layout_name(layout), threads,
+                               got.error().message);
+  const ErrorBound bound = engine.error_bound(c.problem, layout);
+  Result<EngineComparison> cmp = compare_output(c.problem, c.input, *expected, *got, bound);
+  if (!cmp) return cmp.error().message;
+  if (cmp->passed()) return {};
+  return fmt::format("{} in {} with {} thread(s): {}", engine.name(), layout_name(layout), threads,
+                     comparison_text(c.problem, *cmp, bound));
+}
+
+// The property: on every drawn case it accepts, in one of `layouts`, the engine matches the spec.
+auto matches_spec(const poolspec::Engine& engine, CaseOptions options,
+                  std::vector<Layout> layouts = {std::begin(all_layouts), std::end(all_layouts)}) {
+  return [&engine, options, layouts] {
+    const Case c = *case_gen(options);
+    const Layout layout = *rc::gen::elementOf(layouts);
+    const int threads = *rc::gen::inRange(1, 3);
+    RC_PRE(static_cast<bool>(engine.supports(c.problem, layout)));
+    const std::string failure = engine_failure(engine, c, layout, threads);
+    RC_LOG() << failure;
+    RC_ASSERT(failure.empty());
+  };
+}
+
+TEST_CASE("the reference engine matches the spec over the whole problem space") {
+  check_property("reference == spec", matches_spec(reference::engine(), CaseOptions{}));
+  check_property("reference == spec (wide shapes)", matches_spec(reference::engine(), engine_options()));
+}
+
+TEST_CASE("the optimized engine matches the spec over the whole problem space") {
+  check_property("optimized == spec (its dtypes)", matches_spec(optimized::engine(), engine_options()));
+  check_property("optimized == spec (every dtype, with its fallback)",
+                 matches_spec(optimized::engine(), CaseOptions{}));
+}
+
+TEST_CASE("the optimized engine matches the spec on every SIMD target this CPU runs") {
+  const std::vector<std::string> targets = optimized::simd_targets();
+  MESSAGE("SIMD targets: " << fmt::format("{}", fmt::join(targets, ", ")) << "; dispatched: "
+                           << optimized::simd_target());
+  CHECK(!targets.empty());
+  for (const std::string& target : targets) {
+    CAPTURE(target);
+    REQUIRE(optimized::use_simd_target(target).ok());
+    CHECK(optimized::simd_target() == target);
+    check_property(fmt::format("optimized on {} == spec", target), matches_spec(optimized::engine(), engine_options()));
+  }
+  REQUIRE(optimized::use_simd_target("").ok());
+  CHECK_FALSE(optimized::use_simd_target("no-such-target").ok());
+}
+
+TEST_CASE("each kernel of the list matches the spec on the problems it accepts") {
+  for (const optimized::KernelInfo& k : optimized::kernel_list()) {
+    CAPTURE(k.name);
+    const optimized::OptimizedEngine only(k.name);
+    // Draw what the kernel is for: its layout, its op, and for the global kernel whole planes.
+    const std::string_view name = k.name;
+    CaseOptions o = engine_options();
+    if (name.starts_with("avg") || name.starts_with("global_avg")) o.ops = {Op::avg};
+    if (name.starts_with("max")) o.ops = {Op::max};
+    if (name.starts_with("global")) o.whole_plane_one_in = 1;
+    const Layout layout = name.ends_with("nchw") ? Layout::channels_first : Layout::channels_last;
+    check_property(fmt::format("{} == spec", k.name), matches_spec(only, o, {layout}));
+  }
+}
+
+TEST_CASE("mutant kernels are caught") {
+  for (optimized::Mutation mutation : {optimized::Mutation::window_edge, optimized::Mutation::border_divisor}) {
+    const optimized::OptimizedEngine mutant({}, mutation);
+    CAPTURE(mutant.name());
+    CaseOptions o = engine_options();
+    if (mutation == optimized::Mutation::border_divisor) o.dtypes = {DType::f32};
+    const auto counterexample = find_counterexample(matches_spec(mutant, o));
+    CHECK(counterexample.has_value());
+    if (counterexample) MESSAGE(mutant.name() << " caught:\n" << *counterexample);
+  }
+}
+
+TEST_CASE("a problem no kernel takes runs on the reference, and is counted") {
+  Result<Problem> p = parse_problem("avg:bf16:n1c3:h5w5:k3x3:s1x1:pb1x1:pe1x1:exclude:floor");
+  REQUIRE(p.ok());
+  const optimized::Selection s = optimized::select_kernel(*p, Layout::channels_first);
+  CHECK(s.kernel == nullptr);
+  CHECK(s.fallback_reason.find("dtype bf16") != std::string::npos);
+  optimized::reset_fallback_stats();
+  Tensor input{DType::bf16, input_shape(*p), std::vector<double>(75, 1.5)};
+  const Case c{*p, input};
+  CHECK(engine_failure(optimized::engine(), c, Layout::channels_first, 2).empty());
+  CHECK(optimized::fallback_stats().calls == 2);  // run_engine runs twice (two output poisons)
+  CHECK(optimized::fallback_stats().last_reason.find("bf16") != std::string::npos);
+  // And one a kernel takes is not counted.
+  Result<Problem> q = parse_problem("avg:f32:n1c3:h5w5:k3x3:s1x1:pb1x1:pe1x1:exclude:floor");
+  REQUIRE(q.ok());
+  optimized::reset_fallback_stats();
+  const Case d{*q, Tensor{DType::f32, input_shape(*q), std::vector<double>(75, 1.5)}};
+  CHECK(engine_failure(optimized::engine(), d, Layout::channels_last, 1).empty());
+  CHECK(optimized::fallback_stats().calls == 0);
+}
+
+// The harness itself must fail on engines that write past their output or leave it unwritten.
+class BrokenEngine final : public poolspec::Engine {
+ public:
+  enum class Fault { writes_past_output, leaves_one_unwritten };
+  explicit BrokenEngine(Fault f) : fault_(f) {}
+  std::string_view name() const override { return "broken"; }
+  Status supports(const Problem&, Layout) const override { return Ok{}; }
+  ErrorBound error_bound(const Problem& p, Layout l) const override {
+    return reference::engine().error_bound(p, l);
+  }
+  Status run(const Problem& p, Layout l, const RunArgs& args) const override {
+    // Runs the reference into a copy, then delivers it with the fault.
+    Result<ShapeInfo> shape = validated_shape(p);
+    const size_t bytes = static_cast<size_t>(shape->output_elements * storage_bytes(p.dtype));
+    std::vector<std::byte> out(bytes);
+    RunArgs a = args;
+    a.output = out.data();
+    if (Status s = reference::engine().run(p, l, a); !s) return s;
+    if (fault_ == Fault::writes_past_output) {
+      std::memcpy(args.output, out.data(), bytes);
+      args.output[bytes] = std::byte{0};
+    } else {
+      std::memcpy(args.output, out.data(), bytes - 1);
+    }
+    return Ok{};
+  }
+
+ private:
+  Fault fault_;
+};
+
+TEST_CASE("the engine harness catches a write past the output and an unwritten element") {
+  Result<Problem> p = parse_problem("max:f32:n1c2:h4w4:k2x2:s2x2:pb0x0:pe0x0:floor");
+  REQUIRE(p.ok());
+  const Case c{*p, Tensor{DType::f32, input_shape(*p), std::vector<double>(32, 2.0)}};
+  const std::string past = engine_failure(BrokenEngine(BrokenEngine::Fault::writes_past_output), c,
+                                          Layout::channels_first, 1);
+  CHECK(past.find("wrote past its output") != std::string::npos);
+  const std::string unwritten = engine_failure(BrokenEngine(BrokenEngine::Fault::leaves_one_unwritten), c,
+                                               Layout::channels_last, 1);
+  CHECK(unwritten.find("unwritten") != std::string::npos);
+}
+
+TEST_CASE("declared bounds: exact for max and integers, derived for float averages") {
+  Result<Problem> avg = parse_problem("avg:f32:n1c1:h8w8:k3x3:s1x1:pb1x1:pe1x1:exclude:floor");
+  Result<Problem> max = parse_problem("max:f32:n1c1:h8w8:k3x3:s1x1:pb1x1:pe1x1:floor");
+  REQUIRE(avg.ok());
+  REQUIRE(max.ok());
+  CHECK(optimized::engine().error_bound(*max, Layout::channels_first).exact);
+  const ErrorBound b = optimized::engine().error_bound(*avg, Layout::channels_first);
+  CHECK_FALSE(b.exact);
+  CHECK(b.operations == 10);  // 9 taps: 8 additions, the reciprocal, the product
+  CHECK(b.unit_roundoff == std::ldexp(1.0, -24));
+  // A window of nine 1.0: allowed = gamma(10) * 9 / 9 + half an ulp of 1, and a bit.
+  const double gamma = 10 * std::ldexp(1.0, -24) / (1 - 10 * std::ldexp(1.0, -24));
+  CHECK(allowed_error(b, DType::f32, 9, 9, 1.0) ==
+        doctest::Approx(gamma + 10 * b.underflow + std::ldexp(1.0, -24)).epsilon(1e-6));
+}
+
+}  // namespace
+}  // namespace poolspec::test
