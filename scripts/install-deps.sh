@@ -15,6 +15,10 @@ packages=(
   libz3-dev z3                                     # the proofs (z3++ API) and the SMT-LIB rechecks
   libonnx-dev libprotobuf-dev protobuf-compiler    # onnx-test reads ONNX models and tensors
   libonnx-testdata                                 # the ONNX backend node tests (conformance)
+  libhwy-dev                                       # Highway: the optimized engine's SIMD kernels
+  libomp-14-dev                                    # OpenMP for clang (g++ brings libgomp)
+  libdnnl-dev ocl-icd-opencl-dev                   # oneDNN 2.6, a benchmark peer (its CMake config needs OpenCL)
+  libxnnpack-dev libpthreadpool-dev                # XNNPACK, a benchmark peer (its header needs pthreadpool.h)
 )
 
 missing=()

@@ -364,6 +364,7 @@ void PoolNchw(const Plan& P, const RunArgs& a) {
                                     ? -2
                                     : int64_t{AD.divisor[static_cast<size_t>(od)]} * AH.divisor[static_cast<size_t>(oh)];
             if (key != factors_for) {
+              std::fill(factors + OW, factors + OW + L, 1.0f);  // lanes past the row: finite, unused
               for (int64_t ow = 0; ow < OW; ++ow) {
                 const int64_t dv = P.divisor(od, oh, ow);
                 factors[ow] = AverageFactor<Acc>(dv == 0 ? 1 : dv);  // divisor 0: fixed up below

@@ -1,0 +1,432 @@
+// poolspec_bench: a benchmark program, not a test. In one process it times the optimized engine
+// (NCHW and NHWC), the reference engine, oneDNN (nchw, nhwc, nChw16c) and XNNPACK (nhwc) on the
+// workloads of notes/perf.md and the pooling layers of ResNet-50, GoogLeNet v3 and a 3-D U-Net,
+// at 1 and 2 threads, cold (input and output flushed from the caches before each call) and hot.
+// Implementations run in interleaved rounds (notes/perf.md section 4: this machine is noisy, so
+// engines are compared only within one process, as ratios). Every row is first checked: in full
+// against the reference engine within the sum of both declared bounds, and the reference itself
+// against the exact spec on sampled output elements. It measures the read bandwidth too, prints a
+// table and writes one JSON line per row.
+#include <immintrin.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "poolspec/engine.hpp"
+#include "poolspec/evaluate.hpp"
+#include "poolspec/optimized/optimized.hpp"
+#include "poolspec/problem_string.hpp"
+#include "poolspec/reference/reference.hpp"
+#include "poolspec/shape.hpp"
+#include "peers.hpp"
+
+namespace poolspec::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Workload {
+  std::string name;
+  Problem problem;
+  bool headline = false;  // one of the six workloads of notes/perf.md
+};
+
+Problem make(Op op, DType dtype, int64_t n, int64_t c, std::vector<int64_t> spatial, int64_t k, int64_t s,
+             int64_t pad, Divisor divisor = Divisor::exclude) {
+  Problem p;
+  p.op = op;
+  p.dtype = dtype;
+  p.batch = n;
+  p.channels = c;
+  for (int64_t d : spatial) p.axes.push_back(Axis{d, k, s, 1, pad, pad});
+  p.divisor = divisor;
+  return p;
+}
+
+std::vector<Workload> workloads() {
+  const Op avg = Op::avg, max = Op::max;
+  const DType f32 = DType::f32;
+  return {
+      // The six of notes/perf.md (N, C, spatial, kernel/stride/pad); ResNet-50's two pooling
+      // layers are the first two.
+      {"resnet_stem_max", make(max, f32, 8, 64, {112, 112}, 3, 2, 1), true},
+      {"resnet_global_avg", make(avg, f32, 8, 2048, {7, 7}, 7, 1, 0), true},
+      {"inception_avg3x3", make(avg, f32, 8, 192, {35, 35}, 3, 1, 1), true},
+      {"large_avg7x7", make(avg, f32, 1, 32, {256, 256}, 7, 1, 3), true},
+      {"3d_avg3x3x3_s2", make(avg, f32, 1, 16, {32, 64, 64}, 3, 2, 1, Divisor::include_full), true},
+      {"s8_avg3x3_s2", make(avg, DType::i8, 8, 64, {56, 56}, 3, 2, 1, Divisor::include_full), true},
+      // GoogLeNet v3 (Inception v3 at 299x299): the stem's max pools, the blocks' 3x3 average
+      // pools (padding excluded), the grid reductions' max pools and the final global average.
+      {"v3_stem_max1", make(max, f32, 1, 64, {147, 147}, 3, 2, 0)},
+      {"v3_stem_max2", make(max, f32, 1, 192, {71, 71}, 3, 2, 0)},
+      {"v3_block_avg35", make(avg, f32, 1, 256, {35, 35}, 3, 1, 1)},
+      {"v3_block_avg17", make(avg, f32, 1, 768, {17, 17}, 3, 1, 1)},
+      {"v3_block_avg8", make(avg, f32, 1, 1280, {8, 8}, 3, 1, 1)},
+      {"v3_reduce_max35", make(max, f32, 1, 288, {35, 35}, 3, 2, 0)},
+      {"v3_reduce_max17", make(max, f32, 1, 768, {17, 17}, 3, 2, 0)},
+      {"v3_global_avg", make(avg, f32, 1, 2048, {8, 8}, 8, 1, 0)},
+      // A 3-D U-Net's encoder: 2x2x2 stride-2 max pools.
+      {"unet3d_pool1", make(max, f32, 1, 32, {64, 64, 64}, 2, 2, 0)},
+      {"unet3d_pool2", make(max, f32, 1, 64, {32, 32, 32}, 2, 2, 0)},
+      {"unet3d_pool3", make(max, f32, 1, 128, {16, 16, 16}, 2, 2, 0)},
+  };
+}
+
+// ---- machine helpers ------------------------------------------------------------------------
+
+// A legacy-SSE kernel after any 256-bit VEX instruction runs 3-4x slower on this CPU until
+// vzeroupper (notes/perf.md section 4): clear the state before every timed call.
+__attribute__((target("avx"))) void clear_upper_state() { _mm256_zeroupper(); }
+
+__attribute__((target("avx2"))) uint64_t read_sum(const uint64_t* p, size_t n) {
+  __m256i a = _mm256_setzero_si256(), b = a, c = a, d = a;
+  for (size_t i = 0; i + 16 <= n; i += 16) {
+    a = _mm256_add_epi64(a, _mm256_load_si256(reinterpret_cast<const __m256i*>(p + i)));
+    b = _mm256_add_epi64(b, _mm256_load_si256(reinterpret_cast<const __m256i*>(p + i + 4)));
+    c = _mm256_add_epi64(c, _mm256_load_si256(reinterpret_cast<const __m256i*>(p + i + 8)));
+    d = _mm256_add_epi64(d, _mm256_load_si256(reinterpret_cast<const __m256i*>(p + i + 12)));
+  }
+  alignas(32) uint64_t lanes[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), _mm256_add_epi64(_mm256_add_epi64(a, b), _mm256_add_epi64(c, d)));
+  return lanes[0] + lanes[1] + lanes[2] + lanes[3];
+}
+
+// Read-only bandwidth over a buffer far larger than the caches, best of `repeats`, GB/s (1e9 B).
+double read_bandwidth(int threads, size_t bytes, int repeats) {
+  const size_t n = bytes / 8;
+  auto* buffer = static_cast<uint64_t*>(std::aligned_alloc(64, n * 8));
+  std::memset(buffer, 1, n * 8);
+  double best = 0;
+  volatile uint64_t sink = 0;
+  for (int r = 0; r < repeats; ++r) {
+    const auto t0 = Clock::now();
+    uint64_t total = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : total)
+    {
+      const size_t per = n / static_cast<size_t>(omp_get_num_threads()) / 16 * 16;
+      const size_t first = per * static_cast<size_t>(omp_get_thread_num());
+      total += read_sum(buffer + first, per);
+    }
+    const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    sink = sink + total;
+    best = std::max(best, static_cast<double>(n * 8) / seconds / 1e9);
+  }
+  std::free(buffer);
+  return best;
+}
+
+// ---- implementations under test ---------------------------------------------------------------
+
+struct Row {
+  std::string impl, layout, detail;
+  bool is_ours = false, is_peer = false;
+  std::unique_ptr<Runner> runner;
+  std::string check = "unchecked";
+  std::map<std::pair<int, bool>, std::vector<double>> times;  // (threads, cold) -> ms per call
+};
+
+class EngineRunner final : public Runner {
+ public:
+  EngineRunner(const Engine& engine, const Problem& p, Layout layout, const std::vector<std::byte>& input)
+      : engine_(engine), p_(p), layout_(layout), input_(input) {
+    Result<ShapeInfo> shape = validated_shape(p);
+    output_.resize(static_cast<size_t>(shape->output_elements * storage_bytes(p.dtype)));
+  }
+  bool run(int threads) override {
+    return engine_.run(p_, layout_, RunArgs{input_.data(), output_.data(), nullptr, threads}).ok();
+  }
+  void flush_buffers() override {
+    flush(input_.data(), input_.size());
+    flush(output_.data(), output_.size());
+  }
+  std::vector<double> output_in_spec_order() override {
+    return from_storage(p_.dtype, validated_shape(p_)->output_shape, layout_, output_).values;
+  }
+
+ private:
+  const Engine& engine_;
+  const Problem& p_;
+  Layout layout_;
+  const std::vector<std::byte>& input_;
+  std::vector<std::byte> output_;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// The input: uniform in [-1, 1) for floats, the whole range for integers; fixed seed.
+Tensor make_input(const Problem& p) {
+  Tensor t{p.dtype, input_shape(p), {}};
+  const int64_t count = element_count(t.shape).value();
+  t.values.resize(static_cast<size_t>(count));
+  std::mt19937_64 random(20261122);
+  for (double& v : t.values) {
+    const double u = static_cast<double>(random() >> 11) * 0x1.0p-53;
+    v = is_float(p.dtype) ? round_to_float(p.dtype, 2 * u - 1)
+                          : std::floor(static_cast<double>(int_min(p.dtype)) +
+                                       u * static_cast<double>(int_max(p.dtype) - int_min(p.dtype) + 1));
+  }
+  return t;
+}
+
+// Checks `got` against the reference output within both engines' declared bounds. A window's
+// sum of |x| over its divisor is at most max|x| for these workloads' divisors (exclude,
+// include), which bounds A / d in the formula.
+std::string check_against_reference(const Problem& p, const std::vector<double>& reference,
+                                     const ErrorBound& reference_bound, const std::vector<double>& got,
+                                     const ErrorBound& bound, double max_abs) {
+  if (got.size() != reference.size()) return "FAIL (output size)";
+  int64_t bad = 0;
+  double worst = 0;
+  size_t first_bad = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (same_value(p.dtype, got[i], reference[i])) continue;
+    double allowed = 0;
+    if (p.op == Op::avg && is_float(p.dtype) && std::isfinite(reference[i]))
+      allowed = allowed_error(bound, p.dtype, max_abs, 1, reference[i]) +
+                allowed_error(reference_bound, p.dtype, max_abs, 1, reference[i]);
+    const double error = std::fabs(got[i] - reference[i]);
+    if (allowed > 0 && error <= allowed) {
+      worst = std::max(worst, error / allowed);
+      continue;
+    }
+    if (bad++ == 0) first_bad = i;
+  }
+  if (bad == 0) return "pass";
+  return fmt::format("FAIL ({} of {} differ; first at flat {}: expected {}, got {})", bad, got.size(), first_bad,
+                     reference[first_bad], got[first_bad]);
+}
+
+// The reference against the exact spec on `samples` output elements (the first and last ones,
+// whose windows touch the padding, and random ones), each with its own window's bound.
+std::string check_reference_against_spec(const Problem& p, const Tensor& input, const std::vector<double>& reference,
+                                         const ErrorBound& bound, int samples) {
+  const ShapeInfo shape = validated_shape(p).value();
+  std::mt19937_64 random(7);
+  int failures = 0;
+  for (int s = 0; s < samples; ++s) {
+    int64_t flat = s < samples / 4 ? s : s < samples / 2 ? shape.output_elements - 1 - s
+                                                         : static_cast<int64_t>(random() % static_cast<uint64_t>(shape.output_elements));
+    flat = std::clamp<int64_t>(flat, 0, shape.output_elements - 1);
+    std::vector<int64_t> coordinate(shape.output_shape.size());
+    int64_t rest = flat;
+    for (size_t i = coordinate.size(); i-- > 0;) {
+      coordinate[i] = rest % shape.output_shape[i];
+      rest /= shape.output_shape[i];
+    }
+    Result<Explanation> e = explain(p, input, coordinate);
+    if (!e) return "FAIL (spec: " + e.error().message + ")";
+    const double got = reference[static_cast<size_t>(flat)];
+    if (same_value(p.dtype, got, e->result)) continue;
+    double abs_sum = 0;
+    for (const Tap& t : e->taps)
+      if (t.value) abs_sum += std::fabs(*t.value);
+    const double allowed = e->divisor ? allowed_error(bound, p.dtype, abs_sum, *e->divisor, e->result) : 0;
+    if (std::fabs(got - e->result) > allowed) ++failures;
+  }
+  return failures == 0 ? fmt::format("pass ({} sampled elements)", samples) : fmt::format("FAIL ({} of {} sampled)", failures, samples);
+}
+
+struct Options {
+  std::string json_path = "bench-results/bench.jsonl";
+  int rounds = 4, calls = 5;
+  std::vector<std::string> only;
+  bool quick = false;
+  bool with_reference = true;
+  size_t bandwidth_bytes = size_t{512} << 20;
+};
+
+int run(const Options& options) {
+  fmt::print("poolspec_bench: optimized engine on SIMD target {} (of {}); {} hardware threads\n",
+             optimized::simd_target(), fmt::join(optimized::simd_targets(), ", "), std::thread::hardware_concurrency());
+  const double bandwidth[3] = {0, read_bandwidth(1, options.bandwidth_bytes, options.quick ? 2 : 5),
+                               read_bandwidth(2, options.bandwidth_bytes, options.quick ? 2 : 5)};
+  fmt::print("read bandwidth ({} MiB, best of runs): {:.1f} GB/s at 1 thread, {:.1f} GB/s at 2 threads\n\n",
+             options.bandwidth_bytes >> 20, bandwidth[1], bandwidth[2]);
+  std::filesystem::path json_path(options.json_path);
+  if (json_path.has_parent_path()) std::filesystem::create_directories(json_path.parent_path());
+  const std::string temporary = options.json_path + ".partial";
+  std::ofstream json(temporary);
+  json << nlohmann::json{{"bandwidth_read_gbps", {{"1", bandwidth[1]}, {"2", bandwidth[2]}}},
+                         {"simd_target", optimized::simd_target()}}
+              .dump()
+       << "\n";
+
+  std::vector<double> headline_ratios[3];  // per thread count, cold: ours / best peer (each layout)
+  bool all_checked = true;
+  for (const Workload& w : workloads()) {
+    if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), w.name) == options.only.end())
+      continue;
+    const Problem& p = w.problem;
+    const ShapeInfo shape = validated_shape(p).value();
+    const Tensor input = make_input(p);
+    const size_t element = static_cast<size_t>(storage_bytes(p.dtype));
+    const double bytes = static_cast<double>((shape.input_elements + shape.output_elements) * static_cast<int64_t>(element));
+    fmt::print("== {}  {}  ({:.1f} MB in + out)\n", w.name, format_problem(p), bytes / 1e6);
+
+    // The reference output, and the reference against the spec.
+    std::vector<std::byte> nchw = to_storage(input, Layout::channels_first);
+    std::vector<std::byte> nhwc = to_storage(input, Layout::channels_last);
+    EngineRunner reference_runner(reference::engine(), p, Layout::channels_first, nchw);
+    reference_runner.run(2);
+    const std::vector<double> expected = reference_runner.output_in_spec_order();
+    const ErrorBound reference_bound = reference::engine().error_bound(p, Layout::channels_first);
+    const std::string reference_check = check_reference_against_spec(p, input, expected, reference_bound, options.quick ? 16 : 256);
+    double max_abs = 0;
+    for (double v : input.values) max_abs = std::max(max_abs, std::fabs(v));
+
+    std::vector<Row> rows;
+    auto add_engine = [&](const Engine& e, Layout layout, const std::vector<std::byte>& data, bool ours) {
+      Row r;
+      r.impl = std::string(e.name());
+      r.layout = std::string(layout_name(layout));
+      r.is_ours = ours;
+      const optimized::Selection s = optimized::select_kernel(p, layout);
+      r.detail = ours ? (s.kernel ? std::string(s.kernel->name) : "fallback: " + s.fallback_reason) : "";
+      r.runner = std::make_unique<EngineRunner>(e, p, layout, data);
+      rows.push_back(std::move(r));
+    };
+    add_engine(optimized::engine(), Layout::channels_first, nchw, true);
+    add_engine(optimized::engine(), Layout::channels_last, nhwc, true);
+    if (options.with_reference) add_engine(reference::engine(), Layout::channels_first, nchw, false);
+    for (PeerRunner& peer : make_peers(p, input)) {
+      Row r;
+      r.impl = peer.impl;
+      r.layout = peer.layout;
+      r.detail = peer.detail;
+      r.is_peer = true;
+      r.runner = std::move(peer.runner);
+      rows.push_back(std::move(r));
+    }
+    // Check every row before timing it.
+    for (Row& r : rows) {
+      if (!r.runner->run(2)) {
+        r.check = "FAIL (the call failed)";
+        continue;
+      }
+      const Engine& engine = r.is_ours ? static_cast<const Engine&>(optimized::engine()) : reference::engine();
+      const Layout layout = r.layout == "nhwc" ? Layout::channels_last : Layout::channels_first;
+      const ErrorBound bound = r.is_peer ? peer_bound(p) : engine.error_bound(p, layout);
+      r.check = check_against_reference(p, expected, reference_bound, r.runner->output_in_spec_order(), bound, max_abs);
+      if (r.is_ours && r.check != "pass") all_checked = false;
+    }
+    fmt::print("   reference vs the exact spec: {}\n", reference_check);
+
+    // Interleaved rounds: for each (threads, cold/hot), every implementation in turn, `calls`
+    // calls each per round.
+    for (int threads : {1, 2}) {
+      for (bool cold : {true, false}) {
+        for (int round = 0; round < options.rounds; ++round) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));  // idle pool workers stop spinning
+          for (Row& r : rows) {
+            if (r.check.starts_with("FAIL (the call")) continue;
+            const int calls = r.impl == "reference" ? std::max(1, options.calls / 2) : options.calls;
+            for (int call = 0; call < calls; ++call) {
+              if (cold) r.runner->flush_buffers();
+              clear_upper_state();
+              const auto t0 = Clock::now();
+              r.runner->run(threads);
+              r.times[{threads, cold}].push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+            }
+          }
+        }
+      }
+    }
+
+    // The table and the JSON lines.
+    fmt::print("   {:<34} {:<8} {:>9} {:>9} {:>9} {:>9}  {:>6} {:>6} {:>6} {:>6}  {}\n", "implementation", "layout",
+               "1T cold", "1T hot", "2T cold", "2T hot", "r1c", "r1h", "r2c", "r2h", "check");
+    for (Row& r : rows) {
+      std::string line = fmt::format("   {:<34} {:<8}", r.impl + (r.detail.empty() ? "" : " [" + r.detail + "]"), r.layout);
+      std::string ratios;
+      for (int threads : {1, 2})
+        for (bool cold : {true, false}) {
+          const auto it = r.times.find({threads, cold});
+          const double ms = it == r.times.end() ? 0 : median(it->second);
+          double best_peer = 0;
+          for (const Row& q : rows)
+            if (q.is_peer && q.check == "pass" && q.times.count({threads, cold})) {
+              const double m = median(q.times.at({threads, cold}));
+              if (best_peer == 0 || m < best_peer) best_peer = m;
+            }
+          const double gbps = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
+          const double ratio = best_peer > 0 && ms > 0 ? ms / best_peer : 0;
+          line += fmt::format(" {:>9.3f}", ms);
+          ratios += fmt::format(" {:>6.2f}", ratio);
+          if (r.is_ours && w.headline && cold && ratio > 0) headline_ratios[threads].push_back(ratio);
+          json << nlohmann::json{{"workload", w.name},
+                                 {"problem", format_problem(p)},
+                                 {"implementation", r.impl},
+                                 {"detail", r.detail},
+                                 {"layout", r.layout},
+                                 {"threads", threads},
+                                 {"mode", cold ? "cold" : "hot"},
+                                 {"median_ms", ms},
+                                 {"gbps", gbps},
+                                 {"fraction_of_read_bandwidth", gbps / bandwidth[threads]},
+                                 {"ratio_to_best_peer", ratio},
+                                 {"bandwidth_floor_ms", bytes / (bandwidth[threads] * 1e9) * 1e3},
+                                 {"check", r.check}}
+                      .dump()
+               << "\n";
+        }
+      fmt::print("{} {} {}\n", line, ratios, r.check);
+    }
+    fmt::print("   floor (in + out at the measured read bandwidth): {:.3f} ms at 1T, {:.3f} ms at 2T\n\n",
+               bytes / (bandwidth[1] * 1e9) * 1e3, bytes / (bandwidth[2] * 1e9) * 1e3);
+  }
+  for (int threads : {1, 2}) {
+    const std::vector<double>& r = headline_ratios[threads];
+    if (r.empty()) continue;
+    double log_sum = 0;
+    for (double x : r) log_sum += std::log(x);
+    fmt::print("geomean of (optimized / best peer), six workloads, NCHW and NHWC, {}T cold: {:.3f} (max {:.3f})\n",
+               threads, std::exp(log_sum / static_cast<double>(r.size())), *std::max_element(r.begin(), r.end()));
+  }
+  json.close();
+  std::filesystem::rename(temporary, options.json_path);
+  fmt::print("JSON lines: {}\n", options.json_path);
+  return all_checked ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace poolspec::bench
+
+int main(int argc, char** argv) {
+  poolspec::bench::Options options;
+  CLI::App app{"poolspec_bench: the optimized engine against the reference, oneDNN and XNNPACK"};
+  app.add_option("--json", options.json_path, "where the JSON lines go")->capture_default_str();
+  app.add_option("--rounds", options.rounds, "interleaved rounds per (threads, cold/hot)")->capture_default_str();
+  app.add_option("--calls", options.calls, "calls per implementation per round")->capture_default_str();
+  app.add_option("--only", options.only, "run only these workloads");
+  app.add_flag("--quick", options.quick, "one round, smaller bandwidth probe: a smoke run");
+  bool no_reference = false;
+  app.add_flag("--no-reference", no_reference, "do not time the reference engine");
+  CLI11_PARSE(app, argc, argv);
+  options.with_reference = !no_reference;
+  if (options.quick) {
+    options.rounds = 1;
+    options.calls = 2;
+    options.bandwidth_bytes = size_t{64} << 20;
+  }
+  return poolspec::bench::run(options);
+}

@@ -1,0 +1,38 @@
+// The benchmark's peers: oneDNN (nchw, nhwc, nChw16c) and XNNPACK (nhwc), each behind the same
+// small runner interface as the project's engines. A peer that cannot express a problem (a
+// layout, an algorithm, a dtype) is simply not listed for it.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "poolspec/engine.hpp"
+#include "poolspec/tensor.hpp"
+
+namespace poolspec::bench {
+
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  virtual bool run(int threads) = 0;
+  virtual void flush_buffers() = 0;                         // input and output out of the caches
+  virtual std::vector<double> output_in_spec_order() = 0;   // (N, C, o...) values
+};
+
+struct PeerRunner {
+  std::string impl, layout, detail;
+  std::unique_ptr<Runner> runner;
+};
+
+// Every peer configuration that can run problem p, set up on `input` (spec order).
+std::vector<PeerRunner> make_peers(const Problem& p, const Tensor& input);
+
+// What the peers' documentation and code say of their accumulation: f32 sums of the window,
+// then a division or a multiplication by the reciprocal. Integer results are expected exact.
+ErrorBound peer_bound(const Problem& p);
+
+void flush(const void* data, size_t bytes);
+
+}  // namespace poolspec::bench
