@@ -336,9 +336,11 @@ int run(const Options& options) {
     for (int threads : {1, 2}) {
       for (bool cold : {true, false}) {
         for (int round = 0; round < options.rounds; ++round) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(50));  // idle pool workers stop spinning
           for (Row& r : rows) {
             if (r.check.starts_with("FAIL (the call")) continue;
+            // Idle OpenMP and pthreadpool workers spin for ~20-30 ms after a call (notes/perf.md
+            // section 4); let them stop before the next implementation takes the cores.
+            std::this_thread::sleep_for(std::chrono::milliseconds(40));
             const int calls = r.impl == "reference" ? std::max(1, options.calls / 2) : options.calls;
             for (int call = 0; call < calls; ++call) {
               if (cold) r.runner->flush_buffers();

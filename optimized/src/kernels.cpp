@@ -437,30 +437,37 @@ void AvgNhwc(const Plan& P, const RunArgs& a) {
 #pragma omp parallel num_threads(a.threads)
   {
     thread_local std::vector<Acc> sums_tl;
+    thread_local std::vector<const S*> sources_tl;
     Acc* sums = Scratch(sums_tl, static_cast<size_t>(row_length + L));
+    const S** sources = Scratch(sources_tl, static_cast<size_t>(AD.kernel * AH.kernel));
 #pragma omp for schedule(static)
     for (int64_t row = 0; row < out_rows; ++row) {
       const int64_t n = row / (AD.out * AH.out), od = (row / AH.out) % AD.out, oh = row % AH.out;
       const int64_t fd = AD.first[static_cast<size_t>(od)], pd = AD.past[static_cast<size_t>(od)];
       const int64_t fh = AH.first[static_cast<size_t>(oh)], ph = AH.past[static_cast<size_t>(oh)];
       const bool rows_empty = fd >= pd || fh >= ph;
-      // sums[w * C + c] = the sum over the window's input rows of x[w][c].
-      bool first_row = true;
+      // sums[w * C + c] = the sum over the window's input rows of x[w][c], each chunk of the
+      // row summed in a register over all the window's rows, then stored once.
+      size_t row_count = 0;
       for (int64_t td = fd; td < pd; ++td) {
         const int64_t id = AD.start(od) + td * AD.dilation;
         for (int64_t th = fh; th < ph; ++th) {
           const int64_t ih = AH.start(oh) + th * AH.dilation;
-          const S* src = in + ((n * AD.in + id) * AH.in + ih) * row_length;
-          int64_t i = 0;
-          for (; i + L <= row_length; i += L) {
-            const auto v = LoadAs(d, src + i);
-            hn::StoreU(first_row ? v : hn::Add(hn::LoadU(d, sums + i), v), d, sums + i);
-          }
-          if (i < row_length) {
-            const auto v = LoadPartial(d, src + i, static_cast<size_t>(row_length - i));
-            hn::StoreU(first_row ? v : hn::Add(hn::LoadU(d, sums + i), v), d, sums + i);
-          }
-          first_row = false;
+          sources[row_count++] = in + ((n * AD.in + id) * AH.in + ih) * row_length;
+        }
+      }
+      if (row_count > 0) {
+        int64_t i = 0;
+        for (; i + L <= row_length; i += L) {
+          auto m = LoadAs(d, sources[0] + i);
+          for (size_t r = 1; r < row_count; ++r) m = hn::Add(m, LoadAs(d, sources[r] + i));
+          hn::StoreU(m, d, sums + i);
+        }
+        if (i < row_length) {
+          const auto rest = static_cast<size_t>(row_length - i);
+          auto m = LoadPartial(d, sources[0] + i, rest);
+          for (size_t r = 1; r < row_count; ++r) m = hn::Add(m, LoadPartial(d, sources[r] + i, rest));
+          hn::StoreU(m, d, sums + i);
         }
       }
       S* dst_row = out + row * OW * C;
@@ -502,6 +509,7 @@ void MaxNhwc(const Plan& P, const RunArgs& a) {
   const bool indices = a.indices != nullptr;
   const bool from_lowest = P.p.max_start == MaxStart::lowest;
   const bool propagate = P.p.nan == NanPolicy::propagate && !from_lowest;
+  constexpr bool floating = std::is_floating_point_v<Acc>;
   const S* in = reinterpret_cast<const S*>(a.input);
   S* out = reinterpret_cast<S*>(a.output);
 #pragma omp parallel for num_threads(a.threads) schedule(static)
@@ -522,6 +530,7 @@ void MaxNhwc(const Plan& P, const RunArgs& a) {
         bool first = true;
         hn::Vec<D> m = hn::Zero(d);
         hn::Vec<DI> off = hn::Zero(di);
+        auto nan_seen = hn::FirstN(d, 0);
         for (int64_t td = fd; td < pd; ++td) {
           const int64_t id = AD.start(od) + td * AD.dilation;
           for (int64_t th = fh; th < ph; ++th) {
@@ -534,14 +543,31 @@ void MaxNhwc(const Plan& P, const RunArgs& a) {
               if (first) {
                 m = v;
                 off = hn::Set(di, static_cast<int32_t>(spatial));
+                if constexpr (floating) nan_seen = hn::IsNaN(v);
                 first = false;
                 continue;
               }
-              const auto take = Takes<D>(v, m, propagate);
-              m = hn::IfThenElse(take, v, m);
-              if (indices) off = hn::IfThenElse(hn::RebindMask(di, take), hn::Set(di, static_cast<int32_t>(spatial)), off);
+              if (indices) {
+                const auto take = Takes<D>(v, m, propagate);
+                m = hn::IfThenElse(take, v, m);
+                off = hn::IfThenElse(hn::RebindMask(di, take), hn::Set(di, static_cast<int32_t>(spatial)), off);
+              } else if constexpr (floating) {
+                // Values only: with NaN propagation, the largest non-NaN and whether a NaN was
+                // seen (the result is then NaN); with NaN ignored, a NaN m is replaced.
+                if (propagate) {
+                  m = hn::IfThenElse(hn::Gt(v, m), v, m);
+                  nan_seen = hn::Or(nan_seen, hn::IsNaN(v));
+                } else {
+                  m = hn::IfThenElse(hn::Or(hn::Gt(v, m), hn::IsNaN(m)), v, m);
+                }
+              } else {
+                m = hn::IfThenElse(hn::Gt(v, m), v, m);
+              }
             }
           }
+        }
+        if constexpr (floating) {
+          if (!indices && propagate) m = hn::IfThenElse(nan_seen, hn::Set(d, std::numeric_limits<Acc>::quiet_NaN()), m);
         }
         if (from_lowest) {
           const auto lowest = hn::Set(d, static_cast<Acc>(lowest_value(P.p.dtype)));
