@@ -168,20 +168,28 @@ class PlaneKernel {
       t_[i] = plan_.first[i][static_cast<size_t>(o_[i])];
       if (t_[i] >= plan_.past[i][static_cast<size_t>(o_[i])]) return false;
     }
+    const size_t last = rank_ - 1;
+    const Axis& w = p_.axes[last];
+    const int64_t w_first = t_[last], w_past = plan_.past[last][static_cast<size_t>(o_[last])];
+    const int64_t w_start = o_[last] * w.stride - w.pad_begin;  // "tap t at j*s - pb + t*dl"
     while (true) {
-      int64_t offset = 0;
-      for (size_t i = 0; i < rank_; ++i) {
+      int64_t row = 0;  // the outer axes' part of the offset
+      for (size_t i = 0; i < last; ++i) {
         const Axis& a = p_.axes[i];
-        x_[i] = o_[i] * a.stride - a.pad_begin + t_[i] * a.dilation;  // "tap t at j*s - pb + t*dl"
-        offset += x_[i] * plan_.in_stride[i];
+        x_[i] = o_[i] * a.stride - a.pad_begin + t_[i] * a.dilation;
+        row += x_[i] * plan_.in_stride[i];
       }
-      visit(read<T>(args_.input, in_base + offset * step));
-      size_t i = rank_;
+      for (int64_t t = w_first; t < w_past; ++t) {  // the last axis: one row of taps
+        x_[last] = w_start + t * w.dilation;
+        visit(read<T>(args_.input, in_base + (row + x_[last]) * step));
+      }
+      size_t i = last;
       while (i-- > 0) {
         if (++t_[i] < plan_.past[i][static_cast<size_t>(o_[i])]) break;
         t_[i] = plan_.first[i][static_cast<size_t>(o_[i])];
         if (i == 0) return true;
       }
+      if (last == 0) return true;
     }
   }
 
