@@ -15,7 +15,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -31,6 +31,7 @@
 
 #include "poolspec/engine.hpp"
 #include "poolspec/evaluate.hpp"
+#include "poolspec/npy.hpp"
 #include "poolspec/optimized/optimized.hpp"
 #include "poolspec/problem_string.hpp"
 #include "poolspec/reference/reference.hpp"
@@ -264,8 +265,7 @@ int run(const Options& options) {
              options.bandwidth_bytes >> 20, bandwidth[1], bandwidth[2]);
   std::filesystem::path json_path(options.json_path);
   if (json_path.has_parent_path()) std::filesystem::create_directories(json_path.parent_path());
-  const std::string temporary = options.json_path + ".partial";
-  std::ofstream json(temporary);
+  std::ostringstream json;  // written at the end, atomically: no partial file is left behind
   json << nlohmann::json{{"bandwidth_read_gbps", {{"1", bandwidth[1]}, {"2", bandwidth[2]}}},
                          {"simd_target", optimized::simd_target()}}
               .dump()
@@ -404,8 +404,10 @@ int run(const Options& options) {
     fmt::print("geomean of (optimized / best peer), six workloads, NCHW and NHWC, {}T cold: {:.3f} (max {:.3f})\n",
                threads, std::exp(log_sum / static_cast<double>(r.size())), *std::max_element(r.begin(), r.end()));
   }
-  json.close();
-  std::filesystem::rename(temporary, options.json_path);
+  if (Status s = write_file_atomically(options.json_path, json.str()); !s) {
+    fmt::print(stderr, "poolspec_bench: {}\n", s.error().message);
+    return 2;
+  }
   fmt::print("JSON lines: {}\n", options.json_path);
   return all_checked ? 0 : 1;
 }

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "kernels.hpp"
+#include "poolspec/evaluate.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace poolspec::optimized {
@@ -210,7 +211,7 @@ HWY_INLINE float AverageFactor(int64_t divisor) {
 // start=lowest, else -1.
 inline void WriteEmpty(const Plan& P, const RunArgs& a, int64_t n, int64_t c, int64_t position,
                        bool divisor_zero) {
-  const double v = (P.p.op == Op::max || divisor_zero) ? P.empty_value() : 0.0;
+  const double v = (P.p.op == Op::max || divisor_zero) ? empty_window_value(P.p) : 0.0;
   store_element(P.p.dtype, v, a.output + position * storage_bytes(P.p.dtype));
   if (a.indices)
     a.indices[position] = P.final_index(n, c, P.p.max_start == MaxStart::lowest ? 0 : -1);

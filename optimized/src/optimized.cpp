@@ -1,6 +1,7 @@
 #include "poolspec/optimized/optimized.hpp"
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 
 #include <fmt/format.h>
@@ -167,10 +168,16 @@ ErrorBound OptimizedEngine::error_bound(const Problem& p, Layout layout) const {
 }
 
 Status OptimizedEngine::run(const Problem& p, Layout layout, const RunArgs& args) const {
-  Result<ShapeInfo> shape = validated_shape(p);
-  if (!shape) return shape.error();
   if (!args.input || !args.output || (p.op == Op::max && p.indices != Indices::none && !args.indices))
     return Error{"optimized: a buffer is missing (input, output, or the indices a max with indices needs)"};
+  // The last plan of this thread is kept: a repeated call (a layer run again and again) then
+  // neither validates nor allocates again; a new problem is validated and planned once.
+  thread_local std::unique_ptr<Plan> last_plan;
+  const bool planned = last_plan && last_plan->layout == layout && last_plan->mutation == mutation_ &&
+                       last_plan->p == p;
+  if (!planned) {
+    if (Status s = validate(p); !s) return s.error();
+  }
   const KernelInfo* kernel = only_;
   if (kernel) {
     if (Status s = kernel->accepts(p, layout); !s) return s;
@@ -189,8 +196,8 @@ Status OptimizedEngine::run(const Problem& p, Layout layout, const RunArgs& args
   RunArgs a = args;
   a.threads = std::max(1, args.threads);
   if (p.op != Op::max || p.indices == Indices::none) a.indices = nullptr;
-  const Plan plan(p, layout, mutation_);
-  run_kernel(id_of(kernel), plan, a);
+  if (!planned) last_plan = std::make_unique<Plan>(p, layout, mutation_);
+  run_kernel(id_of(kernel), *last_plan, a);
   return Ok{};
 }
 

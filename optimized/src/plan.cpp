@@ -1,13 +1,13 @@
 #include "plan.hpp"
 
-#include <limits>
-
+#include "poolspec/evaluate.hpp"
 #include "poolspec/formulas.hpp"
 #include "poolspec/shape.hpp"
 
 namespace poolspec::optimized {
 
-Plan::Plan(const Problem& problem, Layout l, Mutation mutation) : p(problem), layout(l), batch(p.batch), channels(p.channels) {
+Plan::Plan(const Problem& problem, Layout l, Mutation m)
+    : p(problem), layout(l), mutation(m), batch(p.batch), channels(p.channels) {
   const size_t rank = p.axes.size();
   for (size_t i = 0; i < 3; ++i) {
     AxisTable& t = axis[i];
@@ -71,17 +71,6 @@ int64_t Plan::divisor(int64_t od, int64_t oh, int64_t ow) const {
   if (p.divisor == Divisor::override_value) return p.divisor_override;
   return int64_t{axis[0].divisor[static_cast<size_t>(od)]} * axis[1].divisor[static_cast<size_t>(oh)] *
          axis[2].divisor[static_cast<size_t>(ow)];
-}
-
-double Plan::empty_value() const {
-  switch (p.empty) {
-    case EmptyWindow::nan: return std::numeric_limits<double>::quiet_NaN();
-    case EmptyWindow::lowest: return lowest_value(p.dtype);
-    case EmptyWindow::neg_inf: return -std::numeric_limits<double>::infinity();
-    case EmptyWindow::zero:
-    case EmptyWindow::error: return 0;
-  }
-  return 0;
 }
 
 int64_t Plan::final_index(int64_t n, int64_t c, int64_t plane_offset) const {

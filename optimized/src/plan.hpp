@@ -27,8 +27,9 @@ struct AxisTable {
 struct Plan {
   Plan(const Problem& problem, Layout layout, Mutation mutation = Mutation::none);
 
-  const Problem& p;
+  Problem p;  // a copy: a plan outlives the call that made it (optimized.cpp keeps the last)
   Layout layout;
+  Mutation mutation;
   int64_t batch = 1, channels = 1;
   AxisTable axis[3];  // depth, height, width
   int64_t in_plane = 1, out_plane = 1;
@@ -39,8 +40,6 @@ struct Plan {
   int64_t in_bounds(int64_t od, int64_t oh, int64_t ow) const {
     return axis[0].count(od) * axis[1].count(oh) * axis[2].count(ow);
   }
-  // What an empty window gives (divisor 0, or a max window with no input element).
-  double empty_value() const;
   // The index output for a max whose selected element has row-major spatial offset
   // `plane_offset` in plane (n, c), per the problem's index mode; -1 for none.
   int64_t final_index(int64_t n, int64_t c, int64_t plane_offset) const;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "poolspec/evaluate.hpp"
 #include "poolspec/formulas.hpp"
 #include "poolspec/shape.hpp"
 
@@ -100,18 +101,6 @@ struct Plan {
   std::vector<int64_t> in_stride, column_stride;  // row-major / column-major spatial strides
   int64_t in_plane = 1, out_plane = 1, index_modulus = 1;
 };
-
-// "If every tap of a window is outside the input" (or its divisor is 0): the problem's choice.
-double empty_value(const Problem& p) {
-  switch (p.empty) {
-    case EmptyWindow::nan: return std::numeric_limits<double>::quiet_NaN();
-    case EmptyWindow::lowest: return lowest_value(p.dtype);
-    case EmptyWindow::neg_inf: return -std::numeric_limits<double>::infinity();
-    case EmptyWindow::zero:
-    case EmptyWindow::error: return 0;  // error: refused by validate()
-  }
-  return 0;
-}
 
 // An integer quotient n / d (d > 0) rounded by the problem's rule.
 Int128 divide(Int128 n, int64_t d, IntRounding rule) {
@@ -211,7 +200,7 @@ class PlaneKernel {
   void average(int64_t in_base, int64_t step, int64_t at) {
     const int64_t d = divisor();
     if (d == 0) {
-      write(args_.output, at, S::store(empty_value(p_)));
+      write(args_.output, at, S::store(empty_window_value(p_)));
       return;
     }
     if constexpr (integer) {
@@ -251,7 +240,7 @@ class PlaneKernel {
     double value = best;
     const std::vector<int64_t>* chosen = &best_x_;
     if (!any) {
-      value = empty_value(p_);
+      value = empty_window_value(p_);
       chosen = from_lowest ? &best_x_ : nullptr;
     } else if (!from_lowest && have_nan && (p_.nan == NanPolicy::propagate || !have_best)) {
       value = std::numeric_limits<double>::quiet_NaN();  // the first NaN in scan order

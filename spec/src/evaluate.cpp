@@ -105,13 +105,7 @@ class Evaluator {
  private:
   Element empty_element(std::string rule) const {
     Element e;
-    switch (p_.empty) {
-      case EmptyWindow::zero: e.value = 0.0; break;
-      case EmptyWindow::nan: e.value = std::numeric_limits<double>::quiet_NaN(); break;
-      case EmptyWindow::lowest: e.value = lowest_value(p_.dtype); break;
-      case EmptyWindow::neg_inf: e.value = -std::numeric_limits<double>::infinity(); break;
-      case EmptyWindow::error: break;  // refused by validate()
-    }
+    e.value = empty_window_value(p_);
     e.rule = fmt::format("{}: empty={}", rule, empty_window_name(p_.empty));
     e.exact_text = "(none)";
     return e;
@@ -279,6 +273,17 @@ Result<T> guarded(Body body) {
 }
 
 }  // namespace
+
+double empty_window_value(const Problem& p) {
+  switch (p.empty) {
+    case EmptyWindow::nan: return std::numeric_limits<double>::quiet_NaN();
+    case EmptyWindow::lowest: return lowest_value(p.dtype);
+    case EmptyWindow::neg_inf: return -std::numeric_limits<double>::infinity();
+    case EmptyWindow::zero:
+    case EmptyWindow::error: return 0;  // error: refused by validate()
+  }
+  return 0;
+}
 
 Result<Output> evaluate(const Problem& p, const Tensor& input) {
   return guarded<Output>([&]() -> Result<Output> {

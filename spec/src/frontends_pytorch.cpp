@@ -50,7 +50,7 @@ Status read_int_or_tuple(const Attributes& attrs, std::string_view name, size_t 
 //    plane. PyTorch's index of an empty window, and of a window with several NaNs (the last
 //    NaN's, by that update rule), are not modelled: poolspec gives -1 and the first NaN's.
 //  - types: the CPU kernels of PyTorch 1.13 take floating types (and int64 for avg, which
-//    poolspec has no dtype for); int8 pooling is not implemented.
+//    poolspec has no dtype for); PyTorch has no int8 pooling kernel there.
 Result<Problem> from_pytorch(std::string_view text, const FrontendInput& in) {
   const bool avg = in.op == Op::avg;
   const size_t rank = in.input_shape.size() >= 2 ? in.input_shape.size() - 2 : 0;

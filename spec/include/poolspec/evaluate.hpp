@@ -27,6 +27,10 @@ struct Output {
 // element in scan order (row-major over the kernel offsets).
 Result<Output> evaluate(const Problem& p, const Tensor& input);
 
+// What an empty window yields under the problem's rule (p.empty; 0 for `error`, which validate()
+// refuses wherever a window is empty). Shared by the spec and the engines.
+double empty_window_value(const Problem& p);
+
 // One tap of a window, for `explain`.
 enum class TapKind { input, pad_begin, pad_end, overhang };  // overhang: past the padded extent
 struct Tap {
