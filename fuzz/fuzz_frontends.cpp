@@ -1,0 +1,102 @@
+// fuzz_frontends: every framework front-end's attribute text (spec/src/frontends_*.cpp), and the
+// translation of a problem into every other framework (spec/src/translate.cpp, `poolspec diff`).
+//
+// Targets: Attributes::parse; from_framework for ngraph, OpenVINO (AvgPool-1/14/16,
+// MaxPool-1/8/14), ONNX (opsets up to 22, Global*), PyTorch, TensorFlow, TFLite and oneDNN;
+// from_xs3; the framings between each framework's layout and the spec's; intent_of and translate.
+// Input: the framework, op, dtype, opset and input shape from the end of the bytes, the
+// attribute text from the front (a dictionary of attribute names and values helps:
+// fuzz_frontends.dict).
+// Oracle:
+//   - malformed text is refused with an error (the attribute, its value and the rule), never a
+//     crash, leak or UB (ASan, UBSan);
+//   - what a front-end accepts is a valid problem (validate), and its framing maps the
+//     framework's input shape onto the problem's;
+//   - every translation the intent admits (no reason given) is accepted by that framework's own
+//     front-end: what `poolspec diff` prints can be pasted back.
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "poolspec/frontends.hpp"
+#include "poolspec/problem_string.hpp"
+#include "poolspec/translate.hpp"
+
+namespace poolspec::fuzz {
+namespace {
+
+std::string g_case;
+
+[[noreturn]] void fail(const std::string& what) {
+  std::fprintf(stderr, "\n== fuzz_frontends: FAILURE\ncase: %s\n%s\n", g_case.c_str(), what.c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+void check_framing(const Frontend& f) {
+  int64_t count = 1;
+  for (int64_t d : f.framing.input_shape) count *= d;
+  if (count > 4096) return;
+  const Tensor framework_input{f.problem.dtype, f.framing.input_shape, std::vector<double>(size_t(count), 0.0)};
+  const Tensor spec_input = to_spec_layout(f.framing, framework_input);
+  if (spec_input.shape != input_shape(f.problem))
+    fail(fmt::format("the framing maps the input shape {} to {}, the problem's is {}", fmt::join(f.framing.input_shape, ","),
+                     fmt::join(spec_input.shape, ","), fmt::join(input_shape(f.problem), ",")));
+}
+
+void run_one(FuzzedDataProvider& in) {
+  const int framework = in.ConsumeIntegralInRange<int>(0, 7);  // 7: xs3
+  FrontendInput input;
+  input.op = in.ConsumeBool() ? Op::max : Op::avg;
+  input.dtype = std::array<DType, 7>{DType::f32, DType::f16, DType::i8, DType::u8, DType::f64, DType::bf16,
+                                     DType::i32}[in.ConsumeIntegralInRange<size_t>(0, 6)];
+  input.version = std::array<int, 12>{0, 0, 1, 7, 8, 10, 11, 12, 14, 16, 19, 22}[in.ConsumeIntegralInRange<size_t>(0, 11)];
+  if (in.ConsumeIntegralInRange<int>(0, 15) == 0) input.version = in.ConsumeIntegralInRange<int>(-1, 30);
+  input.global = in.ConsumeIntegralInRange<int>(0, 7) == 0;
+  const size_t rank = in.ConsumeIntegralInRange<size_t>(0, 6) == 0 ? in.ConsumeIntegralInRange<size_t>(0, 6)
+                                                                     : in.ConsumeIntegralInRange<size_t>(3, 5);
+  for (size_t i = 0; i < rank; ++i) input.input_shape.push_back(in.ConsumeIntegralInRange<int64_t>(1, 12));
+  if (in.ConsumeIntegralInRange<int>(0, 31) == 0 && rank > 0) input.input_shape[0] = in.ConsumeIntegralInRange<int64_t>(-1, 0);
+  const std::string text = in.ConsumeRemainingBytesAsString();
+
+  (void)Attributes::parse(text);
+  if (framework == 7) {
+    std::vector<int64_t> hwc = input.input_shape;
+    hwc.resize(3, 1);
+    g_case = fmt::format("xs3 '{}' on ({})", text, fmt::join(hwc, ","));
+    if (Result<Xs3Frontend> x = from_xs3(text, hwc); x && !validate(x->problem).ok())
+      fail("from_xs3 gave an invalid problem: " + format_problem(x->problem));
+    return;
+  }
+  const Framework fw = all_frameworks[size_t(framework)];
+  g_case = fmt::format("--{} '{}' --op {} --dtype {} --opset {} --input-shape {}{}", framework_name(fw), text,
+                       op_name(input.op), dtype_name(input.dtype), input.version, fmt::join(input.input_shape, ","),
+                       input.global ? " (global)" : "");
+  Result<Frontend> f = from_framework(fw, text, input);
+  if (!f) return;
+  if (Status s = validate(f->problem); !s)
+    fail("the front-end gave an invalid problem: " + format_problem(f->problem) + ": " + s.error().message);
+  check_framing(*f);
+
+  for (const Translation& t : translate(intent_of(*f))) {
+    if (!t.reason.empty()) continue;
+    if (Result<Frontend> back = from_framework(t.framework, t.attributes, t.input); !back)
+      fail(fmt::format("the translation for {} ('{}', input shape {}) is refused by its own front-end: {}", t.label,
+                       t.attributes, fmt::join(t.input.input_shape, ","), back.error().message));
+  }
+}
+
+}  // namespace
+}  // namespace poolspec::fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  FuzzedDataProvider in(data, size);
+  poolspec::fuzz::run_one(in);
+  return 0;
+}

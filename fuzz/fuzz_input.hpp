@@ -1,0 +1,151 @@
+// Structured decoding of fuzzer bytes (FuzzedDataProvider) into bounded problems and inputs,
+// biased toward the boundary cases where frameworks disagree (notes/semantics.md section 1b):
+// kernel 1, stride above the kernel, pads at or past the kernel, every rounding, dilation, every
+// divisor and empty-window mode, and NaN / +-inf / -0 / subnormal / integer-extreme values.
+// Shared by the fuzz targets that need a Problem; every size is bounded so one input runs in
+// well under a millisecond.
+#pragma once
+
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "poolspec/dtype.hpp"
+#include "poolspec/engine.hpp"
+#include "poolspec/problem.hpp"
+#include "poolspec/tensor.hpp"
+
+namespace poolspec::fuzz {
+
+// Bounds of a decoded problem: input and output stay below max_elements (so the exact spec, and
+// every engine run twice under guards, stay cheap), at most max_rank spatial axes.
+struct ProblemLimits {
+  int max_rank = 3;
+  int64_t max_elements = 2048;
+  bool raw_attributes = true;  // sometimes draw attributes outside their valid ranges
+};
+
+template <class T, size_t N>
+T pick(FuzzedDataProvider& in, const std::array<T, N>& choices) {
+  return choices[in.ConsumeIntegralInRange<size_t>(0, N - 1)];
+}
+
+// One spatial axis, biased toward the windows frameworks resolve differently.
+inline Axis consume_axis(FuzzedDataProvider& in, int64_t max_extent, bool raw) {
+  Axis a;
+  if (raw && in.ConsumeIntegralInRange<int>(0, 15) == 0) {
+    // Attributes outside their ranges too (0, negative): validate() must refuse them, and every
+    // engine with it.
+    a.extent = in.ConsumeIntegralInRange<int64_t>(-1, max_extent);
+    a.kernel = in.ConsumeIntegralInRange<int64_t>(-1, 6);
+    a.stride = in.ConsumeIntegralInRange<int64_t>(-1, 6);
+    a.dilation = in.ConsumeIntegralInRange<int64_t>(-1, 3);
+    a.pad_begin = in.ConsumeIntegralInRange<int64_t>(-2, 6);
+    a.pad_end = in.ConsumeIntegralInRange<int64_t>(-2, 6);
+    return a;
+  }
+  a.kernel = pick(in, std::array<int64_t, 9>{1, 1, 2, 2, 3, 3, 4, 5, 7});
+  const int64_t k = a.kernel;
+  a.stride = pick(in, std::array<int64_t, 7>{1, 1, 2, 3, 4, k, k + 1});
+  a.dilation = pick(in, std::array<int64_t, 5>{1, 1, 1, 2, 3});
+  // Pads: none, below the kernel, at it and past it (OpenVINO's exclude-pad rule, PyTorch's
+  // pad <= k/2, windows that lie wholly in the padding).
+  a.pad_begin = pick(in, std::array<int64_t, 6>{0, 0, 1, k - 1, k, k + 1});
+  a.pad_end = pick(in, std::array<int64_t, 6>{0, 0, 1, k - 1, k, k + 1});
+  // The extent: from the smallest the window fits in, upward; a few widths cross a vector.
+  const int64_t k_eff = (k - 1) * a.dilation + 1;
+  const int64_t fits = std::max<int64_t>(1, k_eff - a.pad_begin - a.pad_end);
+  a.extent = std::min(max_extent, fits + in.ConsumeIntegralInRange<int64_t>(0, 20));
+  return a;
+}
+
+inline Problem consume_problem(FuzzedDataProvider& in, const ProblemLimits& limits) {
+  Problem p;
+  p.op = in.ConsumeBool() ? Op::max : Op::avg;
+  p.dtype = pick(in, std::array<DType, 10>{DType::f32, DType::f32, DType::f16, DType::i8, DType::u8,
+                                           DType::f64, DType::bf16, DType::i32, DType::f32, DType::i8});
+  const int rank = in.ConsumeIntegralInRange<int>(1, limits.max_rank);
+  // Per-axis extents shrink with the rank so the whole input stays small.
+  const int64_t max_extent = rank == 1 ? 80 : rank == 2 ? 24 : rank == 3 ? 9 : 5;
+  for (int i = 0; i < rank; ++i) p.axes.push_back(consume_axis(in, max_extent, limits.raw_attributes));
+  p.batch = in.ConsumeIntegralInRange<int64_t>(1, 2);
+  p.channels = pick(in, std::array<int64_t, 10>{1, 1, 2, 3, 4, 5, 8, 16, 17, 33});
+
+  p.rounding = pick(in, std::array<Rounding, 3>{Rounding::floor, Rounding::ceil, Rounding::ceil_torch});
+  if (p.op == Op::avg) {
+    p.divisor = pick(in, std::array<Divisor, 4>{Divisor::exclude, Divisor::include_clip,
+                                                Divisor::include_full, Divisor::override_value});
+    if (p.divisor == Divisor::override_value) p.divisor_override = in.ConsumeIntegralInRange<int64_t>(1, 12);
+    p.int_rounding = pick(in, std::array<IntRounding, 5>{IntRounding::half_even, IntRounding::half_away,
+                                                         IntRounding::half_up, IntRounding::toward_zero,
+                                                         IntRounding::floor});
+    if (in.ConsumeIntegralInRange<int>(0, 7) == 0) p.bias = in.ConsumeIntegralInRange<int64_t>(-300, 300);
+  } else {
+    p.nan = in.ConsumeBool() ? NanPolicy::ignore : NanPolicy::propagate;
+    p.indices = pick(in, std::array<Indices, 3>{Indices::none, Indices::plane, Indices::tensor});
+    p.index_order = in.ConsumeBool() ? IndexOrder::column_major : IndexOrder::row_major;
+    if (p.indices == Indices::tensor) p.index_axis = in.ConsumeIntegralInRange<int64_t>(0, rank + 1);
+    if (p.nan == NanPolicy::ignore && in.ConsumeBool()) p.max_start = MaxStart::lowest;
+  }
+  p.empty = pick(in, std::array<EmptyWindow, 6>{EmptyWindow::error, EmptyWindow::zero, EmptyWindow::nan,
+                                                EmptyWindow::lowest, EmptyWindow::neg_inf, EmptyWindow::zero});
+  // Rarely, a field combination validate() must refuse (a bias on a max, an override divisor
+  // on the wrong rule, a max start on an average).
+  if (limits.raw_attributes && in.ConsumeIntegralInRange<int>(0, 31) == 0) {
+    switch (in.ConsumeIntegralInRange<int>(0, 3)) {
+      case 0: p.bias = 1; break;
+      case 1: p.divisor_override = in.ConsumeIntegralInRange<int64_t>(-1, 3); break;
+      case 2: p.max_start = MaxStart::lowest; break;
+      default: p.index_axis = in.ConsumeIntegralInRange<int64_t>(-1, rank + 3); break;
+    }
+  }
+
+  // Keep the input below the limit: fewer channels, then a single batch.
+  int64_t spatial = 1;
+  for (const Axis& a : p.axes) spatial *= std::max<int64_t>(1, a.extent);
+  while (p.batch * p.channels * spatial > limits.max_elements && (p.channels > 1 || p.batch > 1)) {
+    if (p.channels > 1) p.channels = std::max<int64_t>(1, p.channels / 2);
+    else p.batch = 1;
+  }
+  return p;
+}
+
+// One element of the dtype: raw storage bits (every value, NaN payloads included), a special
+// value, or a small integer (so sums tie and rounding rules show).
+inline double consume_value(FuzzedDataProvider& in, DType dtype) {
+  const int kind = in.ConsumeIntegralInRange<int>(0, 7);
+  if (kind <= 2) {
+    std::array<std::byte, 8> bits{};
+    for (int i = 0; i < storage_bytes(dtype); ++i) bits[size_t(i)] = std::byte{in.ConsumeIntegral<uint8_t>()};
+    return load_element(dtype, bits.data());
+  }
+  if (kind == 3) {
+    if (!is_float(dtype))
+      return pick(in, std::array<double, 5>{double(int_min(dtype)), double(int_max(dtype)), 0.0,
+                                            double(int_min(dtype) + 1), double(int_max(dtype) - 1)});
+    const FloatFormat f = float_format(dtype);
+    const double min_subnormal = std::ldexp(1.0, f.min_exponent - f.precision + 1);
+    const double max_finite = -lowest_value(dtype);
+    return pick(in, std::array<double, 12>{std::nan(""), INFINITY, -INFINITY, -0.0, 0.0, max_finite,
+                                           -max_finite, min_subnormal, -min_subnormal, 0.5, -1.5,
+                                           std::ldexp(1.0, f.min_exponent)});
+  }
+  const double small = in.ConsumeIntegralInRange<int>(-4, 4);
+  return representable(dtype, small) ? small : 0.0;
+}
+
+inline Tensor consume_input(FuzzedDataProvider& in, const Problem& p) {
+  Tensor t{p.dtype, input_shape(p), {}};
+  int64_t count = 1;
+  for (int64_t d : t.shape) count *= d;
+  t.values.reserve(size_t(count));
+  for (int64_t i = 0; i < count; ++i) t.values.push_back(consume_value(in, p.dtype));
+  return t;
+}
+
+}  // namespace poolspec::fuzz
