@@ -24,6 +24,8 @@
 #include <type_traits>
 #include <vector>
 
+#include <omp.h>
+
 #include "kernels.hpp"
 #include "poolspec/evaluate.hpp"
 
@@ -31,6 +33,22 @@ HWY_BEFORE_NAMESPACE();
 namespace poolspec::optimized {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+
+// Runs body(begin, end) on each of `threads` OpenMP threads, over its share of [0, count) as
+// schedule(static) splits it. The SIMD code stays in `body`, a HWY_ATTR lambda, because clang
+// does not give an OpenMP region's outlined function the target attributes of the function it is
+// written in: SIMD code written directly in a region does not compile (clang 14 at -O1 and above,
+// "Cannot select X86ISD::BLENDV"), and the call keeps the region free of it.
+template <class Body>
+void ParallelRanges(int threads, int64_t count, const Body& body) {
+#pragma omp parallel num_threads(threads)
+  {
+    const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+    const int64_t share = count / nt, extra = count % nt;
+    const int64_t begin = t * share + std::min(t, extra);
+    body(begin, begin + share + (t < extra ? 1 : 0));
+  }
+}
 
 // ---- element access ------------------------------------------------------------------------
 
@@ -235,21 +253,22 @@ void GlobalAvgNchw(const Plan& P, const RunArgs& a) {
   S* out = reinterpret_cast<S*>(a.output);
   const float factor = AverageFactor<Acc>(P.divisor(0, 0, 0));
   const IntRounding rule = P.p.int_rounding;
-#pragma omp parallel for num_threads(a.threads) schedule(static)
-  for (int64_t nc = 0; nc < planes; ++nc) {
-    const S* src = in + nc * size;
-    // -0 is the additive identity (-0 + x = x for every x, +0 included): a plane of -0 sums to -0.
-    auto acc0 = hn::Set(d, static_cast<Acc>(std::is_floating_point_v<Acc> ? -0.0f : 0.0f));
-    auto acc1 = acc0;
-    int64_t i = 0;
-    for (; i + 2 * static_cast<int64_t>(L) <= size; i += 2 * static_cast<int64_t>(L)) {
-      acc0 = hn::Add(acc0, LoadAs(d, src + i));
-      acc1 = hn::Add(acc1, LoadAs(d, src + i + L));
+  ParallelRanges(a.threads, planes, [&](int64_t begin, int64_t end) HWY_ATTR {
+    for (int64_t nc = begin; nc < end; ++nc) {
+      const S* src = in + nc * size;
+      // -0 is the additive identity (-0 + x = x for every x, +0 included): a plane of -0 sums to -0.
+      auto acc0 = hn::Set(d, static_cast<Acc>(std::is_floating_point_v<Acc> ? -0.0f : 0.0f));
+      auto acc1 = acc0;
+      int64_t i = 0;
+      for (; i + 2 * static_cast<int64_t>(L) <= size; i += 2 * static_cast<int64_t>(L)) {
+        acc0 = hn::Add(acc0, LoadAs(d, src + i));
+        acc1 = hn::Add(acc1, LoadAs(d, src + i + L));
+      }
+      Acc sum = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc0, acc1)));
+      for (; i < size; ++i) sum += ScalarLoad<Acc>(src + i);
+      ScalarStore<Acc>(FinishAverageScalar<Acc>(sum, factor, rule), out + nc);
     }
-    Acc sum = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc0, acc1)));
-    for (; i < size; ++i) sum += ScalarLoad<Acc>(src + i);
-    ScalarStore<Acc>(FinishAverageScalar<Acc>(sum, factor, rule), out + nc);
-  }
+  });
 }
 
 // ---- pool_nchw: per plane, every input row reduced along W, then the rows combined ------------
@@ -278,8 +297,7 @@ void PoolNchw(const Plan& P, const RunArgs& a) {
   const size_t row_size = static_cast<size_t>(W + (OW + 2 * L) * AW.stride + k_span + 2 * L);
   const size_t slab_size = static_cast<size_t>(rows * OW + L);
 
-#pragma omp parallel num_threads(a.threads)
-  {
+  ParallelRanges(a.threads, planes, [&](int64_t begin, int64_t end) HWY_ATTR {
     thread_local std::vector<Acc> row_tl, slab_tl;
     thread_local std::vector<int32_t> offset_tl;
     thread_local std::vector<float> factors_tl;
@@ -289,8 +307,7 @@ void PoolNchw(const Plan& P, const RunArgs& a) {
     float* factors = Scratch(factors_tl, static_cast<size_t>(OW + L));
     int64_t factors_for = -1;  // the row divisor the factor table holds
 
-#pragma omp for schedule(static)
-    for (int64_t nc = 0; nc < planes; ++nc) {
+    for (int64_t nc = begin; nc < end; ++nc) {
       const int64_t n = nc / P.channels, c = nc % P.channels;
       const S* plane = in + nc * P.in_plane;
       // 1. Each input row r, reduced along W into slab[r * OW ...].
@@ -419,7 +436,7 @@ void PoolNchw(const Plan& P, const RunArgs& a) {
         }
       }
     }
-  }
+  });
 }
 
 // ---- avg_nhwc: per output row, the window's input rows summed, then sums along W --------------
@@ -435,14 +452,12 @@ void AvgNhwc(const Plan& P, const RunArgs& a) {
   const IntRounding rule = P.p.int_rounding;
   const S* in = reinterpret_cast<const S*>(a.input);
   S* out = reinterpret_cast<S*>(a.output);
-#pragma omp parallel num_threads(a.threads)
-  {
+  ParallelRanges(a.threads, out_rows, [&](int64_t begin, int64_t end) HWY_ATTR {
     thread_local std::vector<Acc> sums_tl;
     thread_local std::vector<const S*> sources_tl;
     Acc* sums = Scratch(sums_tl, static_cast<size_t>(row_length + L));
     const S** sources = Scratch(sources_tl, static_cast<size_t>(AD.kernel * AH.kernel));
-#pragma omp for schedule(static)
-    for (int64_t row = 0; row < out_rows; ++row) {
+    for (int64_t row = begin; row < end; ++row) {
       const int64_t n = row / (AD.out * AH.out), od = (row / AH.out) % AD.out, oh = row % AH.out;
       const int64_t fd = AD.first[static_cast<size_t>(od)], pd = AD.past[static_cast<size_t>(od)];
       const int64_t fh = AH.first[static_cast<size_t>(oh)], ph = AH.past[static_cast<size_t>(oh)];
@@ -492,7 +507,7 @@ void AvgNhwc(const Plan& P, const RunArgs& a) {
         }
       }
     }
-  }
+  });
 }
 
 // ---- max_nhwc: per output element, its taps in scan order; lanes over channels ----------------
@@ -513,82 +528,83 @@ void MaxNhwc(const Plan& P, const RunArgs& a) {
   constexpr bool floating = std::is_floating_point_v<Acc>;
   const S* in = reinterpret_cast<const S*>(a.input);
   S* out = reinterpret_cast<S*>(a.output);
-#pragma omp parallel for num_threads(a.threads) schedule(static)
-  for (int64_t row = 0; row < out_rows; ++row) {
-    const int64_t n = row / (AD.out * AH.out), od = (row / AH.out) % AD.out, oh = row % AH.out;
-    const int64_t fd = AD.first[static_cast<size_t>(od)], pd = AD.past[static_cast<size_t>(od)];
-    const int64_t fh = AH.first[static_cast<size_t>(oh)], ph = AH.past[static_cast<size_t>(oh)];
-    const S* image = in + n * P.in_plane * C;
-    for (int64_t ow = 0; ow < OW; ++ow) {
-      const int64_t fw = AW.first[static_cast<size_t>(ow)], pw = AW.past[static_cast<size_t>(ow)];
-      const int64_t position = (row * OW + ow) * C;
-      if (fd >= pd || fh >= ph || fw >= pw) {
-        for (int64_t c = 0; c < C; ++c) WriteEmpty(P, a, n, c, position + c, true);
-        continue;
-      }
-      for (int64_t c = 0; c < C; c += L) {
-        const size_t count = static_cast<size_t>(std::min(L, C - c));
-        bool first = true;
-        hn::Vec<D> m = hn::Zero(d);
-        hn::Vec<DI> off = hn::Zero(di);
-        auto nan_seen = hn::FirstN(d, 0);
-        for (int64_t td = fd; td < pd; ++td) {
-          const int64_t id = AD.start(od) + td * AD.dilation;
-          for (int64_t th = fh; th < ph; ++th) {
-            const int64_t ih = AH.start(oh) + th * AH.dilation;
-            for (int64_t tw = fw; tw < pw; ++tw) {
-              const int64_t iw = AW.start(ow) + tw * AW.dilation;
-              const int64_t spatial = (id * AH.in + ih) * AW.in + iw;
-              const S* src = image + spatial * C + c;
-              const auto v = count == static_cast<size_t>(L) ? LoadAs(d, src) : LoadPartial(d, src, count);
-              if (first) {
-                m = v;
-                off = hn::Set(di, static_cast<int32_t>(spatial));
-                if constexpr (floating) nan_seen = hn::IsNaN(v);
-                first = false;
-                continue;
-              }
-              if (indices) {
-                const auto take = Takes<D>(v, m, propagate);
-                m = hn::IfThenElse(take, v, m);
-                off = hn::IfThenElse(hn::RebindMask(di, take), hn::Set(di, static_cast<int32_t>(spatial)), off);
-              } else if constexpr (floating) {
-                // Values only: with NaN propagation, the largest non-NaN and whether a NaN was
-                // seen (the result is then NaN); with NaN ignored, a NaN m is replaced.
-                if (propagate) {
-                  m = hn::IfThenElse(hn::Gt(v, m), v, m);
-                  nan_seen = hn::Or(nan_seen, hn::IsNaN(v));
-                } else {
-                  m = hn::IfThenElse(hn::Or(hn::Gt(v, m), hn::IsNaN(m)), v, m);
+  ParallelRanges(a.threads, out_rows, [&](int64_t begin, int64_t end) HWY_ATTR {
+    for (int64_t row = begin; row < end; ++row) {
+      const int64_t n = row / (AD.out * AH.out), od = (row / AH.out) % AD.out, oh = row % AH.out;
+      const int64_t fd = AD.first[static_cast<size_t>(od)], pd = AD.past[static_cast<size_t>(od)];
+      const int64_t fh = AH.first[static_cast<size_t>(oh)], ph = AH.past[static_cast<size_t>(oh)];
+      const S* image = in + n * P.in_plane * C;
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        const int64_t fw = AW.first[static_cast<size_t>(ow)], pw = AW.past[static_cast<size_t>(ow)];
+        const int64_t position = (row * OW + ow) * C;
+        if (fd >= pd || fh >= ph || fw >= pw) {
+          for (int64_t c = 0; c < C; ++c) WriteEmpty(P, a, n, c, position + c, true);
+          continue;
+        }
+        for (int64_t c = 0; c < C; c += L) {
+          const size_t count = static_cast<size_t>(std::min(L, C - c));
+          bool first = true;
+          hn::Vec<D> m = hn::Zero(d);
+          hn::Vec<DI> off = hn::Zero(di);
+          auto nan_seen = hn::FirstN(d, 0);
+          for (int64_t td = fd; td < pd; ++td) {
+            const int64_t id = AD.start(od) + td * AD.dilation;
+            for (int64_t th = fh; th < ph; ++th) {
+              const int64_t ih = AH.start(oh) + th * AH.dilation;
+              for (int64_t tw = fw; tw < pw; ++tw) {
+                const int64_t iw = AW.start(ow) + tw * AW.dilation;
+                const int64_t spatial = (id * AH.in + ih) * AW.in + iw;
+                const S* src = image + spatial * C + c;
+                const auto v = count == static_cast<size_t>(L) ? LoadAs(d, src) : LoadPartial(d, src, count);
+                if (first) {
+                  m = v;
+                  off = hn::Set(di, static_cast<int32_t>(spatial));
+                  if constexpr (floating) nan_seen = hn::IsNaN(v);
+                  first = false;
+                  continue;
                 }
-              } else {
-                m = hn::IfThenElse(hn::Gt(v, m), v, m);
+                if (indices) {
+                  const auto take = Takes<D>(v, m, propagate);
+                  m = hn::IfThenElse(take, v, m);
+                  off = hn::IfThenElse(hn::RebindMask(di, take), hn::Set(di, static_cast<int32_t>(spatial)), off);
+                } else if constexpr (floating) {
+                  // Values only: with NaN propagation, the largest non-NaN and whether a NaN was
+                  // seen (the result is then NaN); with NaN ignored, a NaN m is replaced.
+                  if (propagate) {
+                    m = hn::IfThenElse(hn::Gt(v, m), v, m);
+                    nan_seen = hn::Or(nan_seen, hn::IsNaN(v));
+                  } else {
+                    m = hn::IfThenElse(hn::Or(hn::Gt(v, m), hn::IsNaN(m)), v, m);
+                  }
+                } else {
+                  m = hn::IfThenElse(hn::Gt(v, m), v, m);
+                }
               }
             }
           }
-        }
-        if constexpr (floating) {
-          if (!indices && propagate) m = hn::IfThenElse(nan_seen, hn::Set(d, std::numeric_limits<Acc>::quiet_NaN()), m);
-        }
-        if (from_lowest) {
-          const auto lowest = hn::Set(d, static_cast<Acc>(lowest_value(P.p.dtype)));
-          const auto above = hn::Gt(m, lowest);
-          m = hn::IfThenElse(above, m, lowest);
-          off = hn::IfThenElse(hn::RebindMask(di, above), off, hn::Zero(di));
-        }
-        S* dst = out + position + c;
-        if (count == static_cast<size_t>(L)) StoreAs(m, d, dst);
-        else StorePartial(m, d, dst, count);
-        if (indices) {
-          alignas(64) int32_t lane[HWY_MAX_BYTES / 4];
-          hn::Store(off, di, lane);
-          for (size_t i = 0; i < count; ++i)
-            a.indices[position + c + static_cast<int64_t>(i)] =
-                P.final_index(n, c + static_cast<int64_t>(i), lane[i]);
+          if constexpr (floating) {
+            if (!indices && propagate) m = hn::IfThenElse(nan_seen, hn::Set(d, std::numeric_limits<Acc>::quiet_NaN()), m);
+          }
+          if (from_lowest) {
+            const auto lowest = hn::Set(d, static_cast<Acc>(lowest_value(P.p.dtype)));
+            const auto above = hn::Gt(m, lowest);
+            m = hn::IfThenElse(above, m, lowest);
+            off = hn::IfThenElse(hn::RebindMask(di, above), off, hn::Zero(di));
+          }
+          S* dst = out + position + c;
+          if (count == static_cast<size_t>(L)) StoreAs(m, d, dst);
+          else StorePartial(m, d, dst, count);
+          if (indices) {
+            alignas(64) int32_t lane[HWY_MAX_BYTES / 4];
+            hn::Store(off, di, lane);
+            for (size_t i = 0; i < count; ++i)
+              a.indices[position + c + static_cast<int64_t>(i)] =
+                  P.final_index(n, c + static_cast<int64_t>(i), lane[i]);
+          }
         }
       }
     }
-  }
+  });
 }
 
 // ---- dispatch on kernel and dtype --------------------------------------------------------------
