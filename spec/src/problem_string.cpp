@@ -199,6 +199,7 @@ class Parser {
       if (letter == std::string_view::npos || (expected != std::string_view::npos && letter != expected))
         break;
       size_t end = pos + 1;
+      if (end < field.size() && field[end] == '-') ++end;  // syntax only, as in the i<...> form
       while (end < field.size() && field[end] >= '0' && field[end] <= '9') ++end;
       auto v = parse_int(field.substr(pos + 1, end - pos - 1));
       if (!v) break;

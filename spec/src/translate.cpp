@@ -218,6 +218,13 @@ std::vector<Translation> translate(const Intent& in) {
   out.push_back(tensorflow(in));
   out.push_back(tflite(in));
   out.push_back(onednn(in));
+  // Which dtypes a framework's op takes is its front-end's to say (one table, there): a
+  // translation whose dtype the front-end refuses carries that refusal as its reason.
+  for (Translation& t : out) {
+    if (!t.reason.empty()) continue;
+    Result<Frontend> accepted = from_framework(t.framework, t.attributes, t.input);
+    if (!accepted && accepted.error().message.starts_with("dtype ")) t.reason = accepted.error().message;
+  }
   return out;
 }
 
