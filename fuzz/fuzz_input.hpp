@@ -115,28 +115,30 @@ inline Problem consume_problem(FuzzedDataProvider& in, const ProblemLimits& limi
   return p;
 }
 
-// One element of the dtype: raw storage bits (every value, NaN payloads included), a special
-// value, or a small integer (so sums tie and rounding rules show).
-inline double consume_value(FuzzedDataProvider& in, DType dtype) {
+// Element `position` of the dtype: a small integer (so sums tie and rounding rules show), raw
+// storage bits (every value, NaN payloads included) or a special value. The small integers are
+// offset by the position, so even an input whose bytes have run out (the provider then gives 0)
+// is a ramp, not a constant that every divisor averages to itself.
+inline double consume_value(FuzzedDataProvider& in, DType dtype, int64_t position) {
   const int kind = in.ConsumeIntegralInRange<int>(0, 7);
-  if (kind <= 2) {
+  if (kind <= 4) {
+    const double small = double((in.ConsumeIntegralInRange<int>(0, 8) + position) % 9 - 4);
+    return representable(dtype, small) ? small : 0.0;
+  }
+  if (kind <= 6) {
     std::array<std::byte, 8> bits{};
     for (int i = 0; i < storage_bytes(dtype); ++i) bits[size_t(i)] = std::byte{in.ConsumeIntegral<uint8_t>()};
     return load_element(dtype, bits.data());
   }
-  if (kind == 3) {
-    if (!is_float(dtype))
-      return pick(in, std::array<double, 5>{double(int_min(dtype)), double(int_max(dtype)), 0.0,
-                                            double(int_min(dtype) + 1), double(int_max(dtype) - 1)});
-    const FloatFormat f = float_format(dtype);
-    const double min_subnormal = std::ldexp(1.0, f.min_exponent - f.precision + 1);
-    const double max_finite = -lowest_value(dtype);
-    return pick(in, std::array<double, 12>{std::nan(""), INFINITY, -INFINITY, -0.0, 0.0, max_finite,
-                                           -max_finite, min_subnormal, -min_subnormal, 0.5, -1.5,
-                                           std::ldexp(1.0, f.min_exponent)});
-  }
-  const double small = in.ConsumeIntegralInRange<int>(-4, 4);
-  return representable(dtype, small) ? small : 0.0;
+  if (!is_float(dtype))
+    return pick(in, std::array<double, 5>{double(int_min(dtype)), double(int_max(dtype)), 0.0,
+                                          double(int_min(dtype) + 1), double(int_max(dtype) - 1)});
+  const FloatFormat f = float_format(dtype);
+  const double min_subnormal = std::ldexp(1.0, f.min_exponent - f.precision + 1);
+  const double max_finite = -lowest_value(dtype);
+  return pick(in, std::array<double, 12>{std::nan(""), INFINITY, -INFINITY, -0.0, 0.0, max_finite,
+                                         -max_finite, min_subnormal, -min_subnormal, 0.5, -1.5,
+                                         std::ldexp(1.0, f.min_exponent)});
 }
 
 inline Tensor consume_input(FuzzedDataProvider& in, const Problem& p) {
@@ -144,7 +146,7 @@ inline Tensor consume_input(FuzzedDataProvider& in, const Problem& p) {
   int64_t count = 1;
   for (int64_t d : t.shape) count *= d;
   t.values.reserve(size_t(count));
-  for (int64_t i = 0; i < count; ++i) t.values.push_back(consume_value(in, p.dtype));
+  for (int64_t i = 0; i < count; ++i) t.values.push_back(consume_value(in, p.dtype, i));
   return t;
 }
 

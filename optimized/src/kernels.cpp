@@ -647,16 +647,32 @@ void run_kernel(KernelId id, const Plan& plan, const RunArgs& args) {
 
 std::string dispatched_target() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
 
+namespace {
+
+// The compiled targets this CPU supports, read once and before any restriction: Highway's
+// SupportedAndGeneratedTargets() honours SetSupportedTargetsForTest, so reading it after
+// restrict_target would give only the chosen one (the fuzzer found simd_targets() shrinking).
+const std::vector<int64_t>& all_targets() {
+  static const std::vector<int64_t> targets = [] {
+    hwy::SetSupportedTargetsForTest(0);
+    std::vector<int64_t> v;
+    for (int64_t target : hwy::SupportedAndGeneratedTargets()) v.push_back(target);
+    return v;
+  }();
+  return targets;
+}
+
+}  // namespace
+
 std::vector<std::string> compiled_targets() {
   std::vector<std::string> names;
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) names.emplace_back(hwy::TargetName(target));
+  for (int64_t target : all_targets()) names.emplace_back(hwy::TargetName(target));
   return names;
 }
 
 bool restrict_target(std::string_view name) {
-  hwy::SetSupportedTargetsForTest(0);
   int64_t chosen = 0;
-  for (int64_t target : hwy::SupportedAndGeneratedTargets())
+  for (int64_t target : all_targets())
     if (name == hwy::TargetName(target)) chosen = target;
   if (!name.empty() && chosen == 0) return false;
   hwy::SetSupportedTargetsForTest(chosen);
