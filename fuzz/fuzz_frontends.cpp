@@ -12,8 +12,12 @@
 //     crash, leak or UB (ASan, UBSan);
 //   - what a front-end accepts is a valid problem (validate), and its framing maps the
 //     framework's input shape onto the problem's;
-//   - every translation the intent admits (no reason given) is accepted by that framework's own
-//     front-end: what `poolspec diff` prints can be pasted back.
+//   - every translation the intent admits (no reason given) that its framework's own front-end
+//     accepts means the same geometry (op, input shape, kernel, strides, dilations, begin pads;
+//     the end pads and the rounding may differ, as oneDNN's ceil is emulated by enlarging
+//     padding_r): what `poolspec diff` compares is like with like, and only the frameworks' rules
+//     differ. (A front-end may refuse a translation: the framework defines no value there,
+//     and `diff` prints its reason.)
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <array>
@@ -84,11 +88,19 @@ void run_one(FuzzedDataProvider& in) {
     fail("the front-end gave an invalid problem: " + format_problem(f->problem) + ": " + s.error().message);
   check_framing(*f);
 
-  for (const Translation& t : translate(intent_of(*f))) {
+  const Intent intent = intent_of(*f);
+  for (const Translation& t : translate(intent)) {
     if (!t.reason.empty()) continue;
-    if (Result<Frontend> back = from_framework(t.framework, t.attributes, t.input); !back)
-      fail(fmt::format("the translation for {} ('{}', input shape {}) is refused by its own front-end: {}", t.label,
-                       t.attributes, fmt::join(t.input.input_shape, ","), back.error().message));
+    // The framework may define no value for the geometry (its front-end refuses, and `diff`
+    // prints why); what it accepts must mean the same window geometry.
+    Result<Frontend> back = from_framework(t.framework, t.attributes, t.input);
+    if (!back) continue;
+    const Intent again = intent_of(*back);
+    if (again.op != intent.op || again.shape != intent.shape || again.kernel != intent.kernel ||
+        again.strides != intent.strides || again.dilations != intent.dilations ||
+        again.pads_begin != intent.pads_begin)
+      fail(fmt::format("the translation for {} ('{}') means another geometry: {}, the source's {}", t.label,
+                       t.attributes, format_problem(back->problem), format_problem(f->problem)));
   }
 }
 
