@@ -23,6 +23,9 @@ targets=("$@")
 bash scripts/install-deps.sh >/dev/null
 cmake --preset fuzz >/dev/null && cmake --build --preset fuzz >/dev/null || { echo "fuzz/run.sh: build failed"; exit 1; }
 bin=$root/build/fuzz/fuzz
+# OpenMP workers sleep when idle instead of spinning (the engines' 2-thread runs would otherwise
+# take the core another target runs on).
+export OMP_WAIT_POLICY=passive KMP_BLOCKTIME=0
 
 # The flags of fuzz/<target>.options ([libfuzzer] key = value lines; a dict is relative to fuzz/).
 option_flags() {

@@ -43,6 +43,8 @@ int64_t divisor_at(const Problem& p, const std::vector<int64_t>& coordinate) {
   return d;
 }
 
+}  // namespace
+
 // Sum |x| over each window's finite in-bounds values, by the spec itself: the same problem as a sum
 // (divisor 1) of the absolute values, in f64 (rounded once from the exact sum).
 Result<Tensor> window_abs_sums(const Problem& p, const Tensor& input) {
@@ -63,11 +65,10 @@ Result<Tensor> window_abs_sums(const Problem& p, const Tensor& input) {
   return std::move(sums->values);
 }
 
-}  // namespace
-
 Result<EngineComparison> compare_output(const Problem& p, const Tensor& input,
                                         const Output& expected, const Output& got,
-                                        const ErrorBound& bound, size_t max_reported) {
+                                        const ErrorBound& bound, size_t max_reported,
+                                        const Tensor* abs_sums_given) {
   if (got.values.values.size() != expected.values.values.size() ||
       got.values.shape != expected.values.shape)
     return Error{fmt::format("output shape ({}): the spec's is ({})", fmt::join(got.values.shape, ","),
@@ -75,11 +76,13 @@ Result<EngineComparison> compare_output(const Problem& p, const Tensor& input,
   if (got.indices.size() != expected.indices.size())
     return Error{fmt::format("{} indices: the spec gives {}", got.indices.size(), expected.indices.size())};
   const bool float_avg = p.op == Op::avg && is_float(p.dtype);
-  Tensor abs_sums;
-  if (float_avg && !bound.exact) {
+  Tensor computed_abs_sums;
+  const Tensor* abs_sums = abs_sums_given;
+  if (float_avg && !bound.exact && !abs_sums) {
     Result<Tensor> sums = window_abs_sums(p, input);
     if (!sums) return sums.error();
-    abs_sums = std::move(*sums);
+    computed_abs_sums = std::move(*sums);
+    abs_sums = &computed_abs_sums;
   }
   EngineComparison c;
   const auto& e = expected.values.values;
@@ -93,7 +96,7 @@ Result<EngineComparison> compare_output(const Problem& p, const Tensor& input,
     if (!ok && float_avg && !bound.exact) {
       m.coordinate = coordinate_of(expected.values.shape, static_cast<int64_t>(i));
       const int64_t divisor = divisor_at(p, m.coordinate);
-      const double abs_sum = abs_sums.values[i] * (1 + std::ldexp(1.0, -52)) +
+      const double abs_sum = abs_sums->values[i] * (1 + std::ldexp(1.0, -52)) +
                              std::fabs(static_cast<double>(p.bias));
       // Outside the declared range: the finite values' partial sums may overflow. That holds for
       // a window with an infinity too (+inf beside finite values whose sum overflows to -inf in

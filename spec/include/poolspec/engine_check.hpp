@@ -33,10 +33,16 @@ struct EngineComparison {
   bool passed() const { return mismatches == 0; }
 };
 
+// Per output element of a float average, the absolute sum of its window's finite values (by the
+// spec's exact evaluation), which the float bound scales with. compare_output computes it, or
+// takes it from a caller that compares several engines on one problem.
+Result<Tensor> window_abs_sums(const Problem& p, const Tensor& input);
+
 // Compares `got` with the spec's `expected` (both from evaluate()'s shapes) on `input`.
 Result<EngineComparison> compare_output(const Problem& p, const Tensor& input,
                                         const Output& expected, const Output& got,
-                                        const ErrorBound& bound, size_t max_reported = 5);
+                                        const ErrorBound& bound, size_t max_reported = 5,
+                                        const Tensor* abs_sums = nullptr);
 
 // A readable account of a comparison: the problem string, then for each reported mismatch the
 // coordinate, expected, got, error in ulps and the allowed bound.
