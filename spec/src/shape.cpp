@@ -101,13 +101,24 @@ std::optional<EmptyWindowWitness> find_empty_window(const Problem& p) {
     const auto witness = [&](int64_t j) {
       return EmptyWindowWitness{static_cast<int>(i), j, formulas::window_start(a, j)};
     };
-    // A window whose first tap is inside the input is never empty, so only windows that start
-    // before 0 or at/after d need a look: j < pb / s, and j >= (d + pb) / s.
-    for (int64_t j = 0; j < outputs && formulas::window_start(a, j) < 0; ++j)
-      if (!padded_rule && empty_at(j)) return witness(j);
-    const int64_t first_late = std::max<int64_t>(0, ceil_div(a.extent + a.pad_begin, a.stride));
-    for (int64_t j = first_late; j < outputs; ++j)
-      if (empty_at(j)) return witness(j);
+    // No loop over the windows: attributes reach 2^31, and a scan of them hung (a fuzz finding).
+    // Windows that start before 0 (in-bounds rule only; include_clip windows start at -pb or
+    // later, inside the padded extent): window 0 lies wholly before the input when pb >= K, and
+    // is then the first empty one. Otherwise each such window reaches 0, and its first tap at or
+    // after 0 lies in [0, dl) -- inside the input when d >= dl. Only when the taps can jump over
+    // the whole input (dl > d) are the windows looked at one by one (proofs: empty/*_dilated).
+    if (!padded_rule && outputs > 0) {
+      if (a.pad_begin >= formulas::effective_kernel(a.kernel, a.dilation)) return witness(0);
+      if (a.dilation > a.extent)
+        for (int64_t j = 0; j < outputs && formulas::window_start(a, j) < 0; ++j)
+          if (empty_at(j)) return witness(j);
+    }
+    // Windows that start at or after the end (d for the in-bounds rule, d + pe for include_clip)
+    // are empty, and no other window that starts at 0 or later is; starts grow with j, so the
+    // first of them is found by a division.
+    const int64_t end = padded_rule ? a.extent + a.pad_end : a.extent;
+    const int64_t first_late = std::max<int64_t>(0, ceil_div(end + a.pad_begin, a.stride));
+    if (first_late < outputs) return witness(first_late);
   }
   return std::nullopt;
 }
