@@ -14,18 +14,18 @@ cmake --build --preset coverage >/dev/null
 out=build/coverage/profiles
 rm -rf "$out" && mkdir -p "$out"
 targets=(fuzz_engines fuzz_xs3 fuzz_shape fuzz_problem_string fuzz_frontends fuzz_npy)
-objects=()
+objects=()  # llvm-cov: the first binary, then -object for each other
 for t in "${targets[@]}"; do
   folders=(fuzz/corpus/$t)
   [ -d fuzz/regressions/$t ] && folders+=(fuzz/regressions/$t)
   LLVM_PROFILE_FILE=$out/$t.profraw build/coverage/fuzz/${t}_replay "${folders[@]}"
-  objects+=(-object build/coverage/fuzz/${t}_replay)
+  [ ${#objects[@]} -eq 0 ] && objects=(build/coverage/fuzz/${t}_replay) || objects+=(-object build/coverage/fuzz/${t}_replay)
 done
 llvm-profdata-14 merge -sparse "$out"/*.profraw -o "$out/merged.profdata"
-llvm-cov-14 report "${objects[@]}" -instr-profile="$out/merged.profdata" spec reference optimized xs3 \
+llvm-cov-14 report -instr-profile="$out/merged.profdata" "${objects[@]}" spec reference optimized xs3 \
   >build/coverage/report.txt
 if [ "${1:-}" = --html ]; then
-  llvm-cov-14 show "${objects[@]}" -instr-profile="$out/merged.profdata" -format=html \
+  llvm-cov-14 show -instr-profile="$out/merged.profdata" "${objects[@]}" -format=html \
     -output-dir=build/coverage/html spec reference optimized xs3
   echo "HTML: build/coverage/html/index.html"
 fi

@@ -14,9 +14,12 @@
 //     partial sum can leave int32 (|bias| + 128 * 128 * N < 2^31);
 //   - any partition of the output into jobs gives the outputs of one job; the _ext API over a
 //     channel range gives the seed API's outputs on those channels;
-//   - arbitrary job parameters are refused or run in bounds (ASan), never crash.
+//   - arbitrary job parameters, and raw plan parameters given to the model's own init and compute
+//     calls (with output buffers of the right size or one byte short), are refused or run in
+//     bounds (ASan), never crash.
 #include <cstdio>
 #include <cstdlib>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -176,7 +179,56 @@ void check_ext(FuzzedDataProvider& in, const Xs3Operator& op, const Tensor& imag
                        int(y[ch]), whole.values[ch]));
 }
 
+// The model's own API with raw plan parameters (what the front-end never produces): every init
+// check refuses cleanly, and what an init accepts runs on buffers of exactly the image sizes
+// without reading or writing outside them (ASan watches). Compute calls are also given buffers
+// one byte short, which they must refuse.
+void run_raw_plans(FuzzedDataProvider& in) {
+  const xs3::Config config{in.ConsumeBool(), in.ConsumeBool() ? xs3::Accumulation::wrap : xs3::Accumulation::saturate};
+  const auto small = [&](uint32_t hi) { return in.ConsumeIntegralInRange<uint32_t>(0, hi); };
+  const bool huge = in.ConsumeIntegralInRange<int>(0, 15) == 0;  // pixel counts past lib_nn's limits
+  const xs3::ImageParams x{huge ? in.ConsumeIntegral<uint32_t>() : small(9), huge ? in.ConsumeIntegral<uint32_t>() : small(9), small(12)};
+  (void)xs3::scale_and_shift(in.ConsumeIntegral<uint64_t>() >> in.ConsumeIntegralInRange<int>(0, 63));
+  const auto volume = [](const xs3::ImageParams& p) { return uint64_t{p.height} * p.width * p.channels; };
+  const bool short_buffer = in.ConsumeIntegralInRange<int>(0, 7) == 0;
+  const auto run_jobs = [&](auto&& compute, const auto& init, uint64_t y_volume) {
+    if (volume(x) > 4096 || y_volume > 4096) return;
+    std::vector<int8_t> xs(size_t(volume(x)), 1), ys(size_t(y_volume), 0);
+    std::span<int8_t> y_span(ys);
+    if (short_buffer && !ys.empty()) y_span = y_span.first(ys.size() - 1);
+    for (const auto& job : init.jobs) (void)compute(y_span, std::span<const int8_t>(xs), init.plan, job);
+  };
+  switch (in.ConsumeIntegralInRange<int>(0, 2)) {
+    case 0: {
+      std::vector<xs3::GlobalJobParams> jobs(in.ConsumeIntegralInRange<size_t>(0, 2));
+      for (auto& j : jobs) j = {small(14), small(14)};
+      if (auto init = xs3::avgpool2d_global_init(x, jobs, config))
+        run_jobs([&](std::span<int8_t> y, std::span<const int8_t> xs, const xs3::GlobalPlan& plan, const xs3::GlobalJob& job) {
+                   return xs3::avgpool2d_global(y, xs, in.ConsumeIntegral<int32_t>(), plan, job);
+                 }, *init, x.channels);
+      break;
+    }
+    default: {
+      const xs3::ImageParams y{small(5), small(5), in.ConsumeBool() ? x.channels : small(12)};
+      const xs3::WindowParams w{small(4), small(4), in.ConsumeIntegralInRange<int32_t>(-1, 3),
+                                in.ConsumeIntegralInRange<int32_t>(-1, 3), in.ConsumeIntegralInRange<int32_t>(-1, 3),
+                                in.ConsumeIntegralInRange<int32_t>(-1, 3)};
+      std::vector<xs3::WindowJobParams> jobs(in.ConsumeIntegralInRange<size_t>(0, 2));
+      for (auto& j : jobs)
+        j = {in.ConsumeIntegralInRange<int32_t>(-1, 5), in.ConsumeIntegralInRange<int32_t>(-1, 5),
+             in.ConsumeIntegralInRange<int32_t>(-1, 12), in.ConsumeIntegralInRange<int32_t>(-1, 5),
+             in.ConsumeIntegralInRange<int32_t>(-1, 5), in.ConsumeIntegralInRange<int32_t>(-1, 12)};
+      if (in.ConsumeBool()) {
+        if (auto init = xs3::avgpool2d_init(x, y, w, jobs, config)) run_jobs(xs3::avgpool2d, *init, volume(y));
+      } else {
+        if (auto init = xs3::maxpool2d_init(x, y, w, jobs)) run_jobs(xs3::maxpool2d, *init, volume(y));
+      }
+    }
+  }
+}
+
 void run_one(FuzzedDataProvider& in) {
+  if (in.ConsumeIntegralInRange<int>(0, 3) == 0) return run_raw_plans(in);
   const auto kind = pick(in, std::array<Xs3Operator::Kind, 3>{Xs3Operator::Kind::avgpool2d_global,
                                                                Xs3Operator::Kind::avgpool2d,
                                                                Xs3Operator::Kind::maxpool2d});
