@@ -26,7 +26,7 @@ namespace poolspec::fuzz {
 // every engine run twice under guards, stay cheap), at most max_rank spatial axes.
 struct ProblemLimits {
   int max_rank = 3;
-  int64_t max_elements = 2048;
+  int64_t max_elements = 768;
   bool raw_attributes = true;  // sometimes draw attributes outside their valid ranges
 };
 
