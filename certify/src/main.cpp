@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "certify.hpp"
 #include "onnx_conformance.hpp"
 #include "report.hpp"
 
@@ -109,6 +110,31 @@ int main(int argc, char** argv) {
   onnx_test->add_option("directories", onnx_dirs, "Case directories, e.g. .../data/node/test_maxpool_2d_pads");
   onnx_test->add_flag("--json", json, "Print machine-readable JSON");
 
+  poolspec::certify::CertifyOptions certify;
+  std::vector<std::string> certify_rules, certify_layouts;
+  CLI::App* certify_cmd = app.add_subcommand(
+      "certify", "Hold backends to the spec: every available backend (or --backend) on a suite, "
+                 "each call isolated; a matrix, JSON and JUnit XML (exit 1 on any failure)");
+  certify_cmd->add_option("--suite", certify.suite, "smoke, ci (default) or full");
+  certify_cmd->add_option("--backend", certify.backends,
+                          "A backend's name (reference optimized xs3 onednn ...), or a shared library's path "
+                          "(backend.h); repeatable; default every available backend");
+  certify_cmd->add_option("--rules", certify_rules,
+                          "Rule sets to hold each backend to: claimed (its own), spec, xs3, or a framework "
+                          "(ngraph openvino onnx pytorch tensorflow tflite onednn); default claimed,openvino")
+      ->delimiter(',');
+  certify_cmd->add_option("--layout", certify_layouts, "nchw, nhwc (default both)")->delimiter(',');
+  certify_cmd->add_option("--shard", certify.shard, "i/n: run the i-th of n slices of the suite (CI jobs)");
+  certify_cmd->add_option("--timeout-ms", certify.timeout_ms, "Per call; past it the backend is killed: HANG");
+  certify_cmd->add_option("--out", certify.out_dir, "Where matrix.txt, report.json, junit.xml and repro/ go "
+                                                    "(default certify-out)");
+  certify_cmd->add_option("--filter", certify.filter, "Only the cases whose id contains this");
+  certify_cmd->add_option("--problem", certify.problem, "Replay one problem string (with --input) instead of a suite");
+  certify_cmd->add_option("--input", certify.input, "The replayed problem's input (.npy, spec order)");
+  certify_cmd->add_flag("!--no-shrink", certify.shrink, "Do not shrink failures to a minimal counterexample");
+  certify_cmd->add_flag("--list", certify.list, "List the backends (and their claimed rules) and suites");
+  certify_cmd->add_flag("--json", certify.json, "Print the JSON report instead of the matrix");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -118,6 +144,11 @@ int main(int argc, char** argv) {
   // A framework given with empty text (ONNX's Global ops have no attributes) still counts.
   for (const auto& [framework, option] : framework_options)
     if (option->count() > 0) problem.attributes[framework] = framework_text[framework];
+  if (*certify_cmd) {
+    if (!certify_rules.empty()) certify.rules = certify_rules;
+    if (!certify_layouts.empty()) certify.layouts = certify_layouts;
+    return poolspec::certify::certify_command(certify);
+  }
   if (*shape) return shape_command(problem, json);
   if (*run_cmd) return run_command(problem, run, json);
   if (*diff) return diff_command(problem, diff_input, diff_values, json);

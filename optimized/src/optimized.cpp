@@ -9,6 +9,7 @@
 
 #include "kernels.hpp"
 #include "plan.hpp"
+#include "poolspec/backend.hpp"
 #include "poolspec/formulas.hpp"
 #include "poolspec/reference/reference.hpp"
 #include "poolspec/shape.hpp"
@@ -204,6 +205,11 @@ Status OptimizedEngine::run(const Problem& p, Layout layout, const RunArgs& args
 const OptimizedEngine& engine() {
   static const OptimizedEngine instance;
   return instance;
+}
+
+const poolspec_backend* backend() {
+  static const auto b = make_engine_backend(engine(), fmt::format("poolspec {} ({})", POOLSPEC_VERSION, simd_target()), "spec");
+  return &b->abi;
 }
 
 }  // namespace poolspec::optimized

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "poolspec/backend.hpp"
 #include "poolspec/evaluate.hpp"
 #include "poolspec/formulas.hpp"
 #include "poolspec/shape.hpp"
@@ -319,6 +320,11 @@ Status ReferenceEngine::run(const Problem& p, Layout layout, const RunArgs& args
 const ReferenceEngine& engine() {
   static const ReferenceEngine instance;
   return instance;
+}
+
+const poolspec_backend* backend() {
+  static const auto b = make_engine_backend(engine(), "poolspec " POOLSPEC_VERSION, "spec");
+  return &b->abi;
 }
 
 }  // namespace poolspec::reference

@@ -53,6 +53,9 @@ struct ErrorBound {
   double output_ulps = 0;            // the last rounding into the output dtype, in its ulps
   double overflow_threshold = 0;     // 0: none (the accumulation cannot overflow)
   std::string accumulation;          // how the engine sums, in words (printed with failures)
+  // Integer averages: the allowed |got - exact| (0: bit-exact). An approximate integer divide
+  // declares it, such as XS3's scale-and-shift for window sizes that are not powers of two.
+  int64_t integer_units = 0;
 };
 
 // The bound for a float average accumulated in `accumulation` (f64 or f32) with `operations`

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "poolspec/backend.h"
 #include "poolspec/engine.hpp"
 
 namespace poolspec::optimized {
@@ -71,5 +72,8 @@ class OptimizedEngine final : public Engine {
 };
 
 const OptimizedEngine& engine();
+
+// The optimized engine through the backend ABI (rules "spec").
+const poolspec_backend* backend();
 
 }  // namespace poolspec::optimized

@@ -5,6 +5,7 @@
 // spec's except for the float sums' rounding, which its ErrorBound declares.
 #pragma once
 
+#include "poolspec/backend.h"
 #include "poolspec/engine.hpp"
 
 namespace poolspec::reference {
@@ -18,5 +19,8 @@ class ReferenceEngine final : public Engine {
 };
 
 const ReferenceEngine& engine();
+
+// The reference through the backend ABI (rules "spec": every problem of the model).
+const poolspec_backend* backend();
 
 }  // namespace poolspec::reference

@@ -1,0 +1,416 @@
+#include "suite.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "poolspec/frontends.hpp"
+#include "poolspec/problem_string.hpp"
+#include "poolspec/seeds.hpp"
+#include "poolspec/shape.hpp"
+
+namespace poolspec::certify {
+
+std::string_view values_name(Values v) {
+  switch (v) {
+    case Values::random: return "random";
+    case Values::nan_at: return "nan_at";
+    case Values::infinities: return "infinities";
+    case Values::neg_inf_only: return "neg_inf_only";
+    case Values::signed_zero: return "signed_zero";
+    case Values::subnormal: return "subnormal";
+    case Values::ties: return "ties";
+    case Values::extremes: return "extremes";
+    case Values::half_ties: return "half_ties";
+  }
+  return "?";
+}
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+// The three things a user asks of pooling, as an intent's op and include_pad.
+enum class Mode { avg_exclude, avg_include, max };
+constexpr Mode all_modes[] = {Mode::avg_exclude, Mode::avg_include, Mode::max};
+std::string_view mode_name(Mode m) {
+  return m == Mode::max ? "max" : m == Mode::avg_include ? "avg_include" : "avg_exclude";
+}
+
+Intent intent(Mode mode, DType dtype, Ints shape, Ints kernel, Ints strides, Ints pads_begin, Ints pads_end,
+              bool ceil, Ints dilations = {}) {
+  Intent in;
+  in.op = mode == Mode::max ? Op::max : Op::avg;
+  in.include_pad = mode == Mode::avg_include;
+  in.dtype = dtype;
+  in.shape = std::move(shape);
+  in.kernel = std::move(kernel);
+  in.strides = std::move(strides);
+  in.pads_begin = std::move(pads_begin);
+  in.pads_end = std::move(pads_end);
+  in.ceil = ceil;
+  in.dilations = dilations.empty() ? Ints(in.kernel.size(), 1) : std::move(dilations);
+  return in;
+}
+
+Ints repeat(int64_t v, size_t rank) { return Ints(rank, v); }
+
+// A deterministic 1-in-n choice of the enumerations' points (splitmix64 of the point's number).
+bool chosen(uint64_t point, uint64_t one_in) {
+  uint64_t z = point + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return (z ^ (z >> 31)) % one_in == 0;
+}
+
+// benchdnn's shapes_basic categories (notes/verification.md 1.6), in this project's own sizes,
+// for 1, 2 and 3 spatial axes, under every mode, floor and ceil.
+void add_shapes(std::vector<Case>& out, bool small) {
+  struct Shape {
+    const char* name;
+    int64_t n, c, d, k, s, pb, pe;
+  };
+  const Shape shapes[] = {
+      {"regular", 2, 16, 8, 3, 2, 1, 1},       {"ic_tail", 1, 17, 7, 3, 1, 1, 1},
+      {"asymmetric_pad", 1, 8, 8, 3, 2, 1, 2}, {"k_equals_s", 1, 8, 8, 2, 2, 0, 0},
+      {"only_pad_l", 1, 8, 7, 3, 2, 1, 0},     {"no_pad", 1, 8, 6, 3, 1, 0, 0},
+      {"k_equals_p", 1, 4, 6, 2, 2, 2, 2},     {"negative_p_r", 1, 4, 30, 3, 2, 0, -1},
+      {"k_equals_p_r", 1, 4, 7, 3, 2, 0, 3},   {"stride_over_k", 1, 4, 9, 2, 3, 1, 1},
+  };
+  for (size_t rank = 1; rank <= 3; ++rank)
+    for (const Shape& s : shapes) {
+      if (small && rank == 3) continue;
+      Ints shape{s.n, s.c};
+      for (size_t i = 0; i < rank; ++i) shape.push_back(rank == 3 ? std::min<int64_t>(s.d, 7) + static_cast<int64_t>(i) : s.d + static_cast<int64_t>(i));
+      for (Mode m : all_modes)
+        for (bool ceil : {false, true}) {
+          if (small && ceil && m != Mode::avg_include) continue;
+          Case c;
+          c.id = fmt::format("shapes/{}d:{}:{}{}", rank, s.name, mode_name(m), ceil ? ":ceil" : "");
+          c.part = "shapes";
+          c.intent = intent(m, DType::f32, shape, repeat(s.k, rank), repeat(s.s, rank), repeat(s.pb, rank),
+                            repeat(s.pe, rank), ceil);
+          out.push_back(c);
+          if (!small && (std::string_view(s.name) == "regular" || std::string_view(s.name) == "ic_tail")) {
+            for (DType dt : {DType::i8, DType::u8, DType::f16}) {
+              c.id = fmt::format("shapes/{}d:{}:{}{}:{}", rank, s.name, mode_name(m), ceil ? ":ceil" : "", dtype_name(dt));
+              c.intent.dtype = dt;
+              out.push_back(c);
+            }
+          }
+        }
+    }
+  // Global pooling (benchdnn shapes_global_pooling): the kernel is the input.
+  for (Mode m : {Mode::avg_exclude, Mode::max}) {
+    for (const Ints& hw : {Ints{7, 7}, Ints{1, 13}, Ints{8, 5}}) {
+      Case c;
+      c.id = fmt::format("shapes/global:{}x{}:{}", hw[0], hw[1], mode_name(m));
+      c.part = "shapes";
+      c.intent = intent(m, DType::f32, {2, 20, hw[0], hw[1]}, hw, {1, 1}, {0, 0}, {0, 0}, false);
+      out.push_back(c);
+      if (!small) {
+        c.id += ":i8";
+        c.intent.dtype = DType::i8;
+        c.intent.shape[1] = 16;  // lib_nn works on channel multiples of 4
+        c.intent.shape[0] = 1;
+        out.push_back(c);
+      }
+    }
+  }
+}
+
+// Pooling layers of real networks (notes/perf.md). In `ci` with 8 channels; `full` has theirs.
+void add_topologies(std::vector<Case>& out, bool real_channels) {
+  struct Layer {
+    const char* name;
+    Mode mode;
+    Ints shape, k, s, pb, pe;
+    bool ceil;
+  };
+  const Layer layers[] = {
+      {"resnet50:pool1", Mode::max, {1, 64, 112, 112}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false},
+      {"resnet50:pool5", Mode::avg_exclude, {1, 2048, 7, 7}, {7, 7}, {1, 1}, {0, 0}, {0, 0}, false},
+      {"googlenet_v3:pool1", Mode::max, {1, 64, 147, 147}, {3, 3}, {2, 2}, {0, 0}, {0, 0}, false},
+      {"googlenet_v3:mixed_avg", Mode::avg_exclude, {1, 192, 35, 35}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false},
+      {"googlenet_v3:pool_8x8", Mode::avg_exclude, {1, 2048, 8, 8}, {8, 8}, {1, 1}, {0, 0}, {0, 0}, false},
+      {"inception_v1:pool1", Mode::max, {1, 64, 112, 112}, {3, 3}, {2, 2}, {0, 0}, {0, 0}, true},
+      {"inception_v1:aux_avg", Mode::avg_exclude, {1, 512, 14, 14}, {5, 5}, {3, 3}, {0, 0}, {0, 0}, false},
+      {"inception_v1:inception_3a_pool", Mode::max, {1, 192, 28, 28}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false},
+      {"unet3d:down1", Mode::max, {1, 32, 64, 64, 64}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, false},
+      {"unet3d:down3", Mode::max, {1, 128, 16, 16, 16}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, false},
+  };
+  for (const Layer& l : layers) {
+    Case c;
+    c.id = fmt::format("topologies/{}", l.name);
+    c.part = "topologies";
+    Ints shape = l.shape;
+    if (!real_channels) {
+      shape[1] = 8;
+      if (shape.size() == 5) shape[2] = shape[3] = shape[4] = std::min<int64_t>(shape[2], 32);
+    }
+    c.intent = intent(l.mode, DType::f32, shape, l.k, l.s, l.pb, l.pe, l.ceil);
+    out.push_back(c);
+  }
+}
+
+// The zone where frameworks disagree, enumerated (notes/verification.md, closing list 4): 1-D
+// extents 1..8, kernels 1..4, strides 1..3, dilations 1..2, pads 0..k on each side, floor and
+// ceil, every mode; 2-D over a smaller grid. `one_in` thins it deterministically.
+void add_enumeration(std::vector<Case>& out, uint64_t one_in_1d, uint64_t one_in_2d) {
+  uint64_t point = 0;
+  for (int64_t d = 1; d <= 8; ++d)
+    for (int64_t k = 1; k <= 4; ++k)
+      for (int64_t s = 1; s <= 3; ++s)
+        for (int64_t dl = 1; dl <= 2; ++dl)
+          for (int64_t pb = 0; pb <= k; ++pb)
+            for (int64_t pe = 0; pe <= k; ++pe)
+              for (bool ceil : {false, true})
+                for (Mode m : all_modes) {
+                  if (!chosen(point++, one_in_1d)) continue;
+                  Case c;
+                  c.id = fmt::format("enum1d/d{}k{}s{}dl{}pb{}pe{}:{}{}", d, k, s, dl, pb, pe, mode_name(m),
+                                     ceil ? ":ceil" : "");
+                  c.part = "enumeration";
+                  c.intent = intent(m, DType::f32, {1, 3, d}, {k}, {s}, {pb}, {pe}, ceil, {dl});
+                  out.push_back(c);
+                }
+  point = 0;
+  for (int64_t h : {2, 3, 5})
+    for (int64_t w : {2, 3, 5})
+      for (int64_t kh = 1; kh <= 3; ++kh)
+        for (int64_t kw = 1; kw <= 3; ++kw)
+          for (int64_t sh = 1; sh <= 2; ++sh)
+            for (int64_t sw = 1; sw <= 2; ++sw)
+              for (int pads = 0; pads < 16; ++pads)
+                for (bool ceil : {false, true})
+                  for (Mode m : all_modes) {
+                    if (!chosen(point++, one_in_2d)) continue;
+                    const Ints pb{pads & 1, (pads >> 1) & 1}, pe{(pads >> 2) & 1, (pads >> 3) & 1};
+                    Case c;
+                    c.id = fmt::format("enum2d/h{}w{}k{}x{}s{}x{}pb{}x{}pe{}x{}:{}{}", h, w, kh, kw, sh, sw, pb[0],
+                                       pb[1], pe[0], pe[1], mode_name(m), ceil ? ":ceil" : "");
+                    c.part = "enumeration";
+                    c.intent = intent(m, DType::f32, {1, 2, h, w}, {kh, kw}, {sh, sw}, pb, pe, ceil);
+                    out.push_back(c);
+                  }
+}
+
+// Adversarial values on a few geometries with padding, ceil overhang and overlapping windows.
+void add_values(std::vector<Case>& out, bool small) {
+  struct Geometry {
+    const char* name;
+    Ints shape, k, s, pb, pe;
+    bool ceil;
+  };
+  const Geometry geometries[] = {
+      {"1d_k3s2p1_ceil", {1, 2, 7}, {3}, {2}, {1}, {1}, true},
+      {"2d_k3s2p1", {1, 2, 5, 5}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false},
+      {"2d_k2s2", {1, 4, 4, 4}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, false},
+  };
+  for (const Geometry& g : geometries) {
+    int64_t elements = 1;
+    for (int64_t e : g.shape) elements *= e;
+    for (Mode m : all_modes) {
+      const auto add = [&](Values v, DType dt, int64_t at) {
+        Case c;
+        c.id = fmt::format("values/{}:{}:{}:{}{}", g.name, mode_name(m), dtype_name(dt), values_name(v),
+                           v == Values::nan_at || v == Values::infinities ? fmt::format("@{}", at) : "");
+        c.part = "values";
+        c.intent = intent(m, dt, g.shape, g.k, g.s, g.pb, g.pe, g.ceil);
+        c.values = v;
+        c.at = at;
+        out.push_back(c);
+      };
+      for (int64_t at : {int64_t{0}, elements / 2 - 1, elements - 1}) {
+        add(Values::nan_at, DType::f32, at);
+        if (!small) add(Values::infinities, DType::f32, at);
+      }
+      if (small) continue;
+      for (Values v : {Values::neg_inf_only, Values::signed_zero, Values::ties, Values::extremes}) add(v, DType::f32, 0);
+      add(Values::subnormal, DType::f32, 0);
+      add(Values::subnormal, DType::f16, 0);
+      add(Values::extremes, DType::f16, 0);
+      for (DType dt : {DType::i8, DType::u8}) {
+        add(Values::extremes, dt, 0);
+        add(Values::half_ties, dt, 0);
+        add(Values::ties, dt, 0);
+      }
+    }
+  }
+}
+
+// The seed documents' examples with their own inputs, under their front-end's rules.
+void add_seeds(std::vector<Case>& out) {
+  for (const seeds::Example& e : seeds::examples()) {
+    if (e.input.empty()) continue;
+    const FrontendInput in{e.op, DType::f32, e.input_shape, 0, false};
+    const bool ov = e.frontend == seeds::Frontend::openvino;
+    Result<Problem> p = ov ? from_openvino(e.attributes, in) : from_ngraph(e.attributes, in);
+    if (!p) continue;  // an example whose attributes the spec refuses (ERRATA.md)
+    Case c;
+    c.id = fmt::format("seeds/{}", e.id);
+    c.part = "seeds";
+    c.fixed = *p;
+    c.fixed_rules = ov ? "openvino" : "ngraph";
+    c.fixed_input = Tensor{DType::f32, input_shape(*p), e.input};
+    c.note = std::string(e.source);
+    c.intent.op = e.op;
+    c.intent.dtype = DType::f32;
+    out.push_back(c);
+  }
+}
+
+// Cases from the bugs of notes/semantics.md (section 3), each with its report.
+void add_regressions(std::vector<Case>& out) {
+  const auto add = [&](const char* name, const char* note, Intent in, Values v = Values::random) {
+    Case c;
+    c.id = fmt::format("regressions/{}", name);
+    c.part = "regressions";
+    c.intent = std::move(in);
+    c.values = v;
+    c.note = note;
+    out.push_back(c);
+  };
+  add("include_pad_ceil_overhang", "onnx/onnx#5276, microsoft/onnxruntime#16203, uxlfoundation/oneDNN#513",
+      intent(Mode::avg_include, DType::f32, {1, 1, 4, 4}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, true));
+  add("ceil_stride_over_kernel", "semantics.md 3 G1 (ONNX reference splits the ceil padding)",
+      intent(Mode::avg_exclude, DType::f32, {1, 1, 5}, {3}, {4}, {0}, {0}, true));
+  add("ceil_drop_last_window", "semantics.md 0 DROP (PyTorch, ONNX-22 vs OpenVINO CEIL)",
+      intent(Mode::max, DType::f32, {1, 1, 4}, {2}, {2}, {1}, {1}, true));
+  add("asymmetric_end_pad_stride1", "semantics.md 3 G2 (pads unpacked in the wrong order)",
+      intent(Mode::max, DType::f32, {1, 1, 4, 5}, {2, 2}, {1, 1}, {0, 0}, {1, 0}, false));
+  add("window_all_padding", "semantics.md 3 G12 (XNNPACK: 0 * (1/0) = NaN), onnx/onnx#1922",
+      intent(Mode::avg_exclude, DType::f32, {1, 1, 3, 3}, {2, 2}, {2, 2}, {2, 2}, {2, 2}, false));
+  add("max_of_neg_inf", "plaidml/plaidml PR #1780 (-FLT_MAX from a window of -inf)",
+      intent(Mode::max, DType::f32, {1, 1, 4, 4}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, false), Values::neg_inf_only);
+  add("int8_average_ties", "uxlfoundation/oneDNN#560, #939, ARM-software/CMSIS_5#1012",
+      intent(Mode::avg_exclude, DType::i8, {1, 4, 2, 8}, {1, 2}, {1, 2}, {0, 0}, {0, 0}, false), Values::half_ties);
+  add("dilated_ceil", "pytorch/pytorch dilated ceil windows (semantics.md 3 A)",
+      intent(Mode::max, DType::f32, {1, 1, 8}, {3}, {2}, {1}, {1}, true, {2}));
+}
+
+}  // namespace
+
+Result<std::vector<Case>> make_suite(const std::string& name) {
+  std::vector<Case> out;
+  if (name == "smoke") {
+    add_shapes(out, true);
+    add_enumeration(out, 800, 3000);
+    add_values(out, true);
+    add_regressions(out);
+  } else if (name == "ci") {
+    add_shapes(out, false);
+    add_topologies(out, false);
+    add_enumeration(out, 60, 300);
+    add_values(out, false);
+    add_seeds(out);
+    add_regressions(out);
+  } else if (name == "full") {
+    add_shapes(out, false);
+    add_topologies(out, true);
+    add_enumeration(out, 1, 4);
+    add_values(out, false);
+    add_seeds(out);
+    add_regressions(out);
+  } else {
+    return Error{fmt::format("suite '{}': must be smoke, ci or full", name)};
+  }
+  return out;
+}
+
+bool known_rules(const std::string& rules) {
+  if (rules == "spec" || rules == "xs3") return true;
+  return parse_framework(rules).ok();
+}
+
+std::vector<RuledProblem> problems_under(const Case& c, const std::string& rules) {
+  std::vector<RuledProblem> out;
+  if (c.fixed) {
+    if (rules == c.fixed_rules || rules == "spec") out.push_back({c.fixed_rules, *c.fixed});
+    return out;
+  }
+  if (rules == "xs3") {  // lib_nn: int8, no padding, floor, averages rounded half up
+    const Intent& in = c.intent;
+    if (in.dtype != DType::i8 || in.ceil || in.divisor_override) return out;
+    Problem p;
+    p.op = in.op;
+    p.dtype = in.dtype;
+    p.batch = in.shape[0];
+    p.channels = in.shape[1];
+    for (size_t i = 0; i + 2 < in.shape.size(); ++i) {
+      if (in.pads_begin[i] != 0 || in.pads_end[i] != 0) return out;
+      p.axes.push_back({in.shape[i + 2], in.kernel[i], in.strides[i], in.dilations[i], 0, 0});
+    }
+    p.int_rounding = IntRounding::half_up;
+    if (validate(p)) out.push_back({"xs3", p});
+    return out;
+  }
+  for (const Translation& t : translate(c.intent)) {
+    if (!t.reason.empty()) continue;
+    if (rules != "spec" && framework_name(t.framework) != rules) continue;
+    Result<Frontend> f = from_framework(t.framework, t.attributes, t.input);
+    if (!f || !validate(f->problem)) continue;
+    bool seen = false;
+    for (const RuledProblem& r : out) seen = seen || r.problem == f->problem;
+    if (!seen) out.push_back({t.label, f->problem});
+  }
+  return out;
+}
+
+Tensor make_input(const Case& c, const Problem& p) {
+  if (c.fixed_input) return *c.fixed_input;
+  const std::vector<int64_t> shape = input_shape(p);
+  int64_t n = 1;
+  for (int64_t e : shape) n *= e;
+  Tensor t{p.dtype, shape, std::vector<double>(static_cast<size_t>(n))};
+  std::seed_seq seed(c.id.begin(), c.id.end());
+  std::mt19937_64 rng(seed);
+  const bool fl = is_float(p.dtype);
+  const double range = p.dtype == DType::f16 || p.dtype == DType::bf16 ? 32 : 2048;
+  const auto random_value = [&]() -> double {
+    if (!fl) {
+      std::uniform_int_distribution<int64_t> d(int_min(p.dtype), int_max(p.dtype));
+      return static_cast<double>(d(rng));
+    }
+    std::uniform_int_distribution<int64_t> d(static_cast<int64_t>(-range * 8), static_cast<int64_t>(range * 8));
+    return round_to_float(p.dtype, static_cast<double>(d(rng)) / 8);
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < t.values.size(); ++i) {
+    double& v = t.values[i];
+    switch (c.values) {
+      case Values::random: case Values::nan_at: case Values::infinities: v = random_value(); break;
+      case Values::neg_inf_only: v = fl ? -inf : lowest_value(p.dtype); break;
+      case Values::signed_zero: v = (rng() & 1) ? 0.0 : -0.0; break;
+      case Values::subnormal: {
+        const FloatFormat f = float_format(fl ? p.dtype : DType::f32);
+        v = std::ldexp(static_cast<double>(static_cast<int64_t>(rng() % 64) - 32), f.min_exponent - f.precision + 1);
+        break;
+      }
+      case Values::ties: v = fl ? 3.5 : static_cast<double>(int_min(p.dtype) + 5); break;
+      case Values::extremes:
+        v = (rng() & 1) ? (fl ? -lowest_value(p.dtype) : static_cast<double>(int_max(p.dtype))) : lowest_value(p.dtype);
+        if (fl && (rng() % 4) == 0) v = -lowest_value(p.dtype);  // runs of the largest value: sums overflow
+        break;
+      case Values::half_ties: {
+        const int64_t lo = int_min(p.dtype) / 2, hi = int_max(p.dtype) / 2;
+        v = static_cast<double>(2 * std::uniform_int_distribution<int64_t>(lo, hi - 1)(rng) + 1);
+        if (!representable(p.dtype, v)) v = 1;
+        break;
+      }
+    }
+  }
+  const auto at = static_cast<size_t>(std::clamp<int64_t>(c.at, 0, n - 1));
+  if (c.values == Values::nan_at && fl) t.values[at] = std::numeric_limits<double>::quiet_NaN();
+  if (c.values == Values::infinities && fl) {
+    t.values[at] = inf;
+    t.values[(at + 1) % t.values.size()] = -inf;
+  }
+  return t;
+}
+
+}  // namespace poolspec::certify

@@ -1,0 +1,65 @@
+// The certification suites (`poolspec certify --suite smoke|ci|full`): what a backend is run on.
+// A case is an intent -- the geometry a user writes, independent of any framework's rules -- with
+// a dtype and a kind of input values; each rule set a backend is held to turns it into the
+// resolved Problem that framework means (translate.hpp), or says the framework cannot express it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "poolspec/problem.hpp"
+#include "poolspec/tensor.hpp"
+#include "poolspec/translate.hpp"
+
+namespace poolspec::certify {
+
+// Input values (notes/verification.md, "adversarial value domains").
+enum class Values {
+  random,      // benchdnn-like: integers and eighths in the dtype's comfortable range
+  nan_at,      // random, with NaN at input position `at` (the first, a middle, the last)
+  infinities,  // random, with +inf and -inf at `at` and its neighbour
+  neg_inf_only,// every value -inf (a max from lowest() gives lowest, from the first gives -inf)
+  signed_zero, // +0 and -0 only (max ties between zeros of either sign)
+  subnormal,   // the dtype's subnormals (sums that underflow, flush-to-zero)
+  ties,        // every value equal (the index of a tie)
+  extremes,    // the dtype's lowest and largest finite values (overflowing sums, saturation)
+  half_ties,   // odd integers: integer averages of two taps land on .5
+};
+std::string_view values_name(Values v);
+
+struct Case {
+  std::string id;    // "shapes/2d:asymmetric_pad", "enum1d/...", "values/nan_at:3", ...
+  std::string part;  // shapes | topologies | enumeration | values | seeds | regressions
+  Intent intent;
+  Values values = Values::random;
+  int64_t at = 0;  // the position Values::nan_at and infinities use
+  // Seeds' examples: the problem as their document's front-end resolved it, run under the rules
+  // named here only (and "spec").
+  std::optional<Problem> fixed;
+  std::string fixed_rules;
+  std::optional<Tensor> fixed_input;
+  std::string note;  // where the case comes from (a bug report, a seed document)
+};
+
+// smoke (seconds: the tests), ci (the default: a minute or two per backend), full (everything,
+// the exhaustive 1-D and 2-D enumerations of the divergence zone).
+Result<std::vector<Case>> make_suite(const std::string& name);
+
+// A case under a rule set: the problems that framework means by it (a rule set with several op
+// versions, such as OpenVINO's opsets, may give several, labelled), or none when it cannot
+// express the case. "spec" gives every framework's problem; "xs3" lib_nn's rules.
+struct RuledProblem {
+  std::string label;  // "openvino@1", "onnx@22", "xs3", ...
+  Problem problem;
+};
+std::vector<RuledProblem> problems_under(const Case& c, const std::string& rules);
+
+// The case's input for a problem: deterministic in (case, problem).
+Tensor make_input(const Case& c, const Problem& p);
+
+// The rule-set names a backend may claim.
+bool known_rules(const std::string& rules);
+
+}  // namespace poolspec::certify

@@ -1,0 +1,121 @@
+/* The poolspec backend ABI (DESIGN.md section 6), plain C, versioned.
+ *
+ * A backend is a shared library exporting one function,
+ *
+ *     const poolspec_backend* poolspec_backend_entry(uint32_t index);
+ *
+ * which returns the index-th backend the library provides (index 0, 1, ...) and NULL past the
+ * last. `poolspec certify --backend ./libmine.so` loads it, asks `supports` for every problem of a
+ * suite, and compares what `run` writes with the spec. The in-tree engines (reference, optimized,
+ * xs3) and the adapters for oneDNN and XNNPACK are backends through this same struct.
+ *
+ * Version 1. A library built against another major version is refused by name and number. */
+#ifndef POOLSPEC_BACKEND_H
+#define POOLSPEC_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define POOLSPEC_BACKEND_ABI_VERSION 1u
+#define POOLSPEC_BACKEND_ENTRY "poolspec_backend_entry"
+#define POOLSPEC_MAX_SPATIAL 8
+
+/* The problem model (DESIGN.md section 2), one field per choice; every value below is the
+ * spec's own (README, "The problem model"). Names match the problem string's words. */
+enum poolspec_op { POOLSPEC_AVG = 0, POOLSPEC_MAX = 1 };
+enum poolspec_dtype {
+  POOLSPEC_F64 = 0, POOLSPEC_F32 = 1, POOLSPEC_F16 = 2, POOLSPEC_BF16 = 3,
+  POOLSPEC_I32 = 4, POOLSPEC_I8 = 5, POOLSPEC_U8 = 6
+};
+enum poolspec_rounding { POOLSPEC_FLOOR = 0, POOLSPEC_CEIL = 1, POOLSPEC_CEIL_TORCH = 2 };
+enum poolspec_divisor {
+  POOLSPEC_EXCLUDE = 0, POOLSPEC_INCLUDE_CLIP = 1, POOLSPEC_INCLUDE_FULL = 2, POOLSPEC_OVERRIDE = 3
+};
+enum poolspec_empty_window {
+  POOLSPEC_EMPTY_ERROR = 0, POOLSPEC_EMPTY_ZERO = 1, POOLSPEC_EMPTY_NAN = 2,
+  POOLSPEC_EMPTY_LOWEST = 3, POOLSPEC_EMPTY_NEG_INF = 4
+};
+enum poolspec_nan_policy { POOLSPEC_NAN_PROPAGATE = 0, POOLSPEC_NAN_IGNORE = 1 };
+enum poolspec_int_rounding {
+  POOLSPEC_HALF_EVEN = 0, POOLSPEC_HALF_AWAY = 1, POOLSPEC_HALF_UP = 2,
+  POOLSPEC_TOWARD_ZERO = 3, POOLSPEC_ROUND_FLOOR = 4
+};
+enum poolspec_indices { POOLSPEC_INDICES_NONE = 0, POOLSPEC_INDICES_PLANE = 1, POOLSPEC_INDICES_TENSOR = 2 };
+enum poolspec_index_order { POOLSPEC_ROW_MAJOR = 0, POOLSPEC_COLUMN_MAJOR = 1 };
+enum poolspec_max_start { POOLSPEC_MAX_FROM_FIRST = 0, POOLSPEC_MAX_FROM_LOWEST = 1 };
+/* Memory order of input, output and indices: (N, C, d1..dn) or (N, d1..dn, C), dense. */
+enum poolspec_layout { POOLSPEC_NCHW = 0, POOLSPEC_NHWC = 1 };
+
+typedef struct poolspec_axis {
+  int64_t extent, kernel, stride, dilation; /* dilation 1 = none */
+  int64_t pad_begin, pad_end;
+  int64_t output; /* the output extent, from the spec's shape rules */
+} poolspec_axis;
+
+typedef struct poolspec_problem {
+  int32_t op, dtype; /* output dtype = input dtype */
+  int64_t batch, channels;
+  int32_t spatial_rank; /* 1 .. POOLSPEC_MAX_SPATIAL */
+  poolspec_axis axes[POOLSPEC_MAX_SPATIAL];
+  int32_t rounding, divisor;
+  int64_t divisor_override; /* > 0 exactly when divisor == POOLSPEC_OVERRIDE */
+  int64_t bias;             /* avg: (bias + window sum) / divisor */
+  int32_t empty_window, nan_policy, int_rounding, indices, index_order;
+  int64_t index_axis;
+  int32_t max_start;
+  int32_t layout;
+  const char* text; /* the same problem as a problem string, for messages */
+} poolspec_problem;
+
+/* How a backend's float averages are computed, from which the runner derives the tolerance
+ * (DESIGN.md section 5): for a window of K taps whose absolute sum is A and divisor d, a result
+ * may differ from the exact one by gamma(K + extra_operations) * A / d plus output_ulps ulps of
+ * the result, with gamma(n) = n u / (1 - n u) for the unit roundoff u of sum_format.
+ * sum_format POOLSPEC_EXACT_SUMS: correctly rounded (the tolerance is 0). Max results and integer
+ * averages are compared bit for bit, or within integer_units for an approximate integer divide. */
+#define POOLSPEC_EXACT_SUMS (-1)
+typedef struct poolspec_accumulation {
+  int32_t sum_format;       /* POOLSPEC_EXACT_SUMS, POOLSPEC_F32 or POOLSPEC_F64 */
+  int32_t extra_operations; /* roundings besides the K - 1 additions: 1 for a division, 2 for
+                               times-the-reciprocal, +1 for a bias */
+  double output_ulps;       /* 0.5 when the quotient is rounded once into the output dtype */
+  int64_t integer_units;    /* integer averages: allowed |got - exact| (0: bit-exact) */
+} poolspec_accumulation;
+
+typedef struct poolspec_backend poolspec_backend;
+struct poolspec_backend {
+  uint32_t abi_version; /* POOLSPEC_BACKEND_ABI_VERSION */
+  const char* name;     /* short, no spaces: "mykernel" */
+  const char* version;  /* free text: "1.4.2 (avx512)" */
+  /* The framework rules the backend claims to follow, which `certify` holds it to: "openvino",
+   * "ngraph", "onnx", "pytorch", "tensorflow", "tflite", "onednn", "xs3", or "spec" (any
+   * problem of the model, under each framework's rules in turn). */
+  const char* rules;
+  poolspec_accumulation accumulation;
+  /* Optional (NULL: `accumulation` for every problem): the accumulation for one problem. */
+  void (*accumulation_for)(const poolspec_backend* self, const poolspec_problem* problem,
+                           poolspec_accumulation* out);
+  /* 1 when the backend computes this problem in this layout; 0 to refuse, with a reason
+   * (NUL-terminated, at most reason_size bytes) that the report shows. */
+  int (*supports)(const poolspec_backend* self, const poolspec_problem* problem, char* reason,
+                  size_t reason_size);
+  /* Computes the problem. Input and output are dense in problem->layout and hold elements of
+   * problem->dtype (f16/bf16 as their 16 bits, native byte order); indices (int64, the
+   * output's shape and layout) is non-NULL exactly when a max asks for them. Must write every
+   * output element and nothing else. Returns 0, or nonzero with a message. */
+  int (*run)(const poolspec_backend* self, const poolspec_problem* problem, const void* input,
+             void* output, int64_t* indices, char* message, size_t message_size);
+  void* context; /* the backend's own, untouched by poolspec */
+};
+
+typedef const poolspec_backend* (*poolspec_backend_entry_fn)(uint32_t index);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* POOLSPEC_BACKEND_H */

@@ -1,0 +1,64 @@
+// The C++ side of the backend ABI (backend.h): the Problem <-> poolspec_problem conversion, an
+// Engine seen through the ABI (how the in-tree engines become backends), and an ABI backend seen
+// as an Engine (how tests drive a loaded backend through run_engine's guards).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "poolspec/backend.h"
+#include "poolspec/engine.hpp"
+
+namespace poolspec {
+
+// A poolspec_problem whose `text` points into `text` (kept alive with it).
+struct CProblem {
+  poolspec_problem problem{};
+  std::string text;
+  CProblem() = default;
+  CProblem(const CProblem& other) : problem(other.problem), text(other.text) { problem.text = text.c_str(); }
+  CProblem& operator=(const CProblem& other) {
+    problem = other.problem;
+    text = other.text;
+    problem.text = text.c_str();
+    return *this;
+  }
+};
+
+// Fails when the problem is not valid (validate()) or has more than POOLSPEC_MAX_SPATIAL axes.
+Result<CProblem> to_c_problem(const Problem& p, Layout layout);
+// Every field checked: a backend's copy is read back only in tests, a fuzzer's bytes always.
+Result<Problem> from_c_problem(const poolspec_problem& c);
+Layout layout_of(const poolspec_problem& c);
+
+// The runner's tolerance for a backend's declared accumulation on one problem (backend.h).
+ErrorBound bound_of(const poolspec_accumulation& a, const Problem& p, const std::string& backend);
+poolspec_accumulation accumulation_of(const ErrorBound& bound, const Problem& p);
+
+// An in-tree Engine as an ABI backend. The engine must outlive the struct.
+struct EngineBackend {
+  poolspec_backend abi{};
+  std::string name, version, rules;
+  const Engine* engine = nullptr;
+};
+std::unique_ptr<EngineBackend> make_engine_backend(const Engine& engine, std::string version,
+                                                   std::string rules);
+
+// An ABI backend as an Engine: supports / run through the C functions, the bound from its
+// declared accumulation. The struct must outlive the engine.
+class AbiEngine final : public Engine {
+ public:
+  explicit AbiEngine(const poolspec_backend& backend) : backend_(backend) {}
+  std::string_view name() const override { return backend_.name; }
+  Status supports(const Problem& p, Layout layout) const override;
+  ErrorBound error_bound(const Problem& p, Layout layout) const override;
+  Status run(const Problem& p, Layout layout, const RunArgs& args) const override;
+
+ private:
+  const poolspec_backend& backend_;
+};
+
+// The backend's struct checked: ABI version, name, rules and the functions present.
+Status check_backend(const poolspec_backend* b);
+
+}  // namespace poolspec
