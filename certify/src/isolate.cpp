@@ -107,6 +107,9 @@ void on_fault(int signal_number, siginfo_t* info, void*) {
 
 [[noreturn]] void child(const poolspec_backend& b, const poolspec_problem& problem, Shared* shared,
                         const GuardedBuffer& input, const GuardedBuffer& output, const GuardedBuffer* indices) {
+  // The default action for every fatal signal: a host's handlers (a test framework's, a
+  // sanitizer's) must not turn the backend's crash into their own report.
+  for (int sig : {SIGABRT, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGTERM, SIGXCPU, SIGXFSZ}) signal(sig, SIG_DFL);
   struct sigaction action {};
   action.sa_sigaction = on_fault;
   action.sa_flags = SA_SIGINFO;

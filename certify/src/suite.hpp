@@ -25,7 +25,7 @@ enum class Values {
   subnormal,   // the dtype's subnormals (sums that underflow, flush-to-zero)
   ties,        // every value equal (the index of a tie)
   extremes,    // the dtype's lowest and largest finite values (overflowing sums, saturation)
-  half_ties,   // odd integers: integer averages of two taps land on .5
+  half_ties,   // even and odd integers in turn: averages of two neighbours land on .5
 };
 std::string_view values_name(Values v);
 

@@ -1,0 +1,93 @@
+/* Mutant backends: the minimal backend (minimal_backend.c) with one bug each, for the tests that
+ * show `poolspec certify` reports every kind of bug with the right status (issue: certify).
+ *   mutant-border-divisor  an average's first window of each row divided by one more     FAIL
+ *   mutant-end-pads        pads_end ignored in the include_clip divisor                    FAIL
+ *   mutant-ties            integer ties rounded away from zero where the rule says even    FAIL
+ *   mutant-write-past      one element written past the output                             OUT-OF-BOUNDS
+ *   mutant-crash           aborts on 17 channels                                           CRASH
+ *   mutant-hang            never returns on a 1-D max of batch 2                          HANG
+ *   mutant-unwritten       leaves the first output element as it found it                 UNWRITTEN */
+#define poolspec_backend_entry minimal_backend_entry
+#include "minimal_backend.c"
+#undef poolspec_backend_entry
+
+#include <stdlib.h>
+#include <unistd.h>
+
+static int64_t output_elements(const poolspec_problem* p) {
+  int64_t n = p->batch * p->channels;
+  for (int a = 0; a < p->spatial_rank; ++a) n *= p->axes[a].output;
+  return n;
+}
+
+static int element_bytes(const poolspec_problem* p) { return p->dtype == POOLSPEC_F32 ? 4 : 1; }
+
+static int border_divisor_run(const poolspec_backend* self, const poolspec_problem* p, const void* in, void* out,
+                              int64_t* indices, char* message, size_t size) {
+  minimal_run(self, p, in, out, indices, message, size);
+  const poolspec_axis* w = &p->axes[p->spatial_rank - 1];
+  if (p->op != POOLSPEC_AVG || w->pad_begin == 0) return 0;
+  for (int64_t row = 0; row < output_elements(p) / w->output; ++row) { /* sum/d -> sum/(d+1) */
+    const int64_t at = row * w->output;
+    const double v = load(p, out, at);
+    int64_t d = 1;
+    for (int a = 0; a < p->spatial_rank; ++a) d *= p->axes[a].kernel;
+    store(p, out, at, p->dtype == POOLSPEC_F32 ? v * (double)d / (double)(d + 1) : v);
+  }
+  return 0;
+}
+
+static int end_pads_run(const poolspec_backend* self, const poolspec_problem* p, const void* in, void* out,
+                        int64_t* indices, char* message, size_t size) {
+  poolspec_problem q = *p;
+  for (int a = 0; a < q.spatial_rank; ++a) q.axes[a].pad_end = 0;
+  return minimal_run(self, &q, in, out, indices, message, size);
+}
+
+static int ties_run(const poolspec_backend* self, const poolspec_problem* p, const void* in, void* out,
+                    int64_t* indices, char* message, size_t size) {
+  poolspec_problem q = *p;
+  if (q.int_rounding == POOLSPEC_HALF_EVEN) q.int_rounding = POOLSPEC_HALF_AWAY;
+  return minimal_run(self, &q, in, out, indices, message, size);
+}
+
+static int write_past_run(const poolspec_backend* self, const poolspec_problem* p, const void* in, void* out,
+                          int64_t* indices, char* message, size_t size) {
+  minimal_run(self, p, in, out, indices, message, size);
+  memset((char*)out + output_elements(p) * element_bytes(p), 0, (size_t)element_bytes(p));
+  return 0;
+}
+
+static int crash_run(const poolspec_backend* self, const poolspec_problem* p, const void* in, void* out,
+                     int64_t* indices, char* message, size_t size) {
+  if (p->channels == 17) abort();
+  return minimal_run(self, p, in, out, indices, message, size);
+}
+
+static int hang_run(const poolspec_backend* self, const poolspec_problem* p, const void* in, void* out,
+                    int64_t* indices, char* message, size_t size) {
+  if (p->spatial_rank == 1 && p->batch == 2 && p->op == POOLSPEC_MAX)
+    for (;;) pause();
+  return minimal_run(self, p, in, out, indices, message, size);
+}
+
+static int unwritten_run(const poolspec_backend* self, const poolspec_problem* p, const void* in, void* out,
+                         int64_t* indices, char* message, size_t size) {
+  unsigned char first[4];
+  memcpy(first, out, (size_t)element_bytes(p));
+  minimal_run(self, p, in, out, indices, message, size);
+  memcpy(out, first, (size_t)element_bytes(p));
+  return 0;
+}
+
+#define MUTANT(name, run) \
+  { POOLSPEC_BACKEND_ABI_VERSION, name, "1.0", "spec", {POOLSPEC_F64, 1, 1.0, 0}, NULL, minimal_supports, run, NULL }
+
+const poolspec_backend* poolspec_backend_entry(uint32_t index) {
+  static const poolspec_backend mutants[] = {
+      MUTANT("mutant-border-divisor", border_divisor_run), MUTANT("mutant-end-pads", end_pads_run),
+      MUTANT("mutant-ties", ties_run),                     MUTANT("mutant-write-past", write_past_run),
+      MUTANT("mutant-crash", crash_run),                   MUTANT("mutant-hang", hang_run),
+      MUTANT("mutant-unwritten", unwritten_run)};
+  return index < sizeof mutants / sizeof mutants[0] ? &mutants[index] : NULL;
+}

@@ -1,0 +1,147 @@
+// poolspec certify (issue: certify): every mutant backend reported with its status while the run
+// goes on; the README's minimal C backend and the in-tree engines certified clean; the ABI's
+// problem conversion round-trips.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "certify.hpp"
+#include "generators.hpp"
+#include "poolspec/backend.hpp"
+#include "poolspec/reference/reference.hpp"
+#include "rapidcheck_doctest.hpp"
+#include "report.hpp"
+
+namespace {
+
+using poolspec::certify::CertifyOptions;
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+struct Run {
+  int exit_code;
+  nlohmann::json report;
+};
+
+Run certify(CertifyOptions o, const std::string& name) {
+  o.out_dir = std::string(POOLSPEC_TEST_OUT) + "/" + name;
+  const int code = poolspec::certify::certify_command(o);
+  return {code, nlohmann::json::parse(read_text(o.out_dir + "/report.json"))};
+}
+
+int64_t count(const Run& r, const std::string& row, const std::string& status) {
+  if (!r.report["summary"].contains(row)) return 0;
+  return r.report["summary"][row][status].get<int64_t>();
+}
+
+}  // namespace
+
+TEST_CASE("every mutant backend is caught with its status, and the run completes") {
+  CertifyOptions o;
+  o.suite = "smoke";
+  o.backends = {POOLSPEC_MUTANT_BACKENDS};
+  o.timeout_ms = 1500;
+  const Run r = certify(o, "mutants");
+  CHECK(r.exit_code == poolspec::cli::exit_check_failed);
+  const std::pair<const char*, const char*> expected[] = {
+      {"mutant-border-divisor@spec", "FAIL"}, {"mutant-end-pads@spec", "FAIL"},
+      {"mutant-ties@spec", "FAIL"},           {"mutant-write-past@spec", "OUT-OF-BOUNDS"},
+      {"mutant-crash@spec", "CRASH"},         {"mutant-hang@spec", "HANG"},
+      {"mutant-unwritten@spec", "UNWRITTEN"}};
+  const char* statuses[] = {"FAIL", "CRASH", "HANG", "OUT-OF-BOUNDS", "UNWRITTEN"};
+  for (const auto& [row, status] : expected) {
+    const std::string name = row;
+    CAPTURE(name);
+    CHECK(count(r, row, status) > 0);
+    // Where the bug is on some problems only, the others still pass.
+    if (name != "mutant-write-past@spec" && name != "mutant-unwritten@spec") CHECK(count(r, row, "PASS") > 0);
+    for (const char* other : statuses)
+      if (std::string(other) != status) CHECK(count(r, row, other) == 0);
+  }
+  // Each failure has a reproducer bundle with the one command that replays it.
+  int bundles = 0;
+  for (const auto& run : r.report["runs"])
+    if (run.contains("repro_command")) {
+      ++bundles;
+      CHECK(run["repro_command"].get<std::string>().find("--problem") != std::string::npos);
+    }
+  CHECK(bundles > 0);
+}
+
+TEST_CASE("the README's minimal C backend is the one built here, and it certifies clean") {
+  const std::string readme = read_text(POOLSPEC_README);
+  std::string source = read_text(std::string(POOLSPEC_README).substr(0, std::string(POOLSPEC_README).size() - 9) +
+                                 "tests/backends/minimal_backend.c");
+  REQUIRE(!source.empty());
+  CHECK(readme.find(source) != std::string::npos);
+  CertifyOptions o;
+  o.suite = "smoke";
+  o.backends = {POOLSPEC_MINIMAL_BACKEND};
+  const Run r = certify(o, "minimal");
+  CHECK(r.exit_code == poolspec::cli::exit_ok);
+  CHECK(count(r, "minimal@spec", "PASS") > 500);
+  CHECK(count(r, "minimal@spec", "UNSUPPORTED") > 0);  // nhwc and f16 are refused, with reasons
+}
+
+TEST_CASE("the in-tree backends certify clean on the smoke suite") {
+  CertifyOptions o;
+  o.suite = "smoke";
+  o.backends = {"reference", "optimized", "xs3"};
+  const Run r = certify(o, "in-tree");
+  CHECK(r.exit_code == poolspec::cli::exit_ok);
+  CHECK(count(r, "reference@spec", "PASS") > 500);
+  CHECK(count(r, "optimized@spec", "PASS") > 500);
+  CHECK(count(r, "xs3@xs3", "PASS") > 0);
+}
+
+TEST_CASE("a shard is a slice: the shards' runs add up to the whole") {
+  CertifyOptions o;
+  o.suite = "smoke";
+  o.backends = {"reference"};
+  o.layouts = {"nchw"};
+  const int64_t whole = count(certify(o, "shard-all"), "reference@spec", "PASS");
+  o.shard = "0/2";
+  const int64_t first = count(certify(o, "shard-0"), "reference@spec", "PASS");
+  o.shard = "1/2";
+  const int64_t second = count(certify(o, "shard-1"), "reference@spec", "PASS");
+  CHECK(first > 0);
+  CHECK(second > 0);
+  CHECK(first + second == whole);
+}
+
+TEST_CASE("bad certify options are refused with exit code 2") {
+  CertifyOptions o;
+  o.shard = "2/2";
+  CHECK(poolspec::certify::certify_command(o) == poolspec::cli::exit_bad_input);
+  o = CertifyOptions{};
+  o.backends = {"no-such-backend"};
+  CHECK(poolspec::certify::certify_command(o) == poolspec::cli::exit_bad_input);
+  o = CertifyOptions{};
+  o.backends = {"/nonexistent/libnothing.so"};
+  CHECK(poolspec::certify::certify_command(o) == poolspec::cli::exit_bad_input);
+  o = CertifyOptions{};
+  o.suite = "huge";
+  CHECK(poolspec::certify::certify_command(o) == poolspec::cli::exit_bad_input);
+}
+
+TEST_CASE("the backend ABI carries every valid problem and back") {
+  poolspec::test::check_property("to_c_problem / from_c_problem round-trip", [] {
+    const poolspec::Problem p = *poolspec::test::problem_gen();
+    for (poolspec::Layout layout : poolspec::all_layouts) {
+      const auto c = poolspec::to_c_problem(p, layout);
+      RC_ASSERT(c.ok());
+      const auto back = poolspec::from_c_problem(c->problem);
+      RC_ASSERT(back.ok());
+      RC_ASSERT(*back == p);
+      RC_ASSERT(poolspec::layout_of(c->problem) == layout);
+    }
+  });
+}
