@@ -4,10 +4,12 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 
 #include <fmt/format.h>
 
 #include "poolspec/backend.hpp"
+#include "element_probe.hpp"
 #include "poolspec/evaluate.hpp"
 #include "poolspec/formulas.hpp"
 #include "poolspec/shape.hpp"
@@ -132,6 +134,29 @@ class PlaneKernel {
   PlaneKernel(const Plan& plan, const RunArgs& args)
       : plan_(plan), p_(plan.p), args_(args), rank_(p_.axes.size()),
         o_(rank_), t_(rank_), x_(rank_), best_x_(rank_), t_nan_(rank_) {}
+
+  // One output element (n, c, o): computed into args_.output[0] (and args_.indices[0]); for a
+  // float average also the window's absolute sum and divisor, which tolerances scale with.
+  ElementValue element(int64_t n, int64_t c, const int64_t* o) {
+    std::copy(o, o + rank_, o_.begin());
+    const int64_t in_base = plan_.plane_base(n, c, plan_.in_plane);
+    const int64_t step = plan_.spatial_step();
+    ElementValue e;
+    if (p_.op == Op::avg) {
+      average(in_base, step, 0);
+      e.divisor = divisor();
+      if (!integer && e.divisor > 0)
+        scan(in_base, step, [&](T v) {
+          const double x = S::value(v);
+          if (std::isfinite(x)) e.abs_sum += std::fabs(x);
+        });
+    } else {
+      maximum(n, c, in_base, step, 0);
+      if (args_.indices) e.index = args_.indices[0];
+    }
+    e.value = load_element(D, args_.output);
+    return e;
+  }
 
   void run(int64_t n, int64_t c) {
     const int64_t in_base = plan_.plane_base(n, c, plan_.in_plane);
@@ -281,7 +306,39 @@ void run_typed(const Plan& plan, const RunArgs& args) {
   }
 }
 
+template <DType D>
+class TypedProbe final : public ElementProbe::Impl {
+ public:
+  TypedProbe(const Problem& p, Layout layout, const ShapeInfo& shape, const std::byte* input)
+      : problem_(p), plan_(problem_, layout, shape),
+        args_{input, scratch_, p.op == Op::max && p.indices != Indices::none ? &index_ : nullptr, 1},
+        kernel_(plan_, args_) {}
+  ElementValue at(int64_t n, int64_t c, const int64_t* o) override { return kernel_.element(n, c, o); }
+
+ private:
+  Problem problem_;
+  Plan plan_;
+  alignas(8) std::byte scratch_[8] = {};
+  int64_t index_ = -1;
+  RunArgs args_;
+  PlaneKernel<D> kernel_;
+};
+
 }  // namespace
+
+ElementProbe::ElementProbe(const Problem& p, Layout layout, const ShapeInfo& shape, const std::byte* input) {
+  switch (p.dtype) {
+    case DType::f64: impl_ = std::make_unique<TypedProbe<DType::f64>>(p, layout, shape, input); break;
+    case DType::f32: impl_ = std::make_unique<TypedProbe<DType::f32>>(p, layout, shape, input); break;
+    case DType::f16: impl_ = std::make_unique<TypedProbe<DType::f16>>(p, layout, shape, input); break;
+    case DType::bf16: impl_ = std::make_unique<TypedProbe<DType::bf16>>(p, layout, shape, input); break;
+    case DType::i32: impl_ = std::make_unique<TypedProbe<DType::i32>>(p, layout, shape, input); break;
+    case DType::i8: impl_ = std::make_unique<TypedProbe<DType::i8>>(p, layout, shape, input); break;
+    case DType::u8: impl_ = std::make_unique<TypedProbe<DType::u8>>(p, layout, shape, input); break;
+  }
+}
+
+ElementProbe::~ElementProbe() = default;
 
 Status ReferenceEngine::supports(const Problem& p, Layout) const {
   Status s = validate(p);

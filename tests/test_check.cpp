@@ -1,0 +1,128 @@
+// The linked-in checks (reference/check.hpp, check.h): a full check finds any wrong element, a
+// sampled one finds a wrong border, the rate is honoured across threads, the C API agrees.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "poolspec/backend.hpp"
+#include "poolspec/problem_string.hpp"
+#include "poolspec/reference/check.h"
+#include "poolspec/reference/check.hpp"
+#include "poolspec/reference/reference.hpp"
+#include "poolspec/shape.hpp"
+
+namespace {
+
+using namespace poolspec;
+
+struct Buffers {
+  std::vector<std::byte> input, output;
+  std::vector<int64_t> indices;
+};
+
+Buffers computed(const Problem& p, Layout layout) {
+  const ShapeInfo shape = validated_shape(p).value();
+  Buffers b;
+  Tensor input{p.dtype, shape.input_shape, std::vector<double>(static_cast<size_t>(shape.input_elements))};
+  for (size_t i = 0; i < input.values.size(); ++i) input.values[i] = static_cast<double>((i * 37) % 23) - 11;
+  b.input = to_storage(input, layout);
+  b.output.resize(static_cast<size_t>(shape.output_elements * storage_bytes(p.dtype)));
+  b.indices.resize(static_cast<size_t>(shape.output_elements));
+  const RunArgs args{b.input.data(), b.output.data(), p.indices != Indices::none ? b.indices.data() : nullptr, 1};
+  REQUIRE(reference::engine().run(p, layout, args).ok());
+  return b;
+}
+
+void set_f32(std::vector<std::byte>& out, int64_t at, float v) { std::memcpy(out.data() + at * 4, &v, 4); }
+
+}  // namespace
+
+TEST_CASE("check: a full check passes the reference's own output and finds one wrong element") {
+  for (const char* text : {"avg:f32:n2c3:h9w8:k3x3:s2x2:pb1x1:pe1x1:include_clip:ceil_torch",
+                           "max:f32:n1c4:d5h6w7:k2x2x3:s2x1x2:pb0x1x1:pe1x0x1:floor:idx=plane"}) {
+    const Problem p = parse_problem(text).value();
+    for (Layout layout : all_layouts) {
+      CAPTURE(text);
+      Buffers b = computed(p, layout);
+      reference::Checker checker({0, 1.0, 0, {}});
+      auto r = checker.check(p, layout, b.input.data(), b.output.data(), b.indices.data());
+      REQUIRE(r.ok());
+      CHECK(!r->has_value());
+      const ShapeInfo shape = validated_shape(p).value();
+      const int64_t wrong = shape.output_elements - 5;
+      set_f32(b.output, storage_position(shape.output_shape, wrong, layout), 1e6f);
+      r = checker.check(p, layout, b.input.data(), b.output.data(), b.indices.data());
+      REQUIRE(r.ok());
+      REQUIRE(r->has_value());
+      CHECK((*r)->got == 1e6);
+      CHECK(checker.stats().mismatching_calls == 1);
+    }
+  }
+}
+
+TEST_CASE("check: sampling finds a wrong border divisor, and checks one call in 1/rate") {
+  const Problem p = parse_problem("avg:f32:n1c8:h16w16:k3x3:s1x1:pb1x1:pe1x1:include_full:floor").value();
+  Buffers b = computed(p, Layout::channels_first);
+  // The border-divisor bug: every first column divided by 6 taps instead of 9.
+  for (int64_t plane = 0; plane < 8; ++plane)
+    for (int64_t row = 0; row < 16; ++row) {
+      const int64_t at = (plane * 16 + row) * 16;
+      float v;
+      std::memcpy(&v, b.output.data() + at * 4, 4);
+      set_f32(b.output, at, v * 9 / 6);
+    }
+  reference::Checker every_call({16, 1.0, 7, {}});
+  int found = 0;
+  for (int i = 0; i < 20; ++i)
+    found += every_call.check(p, Layout::channels_first, b.input.data(), b.output.data())->has_value();
+  CHECK(found >= 10);  // a quarter of the border samples land on the first column
+  reference::Checker sparse({16, 1.0 / 64, 7, {}});
+  for (int i = 0; i < 640; ++i) (void)sparse.check(p, Layout::channels_first, b.input.data(), b.output.data());
+  CHECK(sparse.stats().calls == 640);
+  CHECK(sparse.stats().checked_calls == 10);
+  CHECK(sparse.stats().mismatching_calls > 0);
+}
+
+TEST_CASE("check: one checker shared by threads counts every call once") {
+  const Problem p = parse_problem("max:f32:n1c2:h8w8:k2x2:s2x2:pb0x0:pe0x0:floor").value();
+  const Buffers b = computed(p, Layout::channels_last);
+  reference::Checker checker({4, 0.25, 1, {}});
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 1000; ++i) CHECK(!checker.check(p, Layout::channels_last, b.input.data(), b.output.data())->has_value());
+    });
+  for (std::thread& t : threads) t.join();
+  CHECK(checker.stats().calls == 4000);
+  CHECK(checker.stats().checked_calls == 1000);
+  CHECK(checker.stats().checked_elements == 4000);
+}
+
+TEST_CASE("check: the C API finds the same mismatch, with the caller's declared accumulation") {
+  const Problem p = parse_problem("avg:f32:n1c2:h6w6:k3x3:s2x2:pb1x1:pe1x1:exclude:ceil").value();
+  Buffers b = computed(p, Layout::channels_last);
+  const CProblem c = to_c_problem(p, Layout::channels_last).value();
+  poolspec_check_options options = poolspec_check_default_options();
+  options.samples = 0;
+  options.rate = 1;
+  options.accumulation = {POOLSPEC_F32, 1, 0.5, 0};
+  poolspec_checker* checker = poolspec_checker_create(&options);
+  REQUIRE(checker);
+  poolspec_mismatch m{};
+  CHECK(poolspec_check(checker, &c.problem, b.input.data(), b.output.data(), nullptr, &m) == 0);
+  set_f32(b.output, 3, -7.0f);
+  CHECK(poolspec_check(checker, &c.problem, b.input.data(), b.output.data(), nullptr, &m) == 1);
+  CHECK(m.got == -7.0);
+  CHECK(m.rank == 4);
+  CHECK(std::string(m.message).find("avg:f32:n1c2:h6w6") != std::string::npos);
+  poolspec_problem bad = c.problem;
+  bad.axes[0].output = 99;
+  CHECK(poolspec_check(checker, &bad, b.input.data(), b.output.data(), nullptr, &m) == 2);
+  CHECK(std::string(m.message).find("axes[0].output=99") != std::string::npos);
+  CHECK(poolspec_checker_stats(checker).calls == 2);  // the refused problem never reached the sampling
+  poolspec_checker_destroy(checker);
+  options.rate = 0;
+  CHECK(poolspec_checker_create(&options) == nullptr);
+}
