@@ -34,6 +34,7 @@
 #include "poolspec/npy.hpp"
 #include "poolspec/optimized/optimized.hpp"
 #include "poolspec/problem_string.hpp"
+#include "poolspec/reference/check.hpp"
 #include "poolspec/reference/reference.hpp"
 #include "poolspec/shape.hpp"
 #include "peers.hpp"
@@ -412,6 +413,76 @@ int run(const Options& options) {
   return all_checked ? 0 : 1;
 }
 
+// The linked-in check's cost at its default sampling against oneDNN's own time, per workload
+// (issue: certify, "under 1% of oneDNN's own time"): oneDNN's fastest plain or blocked layout at
+// one thread, hot, then the checker over as many calls, in interleaved rounds; medians.
+int check_overhead(const Options& options) {
+  const reference::CheckOptions defaults;
+  fmt::print("linked-in check at its defaults ({} samples, on 1 call in {:.0f}) against oneDNN, 1 thread, hot\n",
+             defaults.samples, 1 / defaults.rate);
+  fmt::print("{:<20} {:>12} {:>16} {:>16} {:>10}\n", "workload", "oneDNN ms", "check us/call", "checked call us",
+             "fraction");
+  std::ostringstream json;
+  bool all_under = true;
+  for (const Workload& w : workloads()) {
+    if (!w.headline) continue;
+    if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), w.name) == options.only.end())
+      continue;
+    const Problem& p = w.problem;
+    const ShapeInfo shape = validated_shape(p).value();
+    const Tensor input = make_input(p);
+    std::vector<PeerRunner> peers = make_peers(p, input);
+    const std::vector<std::byte> in = to_storage(input, Layout::channels_first);
+    std::vector<std::byte> out(static_cast<size_t>(shape.output_elements * storage_bytes(p.dtype)));
+    (void)reference::engine().run(p, Layout::channels_first, RunArgs{in.data(), out.data(), nullptr, 2});
+    const int calls = options.quick ? 64 : 640;
+    std::vector<double> onednn_ms, check_us, checked_us;
+    for (int round = 0; round < std::max(2, options.rounds); ++round) {
+      double best_peer = INFINITY;  // oneDNN's fastest layout this round
+      for (PeerRunner& peer : peers) {
+        if (peer.impl != "onednn") continue;
+        peer.runner->run(1);
+        const auto t0 = Clock::now();
+        for (int i = 0; i < options.calls; ++i) peer.runner->run(1);
+        best_peer = std::min(best_peer, std::chrono::duration<double, std::milli>(Clock::now() - t0).count() / options.calls);
+      }
+      onednn_ms.push_back(best_peer);
+      reference::Checker sampled(defaults);
+      auto t0 = Clock::now();
+      for (int i = 0; i < calls; ++i)
+        if (!sampled.check(p, Layout::channels_first, in.data(), out.data()).ok()) all_under = false;
+      check_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / calls);
+      reference::CheckOptions every = defaults;
+      every.rate = 1;
+      reference::Checker each(every);
+      t0 = Clock::now();
+      for (int i = 0; i < 16; ++i) (void)each.check(p, Layout::channels_first, in.data(), out.data());
+      checked_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / 16);
+    }
+    const auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    const double ms = median(onednn_ms), us = median(check_us), fraction = us / 1000 / ms;
+    all_under = all_under && fraction < 0.01;
+    fmt::print("{:<20} {:>12.3f} {:>16.3f} {:>16.1f} {:>9.3f}%\n", w.name, ms, us, median(checked_us), 100 * fraction);
+    json << nlohmann::json{{"check_overhead", w.name}, {"problem", format_problem(p)}, {"onednn_ms", ms},
+                           {"check_us_per_call", us}, {"checked_call_us", median(checked_us)},
+                           {"samples", defaults.samples}, {"rate", defaults.rate}, {"fraction_of_onednn", fraction}}
+                .dump()
+         << "\n";
+  }
+  std::filesystem::path json_path(options.json_path);
+  if (json_path.has_parent_path()) std::filesystem::create_directories(json_path.parent_path());
+  if (Status s = write_file_atomically(options.json_path, json.str()); !s) {
+    fmt::print(stderr, "poolspec_bench: {}\n", s.error().message);
+    return 2;
+  }
+  fmt::print("{}\nJSON lines: {}\n", all_under ? "every workload under 1%" : "SOME WORKLOAD AT OR OVER 1%",
+             options.json_path);
+  return 0;
+}
+
 }  // namespace
 }  // namespace poolspec::bench
 
@@ -425,6 +496,8 @@ int main(int argc, char** argv) {
   app.add_flag("--quick", options.quick, "one round, smaller bandwidth probe: a smoke run");
   bool no_reference = false;
   app.add_flag("--no-reference", no_reference, "do not time the reference engine");
+  bool overhead = false;
+  app.add_flag("--check-overhead", overhead, "time the linked-in check (reference/check.hpp) against oneDNN instead");
   CLI11_PARSE(app, argc, argv);
   options.with_reference = !no_reference;
   if (options.quick) {
@@ -432,5 +505,6 @@ int main(int argc, char** argv) {
     options.calls = 2;
     options.bandwidth_bytes = size_t{64} << 20;
   }
+  if (overhead) return poolspec::bench::check_overhead(options);
   return poolspec::bench::run(options);
 }
