@@ -11,9 +11,10 @@
 
 namespace poolspec::certify {
 
-enum class Verdict { pass, fail, unsupported, crash, hang, out_of_bounds, unwritten };
-std::string_view verdict_name(Verdict v);  // PASS FAIL UNSUPPORTED CRASH HANG OUT-OF-BOUNDS UNWRITTEN
-bool is_failure(Verdict v);                // all but PASS and UNSUPPORTED
+// WAIVED: a failure of a known, documented deviation (a waiver file's entry, with its reason).
+enum class Verdict { pass, fail, unsupported, crash, hang, out_of_bounds, unwritten, waived };
+std::string_view verdict_name(Verdict v);  // PASS FAIL UNSUPPORTED CRASH HANG OUT-OF-BOUNDS UNWRITTEN WAIVED
+bool is_failure(Verdict v);                // all but PASS, UNSUPPORTED and WAIVED
 
 struct JobResult {
   std::string backend, version, origin, claimed_rules, rules, label;
@@ -38,6 +39,8 @@ struct CertifyOptions {
   std::string out_dir = "certify-out";
   std::string filter;                           // only cases whose id contains it
   bool shrink = true;
+  // Known deviations: lines "backend rules column | reason" (certify/waivers.txt); "" for none.
+  std::string waivers = POOLSPEC_DEFAULT_WAIVERS;
   bool json = false;                            // the JSON report on stdout instead of the matrix
   bool list = false;                            // list the backends and suites, run nothing
   std::string problem, input;                   // one problem (and its .npy input): a replay

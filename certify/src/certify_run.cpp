@@ -4,7 +4,9 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -31,11 +33,12 @@ std::string_view verdict_name(Verdict v) {
     case Verdict::hang: return "HANG";
     case Verdict::out_of_bounds: return "OUT-OF-BOUNDS";
     case Verdict::unwritten: return "UNWRITTEN";
+    case Verdict::waived: return "WAIVED";
   }
   return "?";
 }
 
-bool is_failure(Verdict v) { return v != Verdict::pass && v != Verdict::unsupported; }
+bool is_failure(Verdict v) { return v != Verdict::pass && v != Verdict::unsupported && v != Verdict::waived; }
 
 namespace {
 
@@ -245,6 +248,40 @@ std::vector<std::string> rules_for(const poolspec_backend& b, const std::vector<
   return out;
 }
 
+// A waiver: every failure of a backend under a rule set in one matrix cell is a known deviation.
+struct Waiver {
+  std::string backend, rules, column, reason;
+};
+
+Result<std::vector<Waiver>> read_waivers(const std::string& path) {
+  std::vector<Waiver> out;
+  if (path.empty()) return out;
+  std::ifstream in(path);
+  if (!in) return Error{fmt::format("--waivers {}: cannot read it", path)};
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t bar = line.find('|');
+    std::istringstream fields(line.substr(0, bar));
+    Waiver w;
+    fields >> w.backend >> w.rules;
+    std::getline(fields >> std::ws, w.column);
+    while (!w.column.empty() && w.column.back() == ' ') w.column.pop_back();
+    if (bar == std::string::npos || w.column.empty())
+      return Error{fmt::format("--waivers {}:{}: must be 'backend rules column | reason'", path, number)};
+    w.reason = line.substr(bar + 1);
+    w.reason.erase(0, w.reason.find_first_not_of(' '));
+    out.push_back(w);
+  }
+  return out;
+}
+
+const Waiver* waiver_for(const std::vector<Waiver>& waivers, const JobResult& r) {
+  for (const Waiver& w : waivers)
+    if (w.backend == r.backend && w.rules == r.rules && w.column == r.column) return &w;
+  return nullptr;
+}
+
 int replay(const CertifyOptions& o, const std::vector<LoadedBackend>& backends) {
   Result<Problem> p = parse_problem(o.problem);
   if (!p) return cli::refuse(fmt::format("--problem: {}", p.error().message));
@@ -302,6 +339,8 @@ int certify_command(const CertifyOptions& o) {
     return cli::exit_ok;
   }
   if (!o.problem.empty()) return replay(o, *backends);
+  Result<std::vector<Waiver>> waivers = read_waivers(o.waivers);
+  if (!waivers) return cli::refuse(waivers.error().message);
   Result<std::vector<Case>> suite = make_suite(o.suite);
   if (!suite) return cli::refuse(fmt::format("--suite: {}", suite.error().message));
 
@@ -371,7 +410,10 @@ int certify_command(const CertifyOptions& o) {
     r.mismatches = j.comparison.mismatches;
     r.worst_fraction_of_bound = j.comparison.worst_fraction_of_bound;
     r.first = j.comparison.first;
-    if (is_failure(j.verdict)) {
+    if (const Waiver* w = is_failure(j.verdict) ? waiver_for(*waivers, r) : nullptr) {
+      r.verdict = Verdict::waived;
+      r.detail = fmt::format("waived {} ({}): {}\n{}", verdict_name(j.verdict), w->reason, o.waivers, j.detail);
+    } else if (is_failure(j.verdict)) {
       // A minimal counterexample: smaller problems of the same rules that fail the same way
       // (a hang is not shrunk: each try would cost the time limit).
       Problem least = p;

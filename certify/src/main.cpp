@@ -131,6 +131,8 @@ int main(int argc, char** argv) {
   certify_cmd->add_option("--filter", certify.filter, "Only the cases whose id contains this");
   certify_cmd->add_option("--problem", certify.problem, "Replay one problem string (with --input) instead of a suite");
   certify_cmd->add_option("--input", certify.input, "The replayed problem's input (.npy, spec order)");
+  certify_cmd->add_option("--waivers", certify.waivers, "Known deviations, 'backend rules column | reason' per line "
+                                                      "(default certify/waivers.txt; '' for none)");
   certify_cmd->add_flag("!--no-shrink", certify.shrink, "Do not shrink failures to a minimal counterexample");
   certify_cmd->add_flag("--list", certify.list, "List the backends (and their claimed rules) and suites");
   certify_cmd->add_flag("--json", certify.json, "Print the JSON report instead of the matrix");
