@@ -49,6 +49,10 @@ TEST_CASE("every mutant backend is caught with its status, and the run completes
   o.suite = "smoke";
   o.backends = {POOLSPEC_MUTANT_BACKENDS};
   o.timeout_ms = 1500;
+  o.layouts = {"nchw"};  // the mutants are the minimal backend: nchw only
+  // The cases that reach every bug (the whole smoke suite takes too long under ASan).
+  o.filters = {"shapes/1d:regular", "shapes/2d:asymmetric_pad", "shapes/1d:ic_tail", "regressions/int8_average_ties",
+               "enum1d"};
   const Run r = certify(o, "mutants");
   CHECK(r.exit_code == poolspec::cli::exit_check_failed);
   const std::pair<const char*, const char*> expected[] = {
@@ -87,7 +91,7 @@ TEST_CASE("the README's minimal C backend is the one built here, and it certifie
   o.backends = {POOLSPEC_MINIMAL_BACKEND};
   const Run r = certify(o, "minimal");
   CHECK(r.exit_code == poolspec::cli::exit_ok);
-  CHECK(count(r, "minimal@spec", "PASS") > 500);
+  CHECK(count(r, "minimal@spec", "PASS") > 400);
   CHECK(count(r, "minimal@spec", "UNSUPPORTED") > 0);  // nhwc and f16 are refused, with reasons
 }
 
@@ -97,8 +101,8 @@ TEST_CASE("the in-tree backends certify clean on the smoke suite") {
   o.backends = {"reference", "optimized", "xs3"};
   const Run r = certify(o, "in-tree");
   CHECK(r.exit_code == poolspec::cli::exit_ok);
-  CHECK(count(r, "reference@spec", "PASS") > 500);
-  CHECK(count(r, "optimized@spec", "PASS") > 500);
+  CHECK(count(r, "reference@spec", "PASS") > 1000);
+  CHECK(count(r, "optimized@spec", "PASS") > 1000);
   CHECK(count(r, "xs3@xs3", "PASS") > 0);
 }
 
@@ -107,6 +111,7 @@ TEST_CASE("a shard is a slice: the shards' runs add up to the whole") {
   o.suite = "smoke";
   o.backends = {"reference"};
   o.layouts = {"nchw"};
+  o.filters = {"enum1d", "values"};
   const int64_t whole = count(certify(o, "shard-all"), "reference@spec", "PASS");
   o.shard = "0/2";
   const int64_t first = count(certify(o, "shard-0"), "reference@spec", "PASS");

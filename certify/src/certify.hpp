@@ -37,7 +37,7 @@ struct CertifyOptions {
   std::string shard;                            // "i/n"
   int64_t timeout_ms = 10000;
   std::string out_dir = "certify-out";
-  std::string filter;                           // only cases whose id contains it
+  std::vector<std::string> filters;             // only cases whose id contains one of them
   bool shrink = true;
   // Known deviations: lines "backend rules column | reason" (certify/waivers.txt); "" for none.
   std::string waivers = POOLSPEC_DEFAULT_WAIVERS;

@@ -355,7 +355,9 @@ int certify_command(const CertifyOptions& o) {
   for (size_t ci = 0; ci < suite->size(); ++ci) {
     const Case& c = (*suite)[ci];
     if (static_cast<int64_t>(ci) % shard->second != shard->first) continue;
-    if (!o.filter.empty() && c.id.find(o.filter) == std::string::npos) continue;
+    if (!o.filters.empty() && std::none_of(o.filters.begin(), o.filters.end(),
+                                           [&](const std::string& f) { return c.id.find(f) != std::string::npos; }))
+      continue;
     for (size_t bi = 0; bi < backends->size(); ++bi)
       for (const std::string& rules : rules_for(*(*backends)[bi].abi, o.rules))
         for (RuledProblem& rp : problems_under(c, rules))
@@ -413,9 +415,10 @@ int certify_command(const CertifyOptions& o) {
     if (const Waiver* w = is_failure(j.verdict) ? waiver_for(*waivers, r) : nullptr) {
       r.verdict = Verdict::waived;
       r.detail = fmt::format("waived {} ({}): {}\n{}", verdict_name(j.verdict), w->reason, o.waivers, j.detail);
-    } else if (is_failure(j.verdict)) {
-      // A minimal counterexample: smaller problems of the same rules that fail the same way
-      // (a hang is not shrunk: each try would cost the time limit).
+    } else if (is_failure(j.verdict) && bundles_per_backend[r.backend + "@" + r.rules] < 20) {
+      // The first failures of each backend and rule set: a minimal counterexample -- smaller
+      // problems of the same rules that fail the same way (a hang is not shrunk: each try would
+      // cost the time limit) -- and a reproducer bundle.
       Problem least = p;
       int tries = 0;
       bool progressed = o.shrink && j.verdict != Verdict::hang;
@@ -438,7 +441,7 @@ int certify_command(const CertifyOptions& o) {
       r.minimal_problem = format_problem(least);
       const std::string backend_arg = b.origin == "built-in" ? std::string(b.abi->name) : b.origin;
       const int n = bundles_per_backend[r.backend + "@" + r.rules]++;
-      if (n < 50) {  // the first failures of each backend and rule set
+      {
         Case lc = c;
         if (least != p) lc.fixed_input.reset();
         const Tensor l_input = least == p ? input : make_input(lc, least);

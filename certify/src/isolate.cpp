@@ -230,7 +230,7 @@ CallResult call_isolated(const poolspec_backend& b, const poolspec_problem& prob
   if (r.outcome == CallResult::Outcome::ran || r.outcome == CallResult::Outcome::out_of_bounds) {
     r.output.assign(output.data(), output.data() + spec.output_bytes);
     r.indices.resize(spec.index_count);
-    std::memcpy(r.indices.data(), indices.data(), spec.index_count * sizeof(int64_t));
+    if (spec.index_count > 0) std::memcpy(r.indices.data(), indices.data(), spec.index_count * sizeof(int64_t));
   }
   fault_buffers[0] = fault_buffers[1] = fault_buffers[2] = nullptr;
   munmap(shared_page, sizeof(Shared));

@@ -128,7 +128,8 @@ int main(int argc, char** argv) {
   certify_cmd->add_option("--timeout-ms", certify.timeout_ms, "Per call; past it the backend is killed: HANG");
   certify_cmd->add_option("--out", certify.out_dir, "Where matrix.txt, report.json, junit.xml and repro/ go "
                                                     "(default certify-out)");
-  certify_cmd->add_option("--filter", certify.filter, "Only the cases whose id contains this");
+  certify_cmd->add_option("--filter", certify.filters, "Only the cases whose id contains this (repeatable, or "
+                                                      "comma-separated: any of them)")->delimiter(',');
   certify_cmd->add_option("--problem", certify.problem, "Replay one problem string (with --input) instead of a suite");
   certify_cmd->add_option("--input", certify.input, "The replayed problem's input (.npy, spec order)");
   certify_cmd->add_option("--waivers", certify.waivers, "Known deviations, 'backend rules column | reason' per line "
