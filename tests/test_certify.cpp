@@ -99,10 +99,11 @@ TEST_CASE("the in-tree backends certify clean on the smoke suite") {
   CertifyOptions o;
   o.suite = "smoke";
   o.backends = {"reference", "optimized", "xs3"};
+  o.filters = {"shapes", "values", "regressions"};
   const Run r = certify(o, "in-tree");
   CHECK(r.exit_code == poolspec::cli::exit_ok);
-  CHECK(count(r, "reference@spec", "PASS") > 1000);
-  CHECK(count(r, "optimized@spec", "PASS") > 1000);
+  CHECK(count(r, "reference@spec", "PASS") > 800);
+  CHECK(count(r, "optimized@spec", "PASS") > 800);
   CHECK(count(r, "xs3@xs3", "PASS") > 0);
 }
 
