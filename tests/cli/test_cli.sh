@@ -161,5 +161,15 @@ expect 2 'model.onnx: cannot open' -- "$poolspec" onnx-test "$work"
 expect 0 'ERRATUM.*XML example 1' -- "$poolspec"
 expect 0 '"verdict":"erratum"' -- "$poolspec" seeds --json
 
+# --- certify: reports written, a replay, bad input refused (the runner itself: test_certify.cpp) ---
+expect 0 'reference@spec .*100%' -- "$poolspec" certify --backend reference --suite smoke --filter enum1d --layout nchw --out "$work/cert"
+for f in matrix.txt report.json junit.xml; do [ -s "$work/cert/$f" ] || fail "certify wrote no $f"; done
+grep -q '<testsuite name="reference@spec"' "$work/cert/junit.xml" || fail "junit.xml has no reference@spec testsuite"
+expect 0 'reference \(nchw\): PASS' -- "$poolspec" certify --backend reference --layout nchw --problem 'avg:f32:n1c1:h4w4:k3x3:s2x2:pb1x1:pe1x1:include_clip:ceil_torch'
+expect 2 '--shard 3/2: must be i/n' -- "$poolspec" certify --shard 3/2
+expect 2 '--layout nchwc: must be nchw or nhwc' -- "$poolspec" certify --layout nchwc
+expect 2 '--rules caffe' -- "$poolspec" certify --rules caffe
+expect 0 'reference +poolspec' -- "$poolspec" certify --list
+
 if [ "$failures" -ne 0 ]; then echo "$failures CLI check(s) failed"; exit 1; fi
 echo "all CLI checks passed"
