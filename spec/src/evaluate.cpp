@@ -18,7 +18,7 @@ namespace {
 struct Window {
   std::vector<double> values;           // the in-bounds values, in scan order
   std::vector<int64_t> plane_offsets;   // their row-major offsets within the (n, c) plane
-  std::vector<std::vector<int64_t>> coordinates;  // their spatial coordinates
+  std::vector<int64_t> t, x;            // scratch: the kernel offset and the input coordinate
   int64_t in_padded_extent = 0;         // taps inside [-pb, d+pe) on every axis
   int64_t taps = 0;                     // every tap, prod(kernel)
 };
@@ -33,6 +33,8 @@ class Evaluator {
     const std::vector<int64_t> shape = input_shape(p);
     for (size_t i = static_cast<size_t>(p.index_axis); i < shape.size(); ++i)
       index_modulus_ *= shape[i];
+    column_stride_.assign(p.axes.size(), 1);
+    for (size_t i = 1; i < p.axes.size(); ++i) column_stride_[i] = column_stride_[i - 1] * p.axes[i - 1].extent;
   }
 
   // Scans the window of output element (n, c, o...), optionally recording every tap.
@@ -42,10 +44,12 @@ class Evaluator {
     // Reuse the vectors' storage from window to window.
     w.values.clear();
     w.plane_offsets.clear();
-    w.coordinates.clear();
     w.in_padded_extent = 0;
     w.taps = 0;
-    std::vector<int64_t> t(rank, 0), x(rank);
+    std::vector<int64_t>& t = w.t;
+    std::vector<int64_t>& x = w.x;
+    t.assign(rank, 0);
+    x.resize(rank);
     const int64_t plane_base = (n * p_.channels + c) * plane_size_;
     while (true) {
       // Tap t of window o on axis i is at input coordinate o*s - pb + t*dl.
@@ -69,7 +73,6 @@ class Evaluator {
       if (inside) {
         w.values.push_back(input_.values[static_cast<size_t>(plane_base + offset)]);
         w.plane_offsets.push_back(offset);
-        w.coordinates.push_back(x);
       }
       if (taps) {
         Tap tap{t, x, kind, std::nullopt, -1};
@@ -106,7 +109,7 @@ class Evaluator {
   Element empty_element(std::string rule) const {
     Element e;
     e.value = empty_window_value(p_);
-    e.rule = fmt::format("{}: empty={}", rule, empty_window_name(p_.empty));
+    if (explaining_) e.rule = fmt::format("{}: empty={}", rule, empty_window_name(p_.empty));
     e.exact_text = "(none)";
     return e;
   }
@@ -136,14 +139,14 @@ class Evaluator {
     }
     if (nan || (pos_inf && neg_inf)) {
       e.value = std::numeric_limits<double>::quiet_NaN();
-      e.rule = nan ? "a NaN in the window" : "+inf and -inf in the window";
+      if (explaining_) e.rule = nan ? "a NaN in the window" : "+inf and -inf in the window";
       e.exact_text = "NaN";
       return e;
     }
     if (pos_inf || neg_inf) {
       e.value = pos_inf ? std::numeric_limits<double>::infinity()
                         : -std::numeric_limits<double>::infinity();
-      e.rule = "an infinity in the window";
+      if (explaining_) e.rule = "an infinity in the window";
       e.exact_text = pos_inf ? "+inf" : "-inf";
       return e;
     }
@@ -154,7 +157,7 @@ class Evaluator {
     if (explaining_) e.exact_text = exact::quotient_text(sum.units(), d);
     if (is_float(p_.dtype)) {
       e.value = exact::round_quotient(sum.units(), d, float_format(p_.dtype), sum.negative_zero());
-      e.rule = fmt::format("exact sum / {}, rounded once to nearest-even {}", divisor,
+      if (explaining_) e.rule = fmt::format("exact sum / {}, rounded once to nearest-even {}", divisor,
                            dtype_name(p_.dtype));
       return e;
     }
@@ -165,8 +168,8 @@ class Evaluator {
     mpz_class q = exact::divide(s, d, p_.int_rounding);
     const mpz_class lo(static_cast<signed long>(int_min(p_.dtype)));
     const mpz_class hi(static_cast<signed long>(int_max(p_.dtype)));
-    e.rule = fmt::format("exact mean rounded {}", int_rounding_name(p_.int_rounding));
-    if (q < lo || q > hi) e.rule += ", saturated to the dtype's range";
+    if (explaining_) e.rule = fmt::format("exact mean rounded {}", int_rounding_name(p_.int_rounding));
+    if (explaining_ && (q < lo || q > hi)) e.rule += ", saturated to the dtype's range";
     if (q < lo) q = lo;
     if (q > hi) q = hi;
     e.value = q.get_d();
@@ -191,45 +194,48 @@ class Evaluator {
     if (first_nan != w.values.size() &&
         (p_.nan == NanPolicy::propagate || best == w.values.size())) {
       best = first_nan;
-      e.rule = p_.nan == NanPolicy::propagate ? "nan=propagate: the first NaN"
+      if (explaining_) e.rule = p_.nan == NanPolicy::propagate ? "nan=propagate: the first NaN"
                                               : "nan=ignore, but every value is NaN";
     } else {
-      e.rule = "the first maximum in scan order";
+      if (explaining_) e.rule = "the first maximum in scan order";
     }
     e.value = w.values[best];
     if (explaining_) e.exact_text = fmt::format("{}", e.value);
-    e.index = index_of(n, c, w.coordinates[best]);
+    e.index = index_at(n, c, w.plane_offsets[best]);
     return e;
   }
 
   // start=lowest: m = lowest, index = the plane's element 0; then, in scan order, m = v on v > m.
   Element maximum_from_lowest(int64_t n, int64_t c, const Window& w) const {
-    const std::vector<int64_t> plane_origin(p_.axes.size(), 0);
     if (w.values.empty()) {
       Element e = empty_element("no input element in the window");
-      e.index = index_of(n, c, plane_origin);
+      e.index = index_at(n, c, 0);  // the plane's element 0
       return e;
     }
     Element e;
     e.value = lowest_value(p_.dtype);
-    e.index = index_of(n, c, plane_origin);
-    e.rule = "start=lowest: no value above lowest, so lowest and the plane's first index";
+    e.index = index_at(n, c, 0);
+    if (explaining_) e.rule = "start=lowest: no value above lowest, so lowest and the plane's first index";
     for (size_t i = 0; i < w.values.size(); ++i)
       if (w.values[i] > e.value) {
         e.value = w.values[i];
-        e.index = index_of(n, c, w.coordinates[i]);
-        e.rule = "start=lowest: the first maximum above lowest in scan order";
+        e.index = index_at(n, c, w.plane_offsets[i]);
+        if (explaining_) e.rule = "start=lowest: the first maximum above lowest in scan order";
       }
     if (explaining_) e.exact_text = fmt::format("{}", e.value);
     return e;
   }
 
-  int64_t index_of(int64_t n, int64_t c, const std::vector<int64_t>& x) const {
-    int64_t offset = 0;
-    if (p_.index_order == IndexOrder::row_major) {
-      for (size_t i = 0; i < x.size(); ++i) offset = offset * p_.axes[i].extent + x[i];
-    } else {  // column-major spatial part: the first axis varies fastest
-      for (size_t i = x.size(); i > 0; --i) offset = offset * p_.axes[i - 1].extent + x[i - 1];
+  // The index of the element at row-major offset `plane_offset` of plane (n, c), per the
+  // problem's index mode.
+  int64_t index_at(int64_t n, int64_t c, int64_t plane_offset) const {
+    int64_t offset = plane_offset;
+    if (p_.index_order == IndexOrder::column_major) {  // the first axis varies fastest
+      offset = 0;
+      for (size_t i = p_.axes.size(); i > 0; --i) {
+        offset += plane_offset % p_.axes[i - 1].extent * column_stride_[i - 1];
+        plane_offset /= p_.axes[i - 1].extent;
+      }
     }
     if (p_.indices == Indices::tensor) {
       offset += (n * p_.channels + c) * plane_size_;
@@ -243,6 +249,7 @@ class Evaluator {
   bool explaining_;
   int64_t plane_size_ = 1;
   int64_t index_modulus_ = 1;  // prod(input_shape[index_axis:])
+  std::vector<int64_t> column_stride_;  // column-major strides of the spatial axes
 };
 
 Status check_input(const Problem& p, const Tensor& input) {
