@@ -419,7 +419,11 @@ int certify_command(const CertifyOptions& o) {
       // The first failures of each backend and rule set: a minimal counterexample -- smaller
       // problems of the same rules that fail the same way (a hang is not shrunk: each try would
       // cost the time limit) -- and a reproducer bundle.
+      // The smallest failing problem so far, with its input, the spec's output and the verdict.
       Problem least = p;
+      Tensor least_input = input;
+      Output least_expected = expected;
+      Judged least_judged = j;
       int tries = 0;
       bool progressed = o.shrink && j.verdict != Verdict::hang;
       while (progressed && tries < 120) {
@@ -428,11 +432,15 @@ int certify_command(const CertifyOptions& o) {
           if (++tries > 120) break;
           Case qc = c;
           qc.fixed_input.reset();
-          const Tensor q_input = make_input(qc, q);
+          Tensor q_input = make_input(qc, q);
           Result<Output> q_expected = evaluate(q, q_input);
           if (!q_expected) continue;
-          if (judge.judge(q, parse_layout(job.layout), q_input, *q_expected).verdict == j.verdict) {
+          Judged qj = judge.judge(q, parse_layout(job.layout), q_input, *q_expected);
+          if (qj.verdict == j.verdict) {
             least = q;
+            least_input = std::move(q_input);
+            least_expected = *std::move(q_expected);
+            least_judged = std::move(qj);
             progressed = true;
             break;
           }
@@ -441,16 +449,9 @@ int certify_command(const CertifyOptions& o) {
       r.minimal_problem = format_problem(least);
       const std::string backend_arg = b.origin == "built-in" ? std::string(b.abi->name) : b.origin;
       const int n = bundles_per_backend[r.backend + "@" + r.rules]++;
-      {
-        Case lc = c;
-        if (least != p) lc.fixed_input.reset();
-        const Tensor l_input = least == p ? input : make_input(lc, least);
-        Result<Output> l_expected = evaluate(least, l_input);
-        const Judged lj = least == p || !l_expected ? j : judge.judge(least, parse_layout(job.layout), l_input, *l_expected);
-        write_bundle(r, fmt::format("{}/repro/{}@{}/{:03}-{}-{}", o.out_dir, sanitized(r.backend), r.rules, n,
-                                    sanitized(c.id), r.layout),
-                     backend_arg, least, l_input, l_expected ? *l_expected : expected, lj);
-      }
+      write_bundle(r, fmt::format("{}/repro/{}@{}/{:03}-{}-{}", o.out_dir, sanitized(r.backend), r.rules, n,
+                                  sanitized(c.id), r.layout),
+                   backend_arg, least, least_input, least_expected, least_judged);
     }
     results.push_back(std::move(r));
   }
