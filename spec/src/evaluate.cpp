@@ -21,6 +21,9 @@ struct Window {
   std::vector<int64_t> t, x;            // scratch: the kernel offset and the input coordinate
   int64_t in_padded_extent = 0;         // taps inside [-pb, d+pe) on every axis
   int64_t taps = 0;                     // every tap, prod(kernel)
+  // Scratch of the exact average, kept from window to window so that its storage is reused.
+  exact::Sum sum;
+  mpz_class divisor, integer_sum, quotient;
 };
 
 class Evaluator {
@@ -101,7 +104,7 @@ class Evaluator {
     std::string rule;
   };
 
-  Element reduce(int64_t n, int64_t c, const Window& w) const {
+  Element reduce(int64_t n, int64_t c, Window& w) const {
     return p_.op == Op::avg ? average(w) : maximum(n, c, w);
   }
 
@@ -125,7 +128,7 @@ class Evaluator {
   }
 
   // "T_out = T_sum / T_div": the sum of the in-bounds values over the divisor of the rule.
-  Element average(const Window& w) const {
+  Element average(Window& w) const {
     const int64_t divisor = divisor_of(w);
     if (divisor == 0) return empty_element("divisor 0");
     Element e;
@@ -150,10 +153,11 @@ class Evaluator {
       e.exact_text = pos_inf ? "+inf" : "-inf";
       return e;
     }
-    exact::Sum sum;
+    exact::Sum& sum = w.sum;
+    sum.clear();
     if (p_.bias != 0) sum.add_integer(p_.bias);  // "(b + sum X) / N"
     for (double v : w.values) sum.add(v);
-    const mpz_class d(static_cast<signed long>(divisor));
+    const mpz_class& d = w.divisor = static_cast<signed long>(divisor);
     if (explaining_) e.exact_text = exact::quotient_text(sum.units(), d);
     if (is_float(p_.dtype)) {
       e.value = exact::round_quotient(sum.units(), d, float_format(p_.dtype), sum.negative_zero());
@@ -162,12 +166,12 @@ class Evaluator {
       return e;
     }
     // Integer values are integers, so sum.units() = S * 2^1074 exactly; divide by the scale.
-    mpz_class s;
-    mpz_fdiv_q_2exp(s.get_mpz_t(), sum.units().get_mpz_t(),
+    mpz_fdiv_q_2exp(w.integer_sum.get_mpz_t(), sum.units().get_mpz_t(),
                     static_cast<mp_bitcnt_t>(-exact::unit_exponent));
-    mpz_class q = exact::divide(s, d, p_.int_rounding);
-    const mpz_class lo(static_cast<signed long>(int_min(p_.dtype)));
-    const mpz_class hi(static_cast<signed long>(int_max(p_.dtype)));
+    mpz_class& q = w.quotient;
+    exact::divide(q, w.integer_sum, d, p_.int_rounding);
+    const signed long lo = static_cast<signed long>(int_min(p_.dtype));
+    const signed long hi = static_cast<signed long>(int_max(p_.dtype));
     if (explaining_) e.rule = fmt::format("exact mean rounded {}", int_rounding_name(p_.int_rounding));
     if (explaining_ && (q < lo || q > hi)) e.rule += ", saturated to the dtype's range";
     if (q < lo) q = lo;

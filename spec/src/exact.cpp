@@ -5,33 +5,47 @@
 
 namespace poolspec::exact {
 
-mpz_class to_units(double v) {
+void set_units(mpz_class& units, double v) {
   // v = m * 2^(e - 53) with m an integer below 2^53 (frexp gives v = f * 2^e, f in [0.5, 1)).
   int e = 0;
   const double f = std::frexp(v, &e);
-  mpz_class units(std::ldexp(f, 53));  // exact: an integer of at most 53 bits
+  mpz_set_d(units.get_mpz_t(), std::ldexp(f, 53));  // exact: an integer of at most 53 bits
   const int shift = e - 53 - unit_exponent;
   if (shift >= 0) {
-    units <<= static_cast<mp_bitcnt_t>(shift);
+    mpz_mul_2exp(units.get_mpz_t(), units.get_mpz_t(), static_cast<mp_bitcnt_t>(shift));
   } else {
     // v is a multiple of 2^-1074, so the low bits shifted out are zero: exact.
     mpz_tdiv_q_2exp(units.get_mpz_t(), units.get_mpz_t(), static_cast<mp_bitcnt_t>(-shift));
   }
+}
+
+mpz_class to_units(double v) {
+  mpz_class units;
+  set_units(units, v);
   return units;
+}
+
+void Sum::clear() {
+  units_ = 0;  // keeps the storage
+  count_ = 0;
+  all_negative_zero_ = true;
 }
 
 void Sum::add(double v) {
   ++count_;
   if (!(v == 0 && std::signbit(v))) all_negative_zero_ = false;
-  if (v != 0) units_ += to_units(v);
+  if (v == 0) return;
+  set_units(addend_, v);
+  mpz_add(units_.get_mpz_t(), units_.get_mpz_t(), addend_.get_mpz_t());
 }
 
 void Sum::add_integer(int64_t value) {
   ++count_;
   if (value == 0) return;
   all_negative_zero_ = false;
-  mpz_class v(static_cast<signed long>(value));
-  units_ += v << static_cast<mp_bitcnt_t>(-unit_exponent);
+  addend_ = static_cast<signed long>(value);
+  mpz_mul_2exp(addend_.get_mpz_t(), addend_.get_mpz_t(), static_cast<mp_bitcnt_t>(-unit_exponent));
+  mpz_add(units_.get_mpz_t(), units_.get_mpz_t(), addend_.get_mpz_t());
 }
 
 namespace {
@@ -39,28 +53,48 @@ int64_t bit_length(const mpz_class& x) {  // x > 0
   return static_cast<int64_t>(mpz_sizeinbase(x.get_mpz_t(), 2));
 }
 
-// a * 2^k for an integer k of either sign (exact when k < 0 only for the callers' operands).
-mpz_class shifted(const mpz_class& a, int64_t k) {
-  mpz_class r;
-  if (k >= 0)
-    mpz_mul_2exp(r.get_mpz_t(), a.get_mpz_t(), static_cast<mp_bitcnt_t>(k));
-  else
-    mpz_fdiv_q_2exp(r.get_mpz_t(), a.get_mpz_t(), static_cast<mp_bitcnt_t>(-k));
-  return r;
+// a * 2^k into r, for k >= 0.
+void shift_left(mpz_class& r, const mpz_class& a, int64_t k) {
+  mpz_mul_2exp(r.get_mpz_t(), a.get_mpz_t(), static_cast<mp_bitcnt_t>(k));
+}
+
+// The integers of one rounding, kept per thread so that their storage is reused from call to call
+// (the spec rounds once per output element).
+struct RoundingScratch {
+  mpz_class magnitude, scaled, numerator, denominator, quotient, remainder;
+};
+RoundingScratch& rounding_scratch() {
+  thread_local RoundingScratch scratch;
+  return scratch;
+}
+
+// 2r against d: the remainder r of a division by d, against half of d.
+int compare_twice(const mpz_class& r, const mpz_class& d, mpz_class& scratch) {
+  shift_left(scratch, r, 1);
+  return cmp(scratch, d);
 }
 }  // namespace
 
 double round_quotient(const mpz_class& units, const mpz_class& divisor, FloatFormat format,
                       bool negative_zero) {
   if (units == 0) return negative_zero ? -0.0 : 0.0;
+  RoundingScratch& z = rounding_scratch();
   const bool negative = units < 0;
-  const mpz_class n = abs(units);
+  mpz_abs(z.magnitude.get_mpz_t(), units.get_mpz_t());
+  const mpz_class& n = z.magnitude;
   const mpz_class& d = divisor;
 
   // x = n / (d * 2^1074) > 0. Find e = floor(log2 x): with a = bitlen(n) - bitlen(d),
   // n/d lies in [2^(a-1), 2^(a+1)), so floor(log2(n/d)) is a or a - 1.
   const int64_t a = bit_length(n) - bit_length(d);
-  const bool at_least_2a = a >= 0 ? n >= shifted(d, a) : shifted(n, -a) >= d;
+  bool at_least_2a = false;  // n >= d * 2^a
+  if (a >= 0) {
+    shift_left(z.scaled, d, a);
+    at_least_2a = n >= z.scaled;
+  } else {
+    shift_left(z.scaled, n, -a);
+    at_least_2a = z.scaled >= d;
+  }
   const int64_t e = (at_least_2a ? a : a - 1) + unit_exponent;
 
   // Quantum of the result: 2^(max(e, emin) - p + 1). M = x / quantum, rounded to nearest-even.
@@ -68,11 +102,18 @@ double round_quotient(const mpz_class& units, const mpz_class& divisor, FloatFor
       std::max<int64_t>(e, format.min_exponent) - format.precision + 1;
   // x / 2^q = n * 2^(-q + unit_exponent) / d.
   const int64_t shift = -quantum_exponent + unit_exponent;
-  mpz_class num = shift >= 0 ? shifted(n, shift) : n;
-  mpz_class den = shift >= 0 ? d : shifted(d, -shift);
-  mpz_class m, r;
-  mpz_fdiv_qr(m.get_mpz_t(), r.get_mpz_t(), num.get_mpz_t(), den.get_mpz_t());
-  const int half = cmp(mpz_class(2 * r), den);
+  const mpz_class* numerator = &n;
+  const mpz_class* denominator = &d;
+  if (shift >= 0) {
+    shift_left(z.numerator, n, shift);
+    numerator = &z.numerator;
+  } else {
+    shift_left(z.denominator, d, -shift);
+    denominator = &z.denominator;
+  }
+  mpz_class& m = z.quotient;
+  mpz_fdiv_qr(m.get_mpz_t(), z.remainder.get_mpz_t(), numerator->get_mpz_t(), denominator->get_mpz_t());
+  const int half = compare_twice(z.remainder, *denominator, z.scaled);
   if (half > 0 || (half == 0 && mpz_odd_p(m.get_mpz_t()))) ++m;
 
   // M <= 2^p, so the value M * 2^q is exact in double for every supported format.
@@ -84,32 +125,41 @@ double round_quotient(const mpz_class& units, const mpz_class& divisor, FloatFor
   return negative ? -result : result;
 }
 
-mpz_class divide(const mpz_class& n, const mpz_class& d, IntRounding rule) {
-  mpz_class q, r;
+void divide(mpz_class& q, const mpz_class& n, const mpz_class& d, IntRounding rule) {
+  RoundingScratch& z = rounding_scratch();
   switch (rule) {
     case IntRounding::floor:
       mpz_fdiv_q(q.get_mpz_t(), n.get_mpz_t(), d.get_mpz_t());
-      return q;
+      return;
     case IntRounding::toward_zero:
       mpz_tdiv_q(q.get_mpz_t(), n.get_mpz_t(), d.get_mpz_t());
-      return q;
-    case IntRounding::half_up: {  // floor(n/d + 1/2) = floor((2n + d) / 2d)
-      mpz_class num = 2 * n + d, den = 2 * d;
-      mpz_fdiv_q(q.get_mpz_t(), num.get_mpz_t(), den.get_mpz_t());
-      return q;
-    }
+      return;
+    case IntRounding::half_up:  // floor(n/d + 1/2) = floor((2n + d) / 2d)
     case IntRounding::half_away: {  // sign(n) * floor(|n|/d + 1/2)
-      mpz_class num = 2 * abs(n) + d, den = 2 * d;
-      mpz_fdiv_q(q.get_mpz_t(), num.get_mpz_t(), den.get_mpz_t());
-      return n < 0 ? mpz_class(-q) : q;
+      const bool half_away = rule == IntRounding::half_away;
+      if (half_away)
+        mpz_abs(z.numerator.get_mpz_t(), n.get_mpz_t());
+      else
+        z.numerator = n;
+      shift_left(z.numerator, z.numerator, 1);
+      mpz_add(z.numerator.get_mpz_t(), z.numerator.get_mpz_t(), d.get_mpz_t());
+      shift_left(z.denominator, d, 1);
+      mpz_fdiv_q(q.get_mpz_t(), z.numerator.get_mpz_t(), z.denominator.get_mpz_t());
+      if (half_away && n < 0) mpz_neg(q.get_mpz_t(), q.get_mpz_t());
+      return;
     }
     case IntRounding::half_even: {
-      mpz_fdiv_qr(q.get_mpz_t(), r.get_mpz_t(), n.get_mpz_t(), d.get_mpz_t());  // 0 <= r < d
-      const int half = cmp(mpz_class(2 * r), d);
+      mpz_fdiv_qr(q.get_mpz_t(), z.remainder.get_mpz_t(), n.get_mpz_t(), d.get_mpz_t());  // 0 <= r < d
+      const int half = compare_twice(z.remainder, d, z.scaled);
       if (half > 0 || (half == 0 && mpz_odd_p(q.get_mpz_t()))) ++q;
-      return q;
+      return;
     }
   }
+}
+
+mpz_class divide(const mpz_class& n, const mpz_class& d, IntRounding rule) {
+  mpz_class q;
+  divide(q, n, d, rule);
   return q;
 }
 

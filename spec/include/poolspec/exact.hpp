@@ -21,8 +21,11 @@ inline constexpr int unit_exponent = -1074;
 
 // Exact sum of finite doubles; also tracks the IEEE sign of a zero sum (it is -0 exactly when
 // every addend is -0: in round-to-nearest, x + (-x) is +0 and -0 + -0 is -0, in any order).
+// A Sum that is clear()ed and reused keeps its storage: adding to it allocates nothing once its
+// integers have grown to the width the values need (the spec evaluates window after window).
 class Sum {
  public:
+  void clear();  // back to the empty sum
   void add(double finite_value);
   void add_integer(int64_t value);  // exact for every int64 (a double is not, beyond 2^53)
   const mpz_class& units() const { return units_; }  // the sum is units() * 2^-1074
@@ -30,12 +33,14 @@ class Sum {
 
  private:
   mpz_class units_ = 0;
+  mpz_class addend_ = 0;  // the units of the value being added (its storage is reused)
   int64_t count_ = 0;
   bool all_negative_zero_ = true;
 };
 
 // mpz of the exact value of a finite double, in units of 2^-1074.
 mpz_class to_units(double finite_value);
+void set_units(mpz_class& units, double finite_value);  // the same, into existing storage
 
 // Rounds (units * 2^-1074) / divisor to nearest, ties to even, into a float format; returns the
 // rounded value as a double (exactly representable there). Overflow gives +-inf; a result that
@@ -45,6 +50,7 @@ double round_quotient(const mpz_class& units, const mpz_class& divisor, FloatFor
 
 // Integer quotient n / d (d > 0) rounded by one of the spec's integer rules.
 mpz_class divide(const mpz_class& n, const mpz_class& d, IntRounding rule);
+void divide(mpz_class& quotient, const mpz_class& n, const mpz_class& d, IntRounding rule);
 
 // The exact quotient as text: "a/b = decimal…" with the decimal cut at 20 significant digits.
 std::string quotient_text(const mpz_class& units, const mpz_class& divisor);
