@@ -308,6 +308,25 @@ TEST_CASE("property: closed-form divisors equal the count of taps") {
   });
 }
 
+// explain() scans a window tap by tap (recording each), evaluate() axis by axis: every output
+// element's value, index and divisor agree, and the recorded taps are prod(kernel) in number.
+TEST_CASE("property: explain() and evaluate() give every element alike") {
+  check_property("explain = evaluate", [](const Case& k) {
+    const Problem& p = k.problem;
+    const Output out = evaluate(p, k.input).value();
+    int64_t taps = 1;
+    for (const Axis& a : p.axes) taps *= a.kernel;
+    for_each_output(out.values.shape, [&](int64_t n, int64_t c, const auto& o, size_t i) {
+      std::vector<int64_t> at{n, c};
+      at.insert(at.end(), o.begin(), o.end());
+      const Explanation ex = explain(p, k.input, at).value();
+      RC_ASSERT(same_value(p.dtype, ex.result, out.values.values[i]));
+      if (!out.indices.empty()) RC_ASSERT(ex.index == out.indices[i]);
+      RC_ASSERT(static_cast<int64_t>(ex.taps.size()) == taps);
+    });
+  });
+}
+
 // The problem string round-trips exactly: parse(format(p)) == p, and format is a fixed point.
 auto problem_string_round_trip(std::string (*format)(const Problem&)) {
   return [format](const Problem& p) {

@@ -308,7 +308,17 @@ int run(const Options& options) {
     };
     add_engine(optimized::engine(), Layout::channels_first, nchw, true);
     add_engine(optimized::engine(), Layout::channels_last, nhwc, true);
-    if (options.with_reference) add_engine(reference::engine(), Layout::channels_first, nchw, false);
+    if (options.with_reference) {
+      add_engine(reference::engine(), Layout::channels_first, nchw, false);
+      if (std::unique_ptr<Runner> naive = make_naive(p, input)) {
+        Row r;
+        r.impl = "naive";
+        r.layout = "nchw";
+        r.detail = "notes/perf.md's loop";
+        r.runner = std::move(naive);
+        rows.push_back(std::move(r));
+      }
+    }
     for (PeerRunner& peer : make_peers(p, input)) {
       Row r;
       r.impl = peer.impl;
@@ -326,7 +336,7 @@ int run(const Options& options) {
       }
       const Engine& engine = r.is_ours ? static_cast<const Engine&>(optimized::engine()) : reference::engine();
       const Layout layout = r.layout == "nhwc" ? Layout::channels_last : Layout::channels_first;
-      const ErrorBound bound = r.is_peer ? peer_bound(p) : engine.error_bound(p, layout);
+      const ErrorBound bound = r.is_peer || r.impl == "naive" ? peer_bound(p) : engine.error_bound(p, layout);
       r.check = check_against_reference(p, expected, reference_bound, r.runner->output_in_spec_order(), bound, max_abs);
       if (r.is_ours && r.check != "pass") all_checked = false;
     }
@@ -342,7 +352,7 @@ int run(const Options& options) {
             // Idle OpenMP and pthreadpool workers spin for ~20-30 ms after a call (notes/perf.md
             // section 4); let them stop before the next implementation takes the cores.
             std::this_thread::sleep_for(std::chrono::milliseconds(40));
-            const int calls = r.impl == "reference" ? std::max(1, options.calls / 2) : options.calls;
+            const int calls = r.impl == "reference" || r.impl == "naive" ? std::max(1, options.calls / 2) : options.calls;
             for (int call = 0; call < calls; ++call) {
               if (cold) r.runner->flush_buffers();
               clear_upper_state();
@@ -393,6 +403,25 @@ int run(const Options& options) {
                << "\n";
         }
       fmt::print("{} {} {}\n", line, ratios, r.check);
+    }
+    // The reference engine's speed against the naive loop (issue: "within 3x of the naive loop").
+    const auto median_of = [&](const std::string& impl, int threads, bool cold) {
+      for (const Row& r : rows)
+        if (r.impl == impl && r.times.count({threads, cold})) return median(r.times.at({threads, cold}));
+      return 0.0;
+    };
+    if (median_of("naive", 1, true) > 0 && median_of("reference", 1, true) > 0) {
+      std::string line = "   reference / naive loop:";
+      for (int threads : {1, 2})
+        for (bool cold : {true, false}) {
+          const double ratio = median_of("reference", threads, cold) / median_of("naive", threads, cold);
+          line += fmt::format(" {}T {} {:.2f}", threads, cold ? "cold" : "hot", ratio);
+          json << nlohmann::json{{"workload", w.name}, {"reference_over_naive", ratio}, {"threads", threads},
+                                 {"mode", cold ? "cold" : "hot"}}
+                      .dump()
+               << "\n";
+        }
+      fmt::print("{}\n", line);
     }
     fmt::print("   floor (in + out at the measured read bandwidth): {:.3f} ms at 1T, {:.3f} ms at 2T\n\n",
                bytes / (bandwidth[1] * 1e9) * 1e3, bytes / (bandwidth[2] * 1e9) * 1e3);

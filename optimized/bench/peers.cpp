@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -232,6 +233,73 @@ class XnnpackRunner final : public Runner {
   std::vector<uint8_t> in_8_, out_8_;
 };
 
+// ---- the naive loop ------------------------------------------------------------------------------
+
+template <class T, class Sum>
+class NaiveRunner final : public Runner {
+ public:
+  NaiveRunner(const Problem& p, const Tensor& input) : p_(p), shape_(validated_shape(p).value()) {
+    in_.resize(input.values.size());
+    for (size_t i = 0; i < in_.size(); ++i) in_[i] = static_cast<T>(input.values[i]);
+    out_.resize(static_cast<size_t>(shape_.output_elements));
+    // Up to three spatial axes, as (D, H, W) with 1 for the missing outer ones.
+    const size_t missing = 3 - p.axes.size();
+    for (size_t i = 0; i < 3; ++i) {
+      axis_[i] = i < missing ? Axis{1, 1, 1, 1, 0, 0} : p.axes[i - missing];
+      out_extent_[i] = i < missing ? 1 : shape_.output_shape[2 + i - missing];
+    }
+  }
+
+  bool run(int threads) override {
+    const Axis &ad = axis_[0], &ah = axis_[1], &aw = axis_[2];
+    const int64_t OD = out_extent_[0], OH = out_extent_[1], OW = out_extent_[2];
+    const int64_t planes = p_.batch * p_.channels;
+    const bool avg = p_.op == Op::avg, exclude = p_.divisor == Divisor::exclude;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t nc = 0; nc < planes; ++nc) {
+      const T* in = in_.data() + nc * ad.extent * ah.extent * aw.extent;
+      T* out = out_.data() + nc * OD * OH * OW;
+      for (int64_t od = 0; od < OD; ++od)
+        for (int64_t oh = 0; oh < OH; ++oh)
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            Sum sum = 0;
+            T best = std::numeric_limits<T>::lowest();
+            int64_t count = 0;
+            for (int64_t kd = 0; kd < ad.kernel; ++kd)
+              for (int64_t kh = 0; kh < ah.kernel; ++kh)
+                for (int64_t kw = 0; kw < aw.kernel; ++kw) {
+                  const int64_t d = od * ad.stride - ad.pad_begin + kd, h = oh * ah.stride - ah.pad_begin + kh,
+                                w = ow * aw.stride - aw.pad_begin + kw;
+                  if (d < 0 || d >= ad.extent || h < 0 || h >= ah.extent || w < 0 || w >= aw.extent) continue;
+                  const T v = in[(d * ah.extent + h) * aw.extent + w];
+                  sum += v;
+                  if (v > best) best = v;
+                  ++count;
+                }
+            const int64_t divisor = exclude ? count : ad.kernel * ah.kernel * aw.kernel;
+            T& o = out[(od * OH + oh) * OW + ow];
+            if (!avg) o = best;
+            else if (divisor == 0) o = 0;  // not in the benchmark's workloads
+            else if constexpr (std::is_floating_point_v<T>) o = sum / static_cast<T>(divisor);
+            else o = static_cast<T>(std::nearbyint(static_cast<double>(sum) / static_cast<double>(divisor)));
+          }
+    }
+    return true;
+  }
+  void flush_buffers() override {
+    flush(in_.data(), in_.size() * sizeof(T));
+    flush(out_.data(), out_.size() * sizeof(T));
+  }
+  std::vector<double> output_in_spec_order() override { return {out_.begin(), out_.end()}; }
+
+ private:
+  const Problem& p_;
+  ShapeInfo shape_;
+  Axis axis_[3];
+  int64_t out_extent_[3];
+  std::vector<T> in_, out_;
+};
+
 bool whole_plane(const Problem& p) {
   for (const Axis& a : p.axes)
     if (a.kernel != a.extent || a.pad_begin != 0 || a.pad_end != 0) return false;
@@ -245,6 +313,18 @@ bool no_padding(const Problem& p) {
 }
 
 }  // namespace
+
+std::unique_ptr<Runner> make_naive(const Problem& p, const Tensor& input) {
+  if (p.axes.empty() || p.axes.size() > 3 || p.rounding != Rounding::floor || p.bias != 0 ||
+      (p.op == Op::avg && p.divisor != Divisor::exclude && p.divisor != Divisor::include_full) ||
+      (p.op == Op::avg && p.dtype == DType::i8 && p.int_rounding != IntRounding::half_even))
+    return nullptr;
+  for (const Axis& a : p.axes)
+    if (a.dilation != 1) return nullptr;
+  if (p.dtype == DType::f32) return std::make_unique<NaiveRunner<float, float>>(p, input);
+  if (p.dtype == DType::i8) return std::make_unique<NaiveRunner<int8_t, int32_t>>(p, input);
+  return nullptr;
+}
 
 void flush(const void* data, size_t bytes) {
   const auto* p = static_cast<const char*>(data);

@@ -29,6 +29,11 @@ struct PeerRunner {
 // Every peer configuration that can run problem p, set up on `input` (spec order).
 std::vector<PeerRunner> make_peers(const Problem& p, const Tensor& input);
 
+// The naive loop of notes/perf.md, the yardstick of the reference engine's speed ("within 3x of
+// the naive loop"): NCHW, a bounds check per tap, OpenMP over the (n, c) planes, f32 or int32
+// sums. Null for what it does not express (dtypes other than f32 and i8, dilation, ceil).
+std::unique_ptr<Runner> make_naive(const Problem& p, const Tensor& input);
+
 // What the peers' documentation and code say of their accumulation: f32 sums of the window,
 // then a division or a multiplication by the reciprocal. Integer results are expected exact.
 ErrorBound peer_bound(const Problem& p);

@@ -133,7 +133,7 @@ class PlaneKernel {
  public:
   PlaneKernel(const Plan& plan, const RunArgs& args)
       : plan_(plan), p_(plan.p), args_(args), rank_(p_.axes.size()),
-        o_(rank_), t_(rank_), x_(rank_), best_x_(rank_), t_nan_(rank_) {}
+        o_(rank_), t_(rank_), lowest_(lowest_value(D)) {}
 
   // One output element (n, c, o): computed into args_.output[0] (and args_.indices[0]); for a
   // float average also the window's absolute sum and divisor, which tolerances scale with.
@@ -146,7 +146,7 @@ class PlaneKernel {
       average(in_base, step, 0);
       e.divisor = divisor();
       if (!integer && e.divisor > 0)
-        scan(in_base, step, [&](T v) {
+        scan(in_base, step, [&](T v, int64_t) {
           const double x = S::value(v);
           if (std::isfinite(x)) e.abs_sum += std::fabs(x);
         });
@@ -175,8 +175,9 @@ class PlaneKernel {
   }
 
  private:
-  // Calls visit(value, storage offset) for each in-bounds tap of window o_, in scan order
-  // (row-major over the kernel offsets); returns false when the window has no such tap.
+  // Calls visit(value, plane offset) for each in-bounds tap of window o_, in scan order
+  // (row-major over the kernel offsets), where the plane offset is the tap's row-major spatial
+  // offset in its (n, c) plane; returns false when the window has no such tap.
   template <class Visit>
   bool scan(int64_t in_base, int64_t step, Visit&& visit) {
     for (size_t i = 0; i < rank_; ++i) {
@@ -191,12 +192,11 @@ class PlaneKernel {
       int64_t row = 0;  // the outer axes' part of the offset
       for (size_t i = 0; i < last; ++i) {
         const Axis& a = p_.axes[i];
-        x_[i] = o_[i] * a.stride - a.pad_begin + t_[i] * a.dilation;
-        row += x_[i] * plan_.in_stride[i];
+        row += (o_[i] * a.stride - a.pad_begin + t_[i] * a.dilation) * plan_.in_stride[i];
       }
       for (int64_t t = w_first; t < w_past; ++t) {  // the last axis: one row of taps
-        x_[last] = w_start + t * w.dilation;
-        visit(read<T>(args_.input, in_base + (row + x_[last]) * step));
+        const int64_t offset = row + w_start + t * w.dilation;
+        visit(read<T>(args_.input, in_base + offset * step), offset);
       }
       size_t i = last;
       while (i-- > 0) {
@@ -231,56 +231,65 @@ class PlaneKernel {
     }
     if constexpr (integer) {
       Int128 sum = p_.bias;
-      scan(in_base, step, [&](T v) { sum += v; });
+      scan(in_base, step, [&](T v, int64_t) { sum += v; });
       Int128 q = divide(sum, d, p_.int_rounding);
       q = std::clamp<Int128>(q, int_min(D), int_max(D));  // saturated to the dtype's range
       write(args_.output, at, static_cast<T>(q));
     } else {
       double sum = static_cast<double>(p_.bias);
-      scan(in_base, step, [&](T v) { sum += S::value(v); });
+      scan(in_base, step, [&](T v, int64_t) { sum += S::value(v); });
       write(args_.output, at, S::store(round_to_float(D, sum / static_cast<double>(d))));
     }
   }
 
   // The maximum of the window's in-bounds values, ties to the first in scan order; NaN by p.nan;
   // or, with start=lowest, a running maximum from lowest() that moves on a strict '>'.
+  // In two steps: the value, then (for the index) where it first occurs in scan order. The running
+  // "m = v if v > m" holds the first of equal values, and the first element equal to the maximum
+  // is the one a strict '>' scan keeps, so both steps agree with the clause.
   void maximum(int64_t n, int64_t c, int64_t in_base, int64_t step, int64_t at) {
     const bool from_lowest = p_.max_start == MaxStart::lowest;
-    double best = from_lowest ? lowest_value(D) : 0;
-    bool have_best = false, have_nan = false;
-    std::vector<int64_t>& nan_x = t_nan_;
-    if (from_lowest) std::fill(best_x_.begin(), best_x_.end(), 0);  // the plane's element 0
-    const bool any = scan(in_base, step, [&](T raw) {
+    const double lowest = lowest_;
+    double best = from_lowest ? lowest : -std::numeric_limits<double>::infinity();
+    bool have_nan = false, have_number = false;
+    // A selection, not a branch: whether a value takes the lead is as unpredictable as the data.
+    const bool any = scan(in_base, step, [&](T raw, int64_t) {
       const double v = S::value(raw);
-      if (std::isnan(v)) {
-        if (!have_nan && !from_lowest) nan_x = x_;
-        have_nan = true;
-        return;
-      }
-      if (from_lowest ? v > best : (!have_best || v > best)) {
-        best = v;
-        best_x_ = x_;
-        have_best = true;
-      }
+      const bool nan = !integer && std::isnan(v);
+      have_nan = have_nan || nan;
+      have_number = have_number || !nan;
+      best = v > best ? v : best;
     });
+    const bool nan_result = any && !from_lowest && have_nan && (p_.nan == NanPolicy::propagate || !have_number);
     double value = best;
-    const std::vector<int64_t>* chosen = &best_x_;
-    if (!any) {
-      value = empty_window_value(p_);
-      chosen = from_lowest ? &best_x_ : nullptr;
-    } else if (!from_lowest && have_nan && (p_.nan == NanPolicy::propagate || !have_best)) {
-      value = std::numeric_limits<double>::quiet_NaN();  // the first NaN in scan order
-      chosen = &nan_x;
-    }
+    if (!any) value = empty_window_value(p_);
+    if (nan_result) value = std::numeric_limits<double>::quiet_NaN();  // the first NaN in scan order
     write(args_.output, at, S::store(value));
-    if (args_.indices) args_.indices[at] = chosen ? index_of(n, c, *chosen) : -1;
+    if (!args_.indices) return;
+    int64_t chosen = 0;  // from lowest, with nothing above it: the plane's element 0
+    if (!any) {
+      chosen = from_lowest ? 0 : -1;
+    } else if (nan_result || !from_lowest || best > lowest) {
+      chosen = -1;
+      scan(in_base, step, [&](T raw, int64_t offset) {
+        const double v = S::value(raw);
+        if (chosen < 0 && (nan_result ? std::isnan(v) : v == best)) chosen = offset;
+      });
+    }
+    args_.indices[at] = chosen < 0 ? -1 : index_of(n, c, chosen);
   }
 
-  int64_t index_of(int64_t n, int64_t c, const std::vector<int64_t>& x) const {
-    int64_t offset = 0;
-    const std::vector<int64_t>& stride =
-        p_.index_order == IndexOrder::row_major ? plan_.in_stride : plan_.column_stride;
-    for (size_t i = 0; i < rank_; ++i) offset += x[i] * stride[i];
+  // The index of the element at row-major offset `plane_offset` of plane (n, c), per the
+  // problem's index mode.
+  int64_t index_of(int64_t n, int64_t c, int64_t plane_offset) const {
+    int64_t offset = plane_offset;
+    if (p_.index_order == IndexOrder::column_major) {  // the first axis varies fastest
+      offset = 0;
+      for (size_t i = rank_; i-- > 0;) {
+        offset += plane_offset % p_.axes[i].extent * plan_.column_stride[i];
+        plane_offset /= p_.axes[i].extent;
+      }
+    }
     if (p_.indices == Indices::tensor) {
       offset += (n * p_.channels + c) * plan_.in_plane;
       if (p_.index_axis > 0) offset %= plan_.index_modulus;
@@ -292,7 +301,8 @@ class PlaneKernel {
   const Problem& p_;
   const RunArgs& args_;
   size_t rank_;
-  std::vector<int64_t> o_, t_, x_, best_x_, t_nan_;
+  std::vector<int64_t> o_, t_;  // the output coordinate and the kernel offset
+  double lowest_;                // lowest_value(D), once
 };
 
 template <DType D>

@@ -133,6 +133,10 @@ double bf16_value(uint16_t bits) {
 
 double round_to_float(DType float_dtype, double v) {
   if (!std::isfinite(v) || v == 0 || float_dtype == DType::f64) return v;
+  // Within float's range, the conversion to float is IEEE's, rounded to nearest-even: the same
+  // rounding, and the engines' common case.
+  if (float_dtype == DType::f32 && std::fabs(v) <= std::numeric_limits<float>::max())
+    return static_cast<float>(v);
   const FloatFormat f = float_format(float_dtype);
   // The representable values near v are the multiples of 2^(e - p + 1), e = v's exponent (at
   // least the smallest normal one): scale by a power of two (exact), round to an integer.

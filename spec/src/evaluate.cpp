@@ -19,6 +19,8 @@ struct Window {
   std::vector<double> values;           // the in-bounds values, in scan order
   std::vector<int64_t> plane_offsets;   // their row-major offsets within the (n, c) plane
   std::vector<int64_t> t, x;            // scratch: the kernel offset and the input coordinate
+  std::vector<std::vector<int64_t>> inside;  // scratch: per axis, the inside coordinates
+  std::vector<size_t> t_index;          // scratch: a position in each of those lists
   int64_t in_padded_extent = 0;         // taps inside [-pb, d+pe) on every axis
   int64_t taps = 0;                     // every tap, prod(kernel)
   // Scratch of the exact average, kept from window to window so that its storage is reused.
@@ -40,32 +42,47 @@ class Evaluator {
     for (size_t i = 1; i < p.axes.size(); ++i) column_stride_[i] = column_stride_[i - 1] * p.axes[i - 1].extent;
   }
 
-  // Scans the window of output element (n, c, o...), optionally recording every tap.
+  // Scans the window of output element (n, c, o...): every tap, recorded when `taps` is given
+  // (explain), or axis by axis (evaluate). Both give the same window.
   void scan(int64_t n, int64_t c, const std::vector<int64_t>& o, Window& w,
             std::vector<Tap>* taps) const {
-    const size_t rank = p_.axes.size();
-    // Reuse the vectors' storage from window to window.
-    w.values.clear();
+    w.values.clear();  // the vectors' storage is reused from window to window
     w.plane_offsets.clear();
     w.in_padded_extent = 0;
     w.taps = 0;
+    if (taps)
+      scan_every_tap(n, c, o, w, *taps);
+    else
+      scan_by_axis(n, c, o, w);
+  }
+
+ private:
+  // Tap t of window o on axis i is at input coordinate o*s - pb + t*dl: inside the input when in
+  // [0, d), inside the padded extent unless at or past d + pe (it is never below -pb).
+  TapKind tap_kind(const Axis& a, int64_t x) const {
+    if (x < 0) return TapKind::pad_begin;
+    if (x >= a.extent + a.pad_end) return TapKind::overhang;
+    if (x >= a.extent) return TapKind::pad_end;
+    return TapKind::input;
+  }
+
+  // Every tap in scan order (row-major over the kernel offsets), each recorded with its kind.
+  void scan_every_tap(int64_t n, int64_t c, const std::vector<int64_t>& o, Window& w,
+                      std::vector<Tap>& taps) const {
+    const size_t rank = p_.axes.size();
     std::vector<int64_t>& t = w.t;
     std::vector<int64_t>& x = w.x;
     t.assign(rank, 0);
     x.resize(rank);
     const int64_t plane_base = (n * p_.channels + c) * plane_size_;
     while (true) {
-      // Tap t of window o on axis i is at input coordinate o*s - pb + t*dl.
       bool inside = true, in_padded = true;
       TapKind kind = TapKind::input;
       int64_t offset = 0;
       for (size_t i = 0; i < rank; ++i) {
         const Axis& a = p_.axes[i];
         x[i] = o[i] * a.stride - a.pad_begin + t[i] * a.dilation;
-        TapKind k = TapKind::input;
-        if (x[i] < 0) k = TapKind::pad_begin;
-        else if (x[i] >= a.extent + a.pad_end) k = TapKind::overhang;
-        else if (x[i] >= a.extent) k = TapKind::pad_end;
+        const TapKind k = tap_kind(a, x[i]);
         if (k != TapKind::input) inside = false;
         if (k == TapKind::overhang) in_padded = false;
         if (kind == TapKind::input) kind = k;
@@ -73,18 +90,14 @@ class Evaluator {
       }
       ++w.taps;
       if (in_padded) ++w.in_padded_extent;
+      Tap tap{t, x, kind, std::nullopt, -1};
       if (inside) {
         w.values.push_back(input_.values[static_cast<size_t>(plane_base + offset)]);
         w.plane_offsets.push_back(offset);
+        tap.value = w.values.back();
+        tap.input_index = plane_base + offset;
       }
-      if (taps) {
-        Tap tap{t, x, kind, std::nullopt, -1};
-        if (inside) {
-          tap.value = w.values.back();
-          tap.input_index = plane_base + offset;
-        }
-        taps->push_back(std::move(tap));
-      }
+      taps.push_back(std::move(tap));
       // Next kernel offset, last axis fastest.
       size_t i = rank;
       while (i > 0) {
@@ -96,6 +109,50 @@ class Evaluator {
     }
   }
 
+  // The same window, axis by axis: a tap is inside the input (or the padded extent) when it is on
+  // every axis, so the counts are products of per-axis counts, and the inside taps in scan order
+  // are the row-major product of each axis's inside coordinates, in tap order. Each tap is still
+  // classified by enumeration, once per axis (no closed form).
+  void scan_by_axis(int64_t n, int64_t c, const std::vector<int64_t>& o, Window& w) const {
+    const size_t rank = p_.axes.size();
+    w.inside.resize(rank);
+    w.taps = 1;
+    w.in_padded_extent = 1;
+    bool empty = false;
+    for (size_t i = 0; i < rank; ++i) {
+      const Axis& a = p_.axes[i];
+      w.inside[i].clear();
+      int64_t in_padded = 0;
+      for (int64_t t = 0; t < a.kernel; ++t) {
+        const int64_t x = o[i] * a.stride - a.pad_begin + t * a.dilation;
+        const TapKind k = tap_kind(a, x);
+        if (k != TapKind::overhang) ++in_padded;
+        if (k == TapKind::input) w.inside[i].push_back(x);
+      }
+      w.taps *= a.kernel;
+      w.in_padded_extent *= in_padded;
+      empty = empty || w.inside[i].empty();
+    }
+    if (empty) return;
+    std::vector<size_t>& at = w.t_index;  // the position in each axis's inside list
+    at.assign(rank, 0);
+    const int64_t plane_base = (n * p_.channels + c) * plane_size_;
+    while (true) {
+      int64_t offset = 0;
+      for (size_t i = 0; i < rank; ++i) offset = offset * p_.axes[i].extent + w.inside[i][at[i]];
+      w.values.push_back(input_.values[static_cast<size_t>(plane_base + offset)]);
+      w.plane_offsets.push_back(offset);
+      size_t i = rank;
+      while (i > 0) {
+        --i;
+        if (++at[i] < w.inside[i].size()) break;
+        at[i] = 0;
+        if (i == 0) return;
+      }
+    }
+  }
+
+ public:
   struct Element {
     double value = 0;
     int64_t index = -1;  // max: the selected element, per the problem's index mode
