@@ -52,6 +52,8 @@ rc::Gen<Problem> problem_gen(const CaseOptions& options) {
                                       : options.dtypes);
     p.batch = *rc::gen::inRange<int64_t>(1, 3);
     p.channels = *rc::gen::inRange<int64_t>(1, options.max_channels + 1);
+    if (options.wide_channels_one_in > 0 && *rc::gen::inRange(0, options.wide_channels_one_in) == 0)
+      p.channels = *rc::gen::inRange<int64_t>(options.wide_channels, options.wide_channels + 17);
     const int rank = *rc::gen::inRange(1, options.max_rank + 1);
     for (int i = 0; i < rank; ++i)
       p.axes.push_back(*axis_gen(i + 1 == rank ? options.last_extent_spread : options.extent_spread));

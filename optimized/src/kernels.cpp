@@ -512,6 +512,55 @@ void AvgNhwc(const Plan& P, const RunArgs& a) {
 
 // ---- max_nhwc: per output element, its taps in scan order; lanes over channels ----------------
 
+// The value-only running maximum of max_nhwc, for four channel blocks at once: four independent
+// chains, so that the latency of one comparison and selection is hidden behind the others'.
+// A NaN is kept out of the chain: with NaN propagation it is only noted (the result is then NaN);
+// with NaN ignored it enters as -inf, which every number but -inf beats and which equals -inf, and
+// an element none of whose values is a number is NaN at the end. So the chain is "m = v if v > m",
+// the spec's scan with ties to the first.
+template <class D>
+struct MaxChains {
+  static constexpr bool floating = std::is_floating_point_v<hn::TFromD<D>>;
+  hn::Vec<D> m[4];
+  hn::Mask<D> noted[4];  // propagate: a NaN was seen; ignore: a number was seen
+
+  HWY_INLINE hn::Vec<D> Entering(D d, hn::Vec<D> v, bool propagate) const {
+    if constexpr (floating) {
+      if (!propagate) return hn::IfThenElse(hn::IsNaN(v), hn::Set(d, -std::numeric_limits<hn::TFromD<D>>::infinity()), v);
+    }
+    (void)d;
+    (void)propagate;
+    return v;
+  }
+  HWY_INLINE hn::Mask<D> Note(hn::Vec<D> v, bool propagate) const {
+    if constexpr (floating) return propagate ? hn::IsNaN(v) : hn::Not(hn::IsNaN(v));
+    (void)propagate;
+    return hn::Eq(v, v);  // integers: every value is a number
+  }
+  // Before the first value: below every value (-inf is taken by no value, and equals -inf).
+  explicit MaxChains(D d) {
+    for (size_t i = 0; i < 4; ++i) {
+      m[i] = hn::Set(d, floating ? -std::numeric_limits<hn::TFromD<D>>::infinity()
+                                 : std::numeric_limits<hn::TFromD<D>>::lowest());
+      noted[i] = hn::FirstN(d, 0);
+    }
+  }
+  HWY_INLINE void Step(D d, size_t i, hn::Vec<D> v, bool propagate) {
+    const hn::Vec<D> x = Entering(d, v, propagate);
+    m[i] = hn::IfThenElse(hn::Gt(x, m[i]), x, m[i]);
+    noted[i] = hn::Or(noted[i], Note(v, propagate));
+  }
+  HWY_INLINE hn::Vec<D> Result(D d, size_t i, bool propagate) const {
+    if constexpr (floating) {
+      const auto nan = hn::Set(d, std::numeric_limits<hn::TFromD<D>>::quiet_NaN());
+      return propagate ? hn::IfThenElse(noted[i], nan, m[i]) : hn::IfThenElse(noted[i], m[i], nan);
+    }
+    (void)d;
+    (void)propagate;
+    return m[i];
+  }
+};
+
 template <class S, class Acc>
 void MaxNhwc(const Plan& P, const RunArgs& a) {
   using D = hn::ScalableTag<Acc>;
@@ -541,7 +590,36 @@ void MaxNhwc(const Plan& P, const RunArgs& a) {
           for (int64_t c = 0; c < C; ++c) WriteEmpty(P, a, n, c, position + c, true);
           continue;
         }
-        for (int64_t c = 0; c < C; c += L) {
+        int64_t c = 0;
+        if (!indices) {  // values only: four channel blocks at a time
+          for (; c + 4 * L <= C; c += 4 * L) {
+            MaxChains<D> chains(d);
+            for (int64_t td = fd; td < pd; ++td) {
+              const int64_t id = AD.start(od) + td * AD.dilation;
+              for (int64_t th = fh; th < ph; ++th) {
+                const int64_t ih = AH.start(oh) + th * AH.dilation;
+                for (int64_t tw = fw; tw < pw; ++tw) {
+                  const int64_t iw = AW.start(ow) + tw * AW.dilation;
+                  const S* src = image + ((id * AH.in + ih) * AW.in + iw) * C + c;
+#pragma GCC unroll 4  // the chains stay in registers
+                  for (size_t i = 0; i < 4; ++i) {
+                    chains.Step(d, i, LoadAs(d, src + static_cast<int64_t>(i) * L), propagate);
+                  }
+                }
+              }
+            }
+#pragma GCC unroll 4
+            for (size_t i = 0; i < 4; ++i) {
+              auto m = chains.Result(d, i, propagate);
+              if (from_lowest) {
+                const auto lowest = hn::Set(d, static_cast<Acc>(lowest_value(P.p.dtype)));
+                m = hn::IfThenElse(hn::Gt(m, lowest), m, lowest);
+              }
+              StoreAs(m, d, out + position + c + static_cast<int64_t>(i) * L);
+            }
+          }
+        }
+        for (; c < C; c += L) {
           const size_t count = static_cast<size_t>(std::min(L, C - c));
           bool first = true;
           hn::Vec<D> m = hn::Zero(d);
