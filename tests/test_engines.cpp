@@ -199,6 +199,27 @@ TEST_CASE("the engine harness catches a write past the output and an unwritten e
   CHECK(unwritten.find("unwritten") != std::string::npos);
 }
 
+// Found by fuzz_engines (avg:f16:...:override=1:ceil_torch:empty=-inf on SSSE3): an f32 sum
+// within its bound of -65504 lay past f16's overflow threshold (65520), and the last rounding gave
+// -inf. An infinity of y's sign is within the bound exactly when |y| + allowed reaches the threshold.
+TEST_CASE("declared bounds: an infinity is within the bound only where the bound reaches the overflow threshold") {
+  const Problem p = parse_problem("avg:f16:n1c1:w2:k2:s1:pb0:pe0:override=1:floor").value();
+  const ErrorBound bound = optimized::engine().error_bound(p, Layout::channels_first);
+  CHECK(overflow_threshold(DType::f16) == 65520.0);
+  CHECK(overflow_threshold(DType::f32) == std::ldexp(2.0 - std::ldexp(1.0, -24), 127));
+  const auto judge = [&](double a, double b, double got) {
+    const Tensor input{DType::f16, {1, 1, 2}, {a, b}};
+    const Output expected = evaluate(p, input).value();
+    Output out = expected;
+    out.values.values[0] = got;
+    return compare_output(p, input, expected, out, bound).value().passed();
+  };
+  // -65504 - 15.9375 = -65519.9375: the exact mean rounds to -65504, a sum within the bound to -inf.
+  CHECK(judge(-65504, -15.9375, -std::numeric_limits<double>::infinity()));
+  CHECK_FALSE(judge(-65504, -15.9375, std::numeric_limits<double>::infinity()));  // the wrong sign
+  CHECK_FALSE(judge(-30000, -30000, -std::numeric_limits<double>::infinity()));   // far from it
+}
+
 TEST_CASE("declared bounds: exact for max and integers, derived for float averages") {
   Result<Problem> avg = parse_problem("avg:f32:n1c1:h8w8:k3x3:s1x1:pb1x1:pe1x1:exclude:floor");
   Result<Problem> max = parse_problem("max:f32:n1c1:h8w8:k3x3:s1x1:pb1x1:pe1x1:floor");

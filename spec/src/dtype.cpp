@@ -131,6 +131,12 @@ double bf16_value(uint16_t bits) {
   return static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(bits) << 16));
 }
 
+double overflow_threshold(DType float_dtype) {
+  if (float_dtype == DType::f64) return std::numeric_limits<double>::infinity();
+  const FloatFormat f = float_format(float_dtype);
+  return std::ldexp(2.0 - std::ldexp(1.0, -f.precision), f.max_exponent);  // exact for p < 53
+}
+
 double round_to_float(DType float_dtype, double v) {
   if (!std::isfinite(v) || v == 0 || float_dtype == DType::f64) return v;
   // Within float's range, the conversion to float is IEEE's, rounded to nearest-even: the same
