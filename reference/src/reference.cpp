@@ -106,11 +106,12 @@ struct Plan {
 };
 
 // An integer quotient n / d (d > 0) rounded by the problem's rule.
-Int128 divide(Int128 n, int64_t d, IntRounding rule) {
-  const Int128 q = n / d, r = n % d;  // truncated
+template <class Int>
+Int divide_in(Int n, int64_t d, IntRounding rule) {
+  const Int q = n / d, r = n % d;  // truncated
   if (r == 0) return q;
-  const Int128 toward = n < 0 ? -1 : 1;  // away from zero
-  const Int128 twice = 2 * (r < 0 ? -r : r);
+  const Int toward = n < 0 ? -1 : 1;  // away from zero
+  const Int twice = 2 * (r < 0 ? -r : r);
   switch (rule) {
     case IntRounding::toward_zero: return q;
     case IntRounding::floor: return n < 0 ? q - 1 : q;
@@ -121,6 +122,15 @@ Int128 divide(Int128 n, int64_t d, IntRounding rule) {
       return (q % 2 != 0) ? q + toward : q;
   }
   return q;
+}
+
+// In 64 bits when n fits and 2d does (every window of 8- and 32-bit values short of 2^32 taps, with
+// a small bias): 128-bit division is a library call, and this is every integer average's last step.
+Int128 divide(Int128 n, int64_t d, IntRounding rule) {
+  if (n >= std::numeric_limits<int64_t>::min() && n <= std::numeric_limits<int64_t>::max() &&
+      d < (int64_t{1} << 62))
+    return divide_in<int64_t>(static_cast<int64_t>(n), d, rule);
+  return divide_in<Int128>(n, d, rule);
 }
 
 // Computes one (n, c) plane: for every output element, its window's taps in scan order.
@@ -208,6 +218,13 @@ class PlaneKernel {
     }
   }
 
+  int64_t in_bounds_taps() const {
+    int64_t count = 1;
+    for (size_t i = 0; i < rank_; ++i)
+      count *= plan_.past[i][static_cast<size_t>(o_[i])] - plan_.first[i][static_cast<size_t>(o_[i])];
+    return count;
+  }
+
   int64_t divisor() const {
     int64_t d = 1;
     for (size_t i = 0; i < rank_; ++i) {
@@ -231,7 +248,13 @@ class PlaneKernel {
     }
     if constexpr (integer) {
       Int128 sum = p_.bias;
-      scan(in_base, step, [&](T v, int64_t) { sum += v; });
+      if (in_bounds_taps() < (int64_t{1} << 32)) {  // |v| <= 2^31: a 64-bit sum is exact
+        int64_t values = 0;
+        scan(in_base, step, [&](T v, int64_t) { values += v; });
+        sum += values;
+      } else {
+        scan(in_base, step, [&](T v, int64_t) { sum += v; });
+      }
       Int128 q = divide(sum, d, p_.int_rounding);
       q = std::clamp<Int128>(q, int_min(D), int_max(D));  // saturated to the dtype's range
       write(args_.output, at, static_cast<T>(q));
