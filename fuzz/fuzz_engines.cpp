@@ -1,9 +1,10 @@
 // fuzz_engines: the in-tree engines against the spec (differential).
 //
 // Targets: the reference engine, the optimized engine (on the SIMD target the input picks, so
-// every compiled target is exercised) and each kernel of its list on its own (those that accept
-// the problem besides the one the optimized engine dispatches to), in NCHW and NHWC, at 1 and 2
-// threads; and the spec's explain() against its evaluate().
+// every compiled target is exercised), the optimized engine through the backend ABI, and each
+// kernel of its list on its own (those that accept the problem besides the one the optimized
+// engine dispatches to), in NCHW and NHWC, at 1 and 2 threads; and the spec's explain() against
+// its evaluate().
 // Input: FuzzedDataProvider bytes decoded into a bounded Problem (fuzz_input.hpp), then its
 // input tensor.
 // Oracle:
@@ -29,6 +30,7 @@
 #include <fmt/format.h>
 
 #include "fuzz_input.hpp"
+#include "poolspec/backend.hpp"
 #include "poolspec/engine_check.hpp"
 #include "poolspec/evaluate.hpp"
 #include "poolspec/optimized/optimized.hpp"
@@ -52,7 +54,11 @@ std::vector<EngineUnderTest> engines_under_test() {
       v.push_back(std::make_unique<optimized::OptimizedEngine>(k.name));
     return v;
   }();
-  std::vector<EngineUnderTest> list{{&reference::engine(), true}, {&optimized::engine(), true}};
+  // The optimized engine once more through the backend ABI (backend.h): its problem and
+  // accumulation cross the C structs both ways, as a certified library's do.
+  static const AbiEngine optimized_through_abi(*optimized::backend());
+  std::vector<EngineUnderTest> list{{&reference::engine(), true}, {&optimized::engine(), true},
+                                    {&optimized_through_abi, true}};
   for (size_t i = 0; i < kernels.size(); ++i) list.push_back({kernels[i].get(), false, &optimized::kernel_list()[i]});
 #ifdef POOLSPEC_FUZZ_MUTANT
   static const optimized::OptimizedEngine mutant("", optimized::Mutation::border_divisor);
