@@ -591,6 +591,8 @@ void MaxNhwc(const Plan& P, const RunArgs& a) {
           continue;
         }
         int64_t c = 0;
+        // The tap loop nest is written out here and below: through a callback lambda shared by
+        // both, the four-block path measured 1.5x slower (2.0 -> 3.0 ms on the ResNet stem).
         if (!indices) {  // values only: four channel blocks at a time
           for (; c + 4 * L <= C; c += 4 * L) {
             MaxChains<D> chains(d);
