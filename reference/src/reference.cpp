@@ -226,11 +226,12 @@ class PlaneKernel {
   }
 
   int64_t divisor() const {
+    if (p_.divisor == Divisor::exclude) return in_bounds_taps();
     int64_t d = 1;
     for (size_t i = 0; i < rank_; ++i) {
       const auto j = static_cast<size_t>(o_[i]);
       switch (p_.divisor) {
-        case Divisor::exclude: d *= plan_.past[i][j] - plan_.first[i][j]; break;  // in-bounds taps
+        case Divisor::exclude: break;  // the in-bounds taps, above
         case Divisor::include_clip: d *= plan_.padded[i][j]; break;  // taps in [-pb, d + pe)
         case Divisor::include_full: d *= p_.axes[i].kernel; break;   // every tap
         case Divisor::override_value: return p_.divisor_override;

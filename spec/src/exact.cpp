@@ -157,12 +157,6 @@ void divide(mpz_class& q, const mpz_class& n, const mpz_class& d, IntRounding ru
   }
 }
 
-mpz_class divide(const mpz_class& n, const mpz_class& d, IntRounding rule) {
-  mpz_class q;
-  divide(q, n, d, rule);
-  return q;
-}
-
 std::string quotient_text(const mpz_class& units, const mpz_class& divisor) {
   // The exact value is units * 2^-1074 / divisor, a rational; print it reduced.
   mpq_class value(units, divisor);

@@ -48,8 +48,8 @@ void set_units(mpz_class& units, double finite_value);  // the same, into existi
 double round_quotient(const mpz_class& units, const mpz_class& divisor, FloatFormat format,
                       bool negative_zero);
 
-// Integer quotient n / d (d > 0) rounded by one of the spec's integer rules.
-mpz_class divide(const mpz_class& n, const mpz_class& d, IntRounding rule);
+// Integer quotient n / d (d > 0) rounded by one of the spec's integer rules, into `quotient`
+// (its storage is reused; the spec divides once per integer output element).
 void divide(mpz_class& quotient, const mpz_class& n, const mpz_class& d, IntRounding rule);
 
 // The exact quotient as text: "a/b = decimal…" with the decimal cut at 20 significant digits.
