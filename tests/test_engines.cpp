@@ -112,8 +112,11 @@ TEST_CASE("each kernel of the list matches the spec on the problems it accepts")
     if (name.starts_with("avg") || name.starts_with("global_avg")) o.ops = {Op::avg};
     if (name.starts_with("max")) o.ops = {Op::max};
     if (name.starts_with("global")) o.whole_plane_one_in = 1;
-    const Layout layout = name.ends_with("nchw") ? Layout::channels_first : Layout::channels_last;
-    check_property(fmt::format("{} == spec", k.name), matches_spec(only, o, {layout}));
+    if (name == "avg_sliding") o.max_rank = 2;  // its scope: 1 or 2 spatial axes, in both layouts
+    std::vector<Layout> layouts = {std::begin(all_layouts), std::end(all_layouts)};
+    if (name.ends_with("nchw")) layouts = {Layout::channels_first};
+    if (name.ends_with("nhwc")) layouts = {Layout::channels_last};
+    check_property(fmt::format("{} == spec", k.name), matches_spec(only, o, layouts));
   }
 }
 

@@ -12,6 +12,7 @@ namespace poolspec::optimized {
 
 enum class KernelId {
   global_avg_nchw,  // a window covering each whole plane: one contiguous reduction per plane
+  avg_sliding,      // block prefix and suffix sums along W, then H; lanes over C (NCHW: L planes)
   pool_nchw,        // per plane: each input row reduced along W, then the rows combined
   avg_nhwc,         // per output row: the window's rows summed, then sums along W; lanes over C
   max_nhwc,         // per output element, the taps in scan order; lanes over C

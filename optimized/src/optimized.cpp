@@ -63,6 +63,37 @@ Status accepts_global_avg_nchw(const Problem& p, Layout layout) {
   return Ok{};
 }
 
+Status accepts_avg_sliding(const Problem& p, Layout layout) {
+  if (Status s = common_limits(p); !s) return s;
+  if (Status s = wants(p.op == Op::avg, "avg only"); !s) return s;
+  if (p.axes.size() > 2) return Error{fmt::format("rank {}: 1 or 2 spatial axes", p.axes.size())};
+  for (const Axis& a : p.axes)
+    if (a.dilation != 1) return Error{fmt::format("dilation {}: the block sums take dilation 1", a.dilation)};
+  // Scratch: two blocks of kernel_h rows of window sums, each out_w pixels of up to 16 lanes per
+  // channel vector (NCHW: 16 planes; NHWC: the channels rounded up to 16).
+  const Axis& w = p.axes.back();
+  const int64_t kh = p.axes.size() == 2 ? p.axes.front().kernel : 1;
+  const int64_t lanes = layout == Layout::channels_first ? 16 : (p.channels + 15) / 16 * 16;
+  const int64_t out_w = formulas::output_extent(formulas::terms_of<int64_t>(w), p.rounding);
+  const int64_t scratch = ((2 * kh + 2) * out_w + (out_w - 1) * w.stride + w.kernel) * lanes;
+  if (scratch > (int64_t{1} << 26))
+    return Error{fmt::format("scratch of {} elements: the block sums take up to 2^26", scratch)};
+  return Ok{};
+}
+
+// Measured on the benchmark's workloads (optimized/bench): in NCHW the block sums along H win
+// for stride 1 along H (1.4-2.9x over pool_nchw: 3x3 to 15x15) and lose for stride 2 (int8 3x3
+// stride 2: 1.2x slower); in NHWC they win from 7x7 up (1.3x) and lose on 3x3 (avg_nhwc sums
+// three rows in registers) and on a window over the whole plane.
+bool prefers_avg_sliding(const Problem& p, Layout layout) {
+  const Axis& w = p.axes.back();
+  const Axis& h = p.axes.front();
+  if (layout == Layout::channels_first) return p.axes.size() == 2 && h.stride == 1 && h.kernel > 1;
+  const bool overlapping = w.stride < w.kernel && h.stride < h.kernel;
+  const bool whole_plane = w.kernel >= w.extent + w.pad_begin + w.pad_end && h.kernel >= h.extent + h.pad_begin + h.pad_end;
+  return overlapping && !whole_plane && h.kernel * w.kernel >= 25;
+}
+
 Status accepts_pool_nchw(const Problem& p, Layout layout) {
   if (Status s = common_limits(p); !s) return s;
   if (Status s = wants(layout == Layout::channels_first, "nchw only"); !s) return s;
@@ -88,6 +119,9 @@ Status accepts_max_nhwc(const Problem& p, Layout layout) {
 constexpr KernelInfo kernels[] = {
     {"global_avg_nchw", "a window over each whole plane: one contiguous reduction per plane",
      accepts_global_avg_nchw},
+    {"avg_sliding", "block prefix and suffix sums (van Herk) along H, and in NHWC along W too: per output, "
+     "a cost the window's size along those axes does not change; NHWC: lanes over C, strips of columns; "
+     "NCHW: lanes along W, then kw loads per output", accepts_avg_sliding, prefers_avg_sliding},
     {"pool_nchw", "per plane: rows reduced along W (strided SIMD loads), then combined row by row",
      accepts_pool_nchw},
     {"avg_nhwc", "per output row: the window's rows summed, then sums along W; lanes over C",
@@ -111,15 +145,21 @@ Selection select_kernel(const Problem& p, Layout layout) {
     s.fallback_reason = common.error().message;
     return s;
   }
+  const KernelInfo* accepting = nullptr;  // the first that accepts, if none prefers the problem
   for (const KernelInfo& k : kernels) {
     Status accepted = k.accepts(p, layout);
-    if (accepted) {
+    if (accepted && (!k.preferred || k.preferred(p, layout))) {
       s.kernel = &k;
       return s;
+    }
+    if (accepted) {
+      if (!accepting) accepting = &k;
+      continue;
     }
     s.fallback_reason += fmt::format("{}{}: {}", s.fallback_reason.empty() ? "" : "; ", k.name,
                                      accepted.error().message);
   }
+  if (accepting) s = Selection{accepting, {}};
   return s;
 }
 

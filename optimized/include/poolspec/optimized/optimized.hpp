@@ -25,9 +25,12 @@ struct KernelInfo {
   std::string_view name;
   std::string_view description;
   Status (*accepts)(const Problem& p, Layout layout);  // Ok, or the reason it does not
+  // Where dispatch chooses it among the problems it accepts (null: all of them); measured
+  // choices, so that the tests still run the kernel over everything it accepts.
+  bool (*preferred)(const Problem& p, Layout layout) = nullptr;
 };
 
-// Every kernel, in dispatch order: the first that accepts a problem runs it.
+// Every kernel, in dispatch order: the first that accepts and prefers a problem runs it.
 std::span<const KernelInfo> kernel_list();
 
 // The kernel the engine runs for a valid problem, or null with the reason none does.
