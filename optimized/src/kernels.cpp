@@ -750,6 +750,19 @@ HWY_INLINE void BlockSumsAlongW(D d, hn::TFromD<D>* HWY_RESTRICT x, int64_t pixe
   }
 }
 
+// A block of `rows` rows (row_length apart, `values` used) becomes its suffix sums, in place:
+// row k holds rows k, k + 1, ..., the last, summed from the last up.
+template <class D>
+HWY_INLINE void SuffixSumsInPlace(D d, hn::TFromD<D>* HWY_RESTRICT block, int64_t rows, int64_t row_length,
+                                  int64_t values) {
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t k = rows - 2; k >= 0; --k) {
+    hn::TFromD<D>* row = block + k * row_length;
+    for (int64_t i = 0; i < values; i += L)
+      hn::StoreU(hn::Add(hn::LoadU(d, row + i), hn::LoadU(d, row + row_length + i)), d, row + i);
+  }
+}
+
 // Adds row h to the running prefix (or starts it), and with `emit` finishes each window sum --
 // the prefix, plus the suffix row when there is one -- into dst (pixels pixel_stride apart, the
 // first `count` lanes of each pixel's `lanes`).
@@ -794,6 +807,7 @@ HWY_INLINE void LoadPixels(D d, const S* HWY_RESTRICT src, int64_t C, int64_t co
   }
 }
 
+// NHWC: the block sums along W, per strip of output columns and chunk of channels, then along H.
 template <class S, class Acc>
 void AvgSliding(const Plan& P, const RunArgs& a) {
   using D = hn::ScalableTag<Acc>;
@@ -881,12 +895,8 @@ void AvgSliding(const Plan& P, const RunArgs& a) {
         const Acc* suffix = t == kh - 1 ? nullptr : bank + (((block - 1) & 1) * kh + (i - (block - 1) * kh)) * row_length;
         PrefixAndEmit(d, h, prefix, t == 0, emit, suffix, factors, outputs, lanes, count,
                       out + ((g * OH + oh) * OW + ow0) * C + c0, C, rule);
-        if (++t == kh) {  // the block is done: its suffix sums, in place
-          Acc* b = bank + (block & 1) * kh * row_length;
-          for (int64_t k = kh - 2; k >= 0; --k)
-            for (int64_t j = 0; j < span; j += L)
-              hn::StoreU(hn::Add(hn::LoadU(d, b + k * row_length + j), hn::LoadU(d, b + (k + 1) * row_length + j)), d,
-                         b + k * row_length + j);
+        if (++t == kh) {  // the block is done
+          SuffixSumsInPlace(d, bank + (block & 1) * kh * row_length, kh, row_length, span);
           t = 0;
         }
       }
@@ -981,12 +991,8 @@ void AvgSlidingNchw(const Plan& P, const RunArgs& a) {
             else StorePartial(m, d, dst + j, static_cast<size_t>(OW - j));
           }
         }
-        if (++t == kh) {  // the block is done: its suffix sums, in place
-          Acc* b = bank + (block & 1) * kh * row_length;
-          for (int64_t k = kh - 2; k >= 0; --k)
-            for (int64_t u = 0; u < pixels; u += L)
-              hn::StoreU(hn::Add(hn::LoadU(d, b + k * row_length + u), hn::LoadU(d, b + (k + 1) * row_length + u)), d,
-                         b + k * row_length + u);
+        if (++t == kh) {  // the block is done
+          SuffixSumsInPlace(d, bank + (block & 1) * kh * row_length, kh, row_length, pixels);
           t = 0;
         }
       }
