@@ -69,8 +69,9 @@ Status accepts_avg_sliding(const Problem& p, Layout layout) {
   if (p.axes.size() > 2) return Error{fmt::format("rank {}: 1 or 2 spatial axes", p.axes.size())};
   for (const Axis& a : p.axes)
     if (a.dilation != 1) return Error{fmt::format("dilation {}: the block sums take dilation 1", a.dilation)};
-  // Scratch: two blocks of kernel_h rows of window sums, each out_w pixels of up to 16 lanes per
-  // channel vector (NCHW: 16 planes; NHWC: the channels rounded up to 16).
+  // Scratch: two blocks of kernel_h rows of window sums. NHWC: rows of out_w pixels of the
+  // channels rounded up to 16 (at most; strips are narrower); NCHW: rows of about
+  // (out_w - 1) * stride + kernel values, which the 16-lane figure covers with room to spare.
   const Axis& w = p.axes.back();
   const int64_t kh = p.axes.size() == 2 ? p.axes.front().kernel : 1;
   const int64_t lanes = layout == Layout::channels_first ? 16 : (p.channels + 15) / 16 * 16;
