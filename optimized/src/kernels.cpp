@@ -720,6 +720,19 @@ inline void WriteEmptyOutputs2D(const Plan& P, const RunArgs& a) {
 // output columns and chunks of channels small enough that a strip's rows of sums stay in L1.
 // NCHW: along H over a plane's whole rows, then kw unaligned loads per output along W.
 
+// A block of `rows` rows (row_length apart, `values` used) becomes its suffix sums, in place:
+// row k holds rows k, k + 1, ..., the last, summed from the last up.
+template <class D>
+HWY_INLINE void SuffixSumsInPlace(D d, hn::TFromD<D>* HWY_RESTRICT block, int64_t rows, int64_t row_length,
+                                  int64_t values) {
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t k = rows - 2; k >= 0; --k) {
+    hn::TFromD<D>* row = block + k * row_length;
+    for (int64_t i = 0; i < values; i += L)
+      hn::StoreU(hn::Add(hn::LoadU(d, row + i), hn::LoadU(d, row + row_length + i)), d, row + i);
+  }
+}
+
 // The window sums of one strip along W: x holds its input row (pixels of `lanes` values, -0
 // outside the input), and is overwritten by the blocks' suffix sums; h gets `outputs` pixels.
 template <class D>
@@ -742,24 +755,10 @@ HWY_INLINE void BlockSumsAlongW(D d, hn::TFromD<D>* HWY_RESTRICT x, int64_t pixe
         next += stride;
       }
       if (++t == kernel) {  // the block [u - kernel + 1, u] is done: its suffix sums, in place
-        for (int64_t w = u - 1; w > u - kernel; --w)
-          hn::StoreU(hn::Add(hn::LoadU(d, xc + w * lanes), hn::LoadU(d, xc + (w + 1) * lanes)), d, xc + w * lanes);
+        SuffixSumsInPlace(d, xc + (u - kernel + 1) * lanes, kernel, lanes, L);
         t = 0;
       }
     }
-  }
-}
-
-// A block of `rows` rows (row_length apart, `values` used) becomes its suffix sums, in place:
-// row k holds rows k, k + 1, ..., the last, summed from the last up.
-template <class D>
-HWY_INLINE void SuffixSumsInPlace(D d, hn::TFromD<D>* HWY_RESTRICT block, int64_t rows, int64_t row_length,
-                                  int64_t values) {
-  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
-  for (int64_t k = rows - 2; k >= 0; --k) {
-    hn::TFromD<D>* row = block + k * row_length;
-    for (int64_t i = 0; i < values; i += L)
-      hn::StoreU(hn::Add(hn::LoadU(d, row + i), hn::LoadU(d, row + row_length + i)), d, row + i);
   }
 }
 
