@@ -593,8 +593,15 @@ void MaxNhwc(const Plan& P, const RunArgs& a) {
         int64_t c = 0;
         // The tap loop nest is written out here and below: through a callback lambda shared by
         // both, the four-block path measured 1.5x slower (2.0 -> 3.0 ms on the ResNet stem).
-        if (!indices) {  // values only: four channel blocks at a time
-          for (; c + 4 * L <= C; c += 4 * L) {
+        if (!indices) {
+          // Values only, four chains at a time: four channel blocks of this pixel or, with fewer
+          // channels (whole vectors of them), one block of four pixels whose windows are whole
+          // (their taps are this pixel's, moved by the stride).
+          const bool four_pixels =
+              C < 4 * L && C % L == 0 && ow >= AW.interior_begin && ow + 4 <= AW.interior_end;
+          const int64_t chain_step = four_pixels ? AW.stride * C : L;  // between the chains' sources
+          const int64_t store_step = four_pixels ? C : L;
+          for (; four_pixels ? c < C : c + 4 * L <= C; c += four_pixels ? L : 4 * L) {
             MaxChains<D> chains(d);
             for (int64_t td = fd; td < pd; ++td) {
               const int64_t id = AD.start(od) + td * AD.dilation;
@@ -605,7 +612,7 @@ void MaxNhwc(const Plan& P, const RunArgs& a) {
                   const S* src = image + ((id * AH.in + ih) * AW.in + iw) * C + c;
 #pragma GCC unroll 4  // the chains stay in registers
                   for (size_t i = 0; i < 4; ++i) {
-                    chains.Step(d, i, LoadAs(d, src + static_cast<int64_t>(i) * L), propagate);
+                    chains.Step(d, i, LoadAs(d, src + static_cast<int64_t>(i) * chain_step), propagate);
                   }
                 }
               }
@@ -617,8 +624,12 @@ void MaxNhwc(const Plan& P, const RunArgs& a) {
                 const auto lowest = hn::Set(d, static_cast<Acc>(lowest_value(P.p.dtype)));
                 m = hn::IfThenElse(hn::Gt(m, lowest), m, lowest);
               }
-              StoreAs(m, d, out + position + c + static_cast<int64_t>(i) * L);
+              StoreAs(m, d, out + position + c + static_cast<int64_t>(i) * store_step);
             }
+          }
+          if (four_pixels) {
+            ow += 3;
+            continue;
           }
         }
         for (; c < C; c += L) {
@@ -1000,6 +1011,112 @@ void AvgSlidingNchw(const Plan& P, const RunArgs& a) {
   WriteEmptyOutputs2D(P, a);
 }
 
+// ---- blocked_nchw: 16 planes at a time as one NHWC image of 16 channels ------------------------
+//
+// NCHW planes are short rows; the NHWC kernels fill whole vectors with channels. So each group
+// of 16 consecutive planes (n * C + c) is transposed into an NHWC image of 16 channels (oneDNN's
+// nChw16c block), the NHWC kernel dispatch chose for that image (Plan::block) runs on it, and its
+// output is transposed back. f32 only: the block holds the storage type, and the NHWC kernels'
+// empty-window values and roundings are those of the same problem.
+
+constexpr int64_t kBlockChannels = 16;
+
+// rows[i] lane j -> rows[j] lane i, for an L x L tile (L = Lanes(d), a power of two dividing 16).
+// Each round takes the even and the odd lanes of pairs of rows, which rotates the bits of
+// (row, lane) by one; log2(L) rounds exchange them. Unrolled, so the tile stays in registers.
+template <class D>
+HWY_INLINE void TransposeTile(D d, hn::Vec<D>* HWY_RESTRICT rows) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)d;
+  (void)rows;
+#else
+  constexpr size_t L = hn::MaxLanes(D());
+  hn::Vec<D> next[L];
+#pragma GCC unroll 4
+  for (size_t round = 1; round < L; round *= 2) {
+#pragma GCC unroll 16
+    for (size_t i = 0; i < L / 2; ++i) {
+      next[i] = hn::ConcatEven(d, rows[2 * i + 1], rows[2 * i]);
+      next[i + L / 2] = hn::ConcatOdd(d, rows[2 * i + 1], rows[2 * i]);
+    }
+#pragma GCC unroll 16
+    for (size_t i = 0; i < L; ++i) rows[i] = next[i];
+  }
+#endif
+}
+
+// Planes [0, count) of `planes` (each `size` values, `stride` apart) into block[value * 16 + plane];
+// the planes past count are zeros.
+template <class D>
+HWY_INLINE void PlanesToBlock(D d, const float* HWY_RESTRICT planes, int64_t stride, int64_t count, int64_t size,
+                              float* HWY_RESTRICT block) {
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  hn::Vec<D> rows[HWY_MAX_BYTES / 4];
+  for (int64_t p = 0; p < kBlockChannels; p += L) {
+    for (int64_t i = 0; i < size; i += L) {
+      const int64_t n = std::min(L, size - i);
+      for (int64_t r = 0; r < L; ++r) {
+        const float* src = planes + (p + r) * stride + i;
+        __builtin_prefetch(src + 256);  // sixteen streams a line at a time: the prefetchers lag
+        rows[r] = p + r >= count ? hn::Zero(d) : n == L ? hn::LoadU(d, src) : LoadPartial(d, src, static_cast<size_t>(n));
+      }
+      TransposeTile(d, rows);
+      for (int64_t j = 0; j < n; ++j) hn::StoreU(rows[j], d, block + (i + j) * kBlockChannels + p);
+    }
+  }
+}
+
+// The inverse: block[value * 16 + plane] back into planes [0, count).
+template <class D>
+HWY_INLINE void BlockToPlanes(D d, const float* HWY_RESTRICT block, int64_t size, int64_t count,
+                              float* HWY_RESTRICT planes, int64_t stride) {
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  hn::Vec<D> rows[HWY_MAX_BYTES / 4];
+  for (int64_t p = 0; p < std::min(count, kBlockChannels); p += L) {
+    for (int64_t i = 0; i < size; i += L) {
+      const int64_t n = std::min(L, size - i);
+      for (int64_t j = 0; j < L; ++j) rows[j] = j < n ? hn::LoadU(d, block + (i + j) * kBlockChannels + p) : hn::Zero(d);
+      TransposeTile(d, rows);
+      for (int64_t r = 0; r < std::min(L, count - p); ++r) {
+        float* dst = planes + (p + r) * stride + i;
+        if (n == L) hn::StoreU(rows[r], d, dst);
+        else StorePartial(rows[r], d, dst, static_cast<size_t>(n));
+      }
+    }
+  }
+}
+
+template <class S, class Acc>
+void RunTyped(KernelId id, const Plan& P, const RunArgs& a);
+
+template <class S, class Acc>
+void BlockedNchw(const Plan& P, const RunArgs& a) {
+  if constexpr (std::is_same_v<S, float>) {
+    const hn::ScalableTag<float> d;
+    const Plan& B = *P.block;
+    const int64_t planes = P.batch * P.channels;
+    const int64_t groups = (planes + kBlockChannels - 1) / kBlockChannels;
+    const float* in = reinterpret_cast<const float*>(a.input);
+    float* out = reinterpret_cast<float*>(a.output);
+    ParallelRanges(a.threads, groups, [&](int64_t begin, int64_t end) HWY_ATTR {
+      thread_local std::vector<float> in_tl, out_tl;
+      float* block_in = Scratch(in_tl, static_cast<size_t>(P.in_plane * kBlockChannels));
+      float* block_out = Scratch(out_tl, static_cast<size_t>(P.out_plane * kBlockChannels));
+      for (int64_t g = begin; g < end; ++g) {
+        const int64_t p0 = g * kBlockChannels, count = std::min(kBlockChannels, planes - p0);
+        PlanesToBlock(d, in + p0 * P.in_plane, P.in_plane, count, P.in_plane, block_in);
+        RunTyped<float, float>(static_cast<KernelId>(P.block_kernel), B,
+                               RunArgs{reinterpret_cast<const std::byte*>(block_in),
+                                       reinterpret_cast<std::byte*>(block_out), nullptr, 1});
+        BlockToPlanes(d, block_out, P.out_plane, count, out + p0 * P.out_plane, P.out_plane);
+      }
+    });
+  } else {
+    (void)P;  // refused by the kernel's predicate
+    (void)a;
+  }
+}
+
 // ---- dispatch on kernel and dtype --------------------------------------------------------------
 
 template <class S, class Acc>
@@ -1011,6 +1128,7 @@ void RunTyped(KernelId id, const Plan& P, const RunArgs& a) {
     case KernelId::avg_sliding:
       return P.layout == Layout::channels_first ? AvgSlidingNchw<S, Acc>(P, a) : AvgSliding<S, Acc>(P, a);
     case KernelId::max_nhwc: return MaxNhwc<S, Acc>(P, a);
+    case KernelId::blocked_nchw: return BlockedNchw<S, Acc>(P, a);
   }
 }
 

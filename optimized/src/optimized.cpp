@@ -95,6 +95,39 @@ bool prefers_avg_sliding(const Problem& p, Layout layout) {
   return overlapping && !whole_plane && h.kernel * w.kernel >= 25;
 }
 
+// The problem blocked_nchw runs for each group of 16 planes: one NHWC image of 16 channels.
+Problem block_problem(const Problem& p) {
+  Problem b = p;
+  b.batch = 1;
+  b.channels = 16;
+  return b;
+}
+
+Status accepts_blocked_nchw(const Problem& p, Layout layout) {
+  if (Status s = common_limits(p); !s) return s;
+  if (Status s = wants(layout == Layout::channels_first, "nchw only"); !s) return s;
+  if (p.dtype != DType::f32) return Error{fmt::format("dtype {}: the 16-plane blocks hold f32", dtype_name(p.dtype))};
+  if (p.op == Op::max && p.indices != Indices::none)
+    return Error{"max with indices: the block's indices would name its planes, not the tensor's"};
+  int64_t in_plane = 1, out_plane = 1;
+  for (const Axis& a : p.axes) {
+    in_plane *= a.extent;
+    out_plane *= formulas::output_extent(formulas::terms_of<int64_t>(a), p.rounding);
+  }
+  if ((in_plane + out_plane) * 16 > (int64_t{1} << 24))
+    return Error{fmt::format("planes of {} and {} elements: the 16-plane blocks take up to 2^24 values",
+                             in_plane, out_plane)};
+  return Ok{};
+}
+
+// Measured (optimized/bench): the transposition pays where the planes are small enough for the
+// two blocks to stay in L2 (1 MiB here).
+bool prefers_blocked_nchw(const Problem& p, Layout) {
+  int64_t in_plane = 1;
+  for (const Axis& a : p.axes) in_plane *= a.extent;
+  return in_plane * 16 * 4 <= (int64_t{1} << 20);
+}
+
 Status accepts_pool_nchw(const Problem& p, Layout layout) {
   if (Status s = common_limits(p); !s) return s;
   if (Status s = wants(layout == Layout::channels_first, "nchw only"); !s) return s;
@@ -120,6 +153,8 @@ Status accepts_max_nhwc(const Problem& p, Layout layout) {
 constexpr KernelInfo kernels[] = {
     {"global_avg_nchw", "a window over each whole plane: one contiguous reduction per plane",
      accepts_global_avg_nchw},
+    {"blocked_nchw", "16 planes at a time transposed (in registers) into an NHWC image of 16 channels, "
+     "the NHWC kernel dispatch picks for it, then transposed back", accepts_blocked_nchw, prefers_blocked_nchw},
     {"avg_sliding", "block prefix and suffix sums (van Herk) along H, and in NHWC along W too: per output, "
      "a cost the window's size along those axes does not change; NHWC: lanes over C, strips of columns; "
      "NCHW: lanes along W, then kw loads per output", accepts_avg_sliding, prefers_avg_sliding},
@@ -239,6 +274,13 @@ Status OptimizedEngine::run(const Problem& p, Layout layout, const RunArgs& args
   a.threads = std::max(1, args.threads);
   if (p.op != Op::max || p.indices == Indices::none) a.indices = nullptr;
   if (!planned) last_plan = std::make_unique<Plan>(p, layout, mutation_);
+  if (id_of(kernel) == KernelId::blocked_nchw && !last_plan->block) {  // planned once, like the rest
+    const Problem b = block_problem(p);
+    const Selection inner = select_kernel(b, Layout::channels_last);
+    if (!inner.kernel) return Error{"optimized: no NHWC kernel takes the 16-plane block: " + inner.fallback_reason};
+    last_plan->block = std::make_unique<Plan>(b, Layout::channels_last, mutation_);
+    last_plan->block_kernel = static_cast<int>(id_of(inner.kernel));
+  }
   run_kernel(id_of(kernel), *last_plan, a);
   return Ok{};
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "poolspec/engine.hpp"
@@ -34,6 +35,10 @@ struct Plan {
   AxisTable axis[3];  // depth, height, width
   int64_t in_plane = 1, out_plane = 1;
   int64_t index_modulus = 0;  // prod(input_shape[index_axis:]) for tensor indices with an axis
+  // blocked_nchw: the same problem as one NHWC image of 16 channels, and the kernel (a KernelId)
+  // dispatch chose for it.
+  std::unique_ptr<const Plan> block;
+  int block_kernel = -1;
 
   // The divisor of output (od, oh, ow) and its number of in-bounds taps.
   int64_t divisor(int64_t od, int64_t oh, int64_t ow) const;
