@@ -455,7 +455,13 @@ void AvgNhwc(const Plan& P, const RunArgs& a) {
   ParallelRanges(a.threads, out_rows, [&](int64_t begin, int64_t end) HWY_ATTR {
     thread_local std::vector<Acc> sums_tl;
     thread_local std::vector<const S*> sources_tl;
+    thread_local std::vector<float> factors_tl;
+    thread_local std::vector<int64_t> divisors_tl;
     Acc* sums = Scratch(sums_tl, static_cast<size_t>(row_length + L));
+    // Per output column, for the rows whose divisor factor is `factors_for`: its divisor and factor.
+    float* factors = Scratch(factors_tl, static_cast<size_t>(OW));
+    int64_t* divisors = Scratch(divisors_tl, static_cast<size_t>(OW));
+    int64_t factors_for = -1;
     const S** sources = Scratch(sources_tl, static_cast<size_t>(AD.kernel * AH.kernel));
     for (int64_t row = begin; row < end; ++row) {
       const int64_t n = row / (AD.out * AH.out), od = (row / AH.out) % AD.out, oh = row % AH.out;
@@ -486,16 +492,26 @@ void AvgNhwc(const Plan& P, const RunArgs& a) {
           hn::StoreU(m, d, sums + i);
         }
       }
+      const int64_t key = P.p.divisor == Divisor::override_value
+                              ? -2
+                              : int64_t{AD.divisor[static_cast<size_t>(od)]} * AH.divisor[static_cast<size_t>(oh)];
+      if (key != factors_for) {
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          divisors[ow] = P.divisor(od, oh, ow);
+          factors[ow] = AverageFactor<Acc>(divisors[ow] == 0 ? 1 : divisors[ow]);
+        }
+        factors_for = key;
+      }
       S* dst_row = out + row * OW * C;
       for (int64_t ow = 0; ow < OW; ++ow) {
         const int64_t first = AW.first[static_cast<size_t>(ow)], past = AW.past[static_cast<size_t>(ow)];
-        const int64_t divisor = P.divisor(od, oh, ow);
+        const int64_t divisor = divisors[ow];
         if (rows_empty || first >= past || divisor == 0) {
           for (int64_t c = 0; c < C; ++c)
             WriteEmpty(P, a, n, c, (row * OW + ow) * C + c, divisor == 0);
           continue;
         }
-        const auto factor = hn::Set(hn::Rebind<float, D>(), AverageFactor<Acc>(divisor));
+        const auto factor = hn::Set(hn::Rebind<float, D>(), factors[ow]);
         const Acc* column = sums + (AW.start(ow) + first * AW.dilation) * C;
         const int64_t step = AW.dilation * C;
         for (int64_t c = 0; c < C; c += L) {
