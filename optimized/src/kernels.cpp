@@ -1032,8 +1032,8 @@ void AvgSlidingNchw(const Plan& P, const RunArgs& a) {
 // NCHW planes are short rows; the NHWC kernels fill whole vectors with channels. So each group
 // of 16 consecutive planes (n * C + c) is transposed into an NHWC image of 16 channels (oneDNN's
 // nChw16c block), the NHWC kernel dispatch chose for that image (Plan::block) runs on it, and its
-// output is transposed back. f32 only: the block holds the storage type, and the NHWC kernels'
-// empty-window values and roundings are those of the same problem.
+// output is transposed back. The block holds the storage type, so the NHWC kernel's arithmetic,
+// empty-window values and roundings are those of the problem itself.
 
 constexpr int64_t kBlockChannels = 16;
 
@@ -1062,40 +1062,41 @@ HWY_INLINE void TransposeTile(D d, hn::Vec<D>* HWY_RESTRICT rows) {
 }
 
 // Planes [0, count) of `planes` (each `size` values, `stride` apart) into block[value * 16 + plane];
-// the planes past count are zeros.
-template <class D>
-HWY_INLINE void PlanesToBlock(D d, const float* HWY_RESTRICT planes, int64_t stride, int64_t count, int64_t size,
-                              float* HWY_RESTRICT block) {
+// the planes past count are zeros. Values pass through the compute type exactly (f16 and the
+// 8-bit integers widen and narrow back unchanged).
+template <class D, class S>
+HWY_INLINE void PlanesToBlock(D d, const S* HWY_RESTRICT planes, int64_t stride, int64_t count, int64_t size,
+                              S* HWY_RESTRICT block) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   hn::Vec<D> rows[HWY_MAX_BYTES / 4];
   for (int64_t p = 0; p < kBlockChannels; p += L) {
     for (int64_t i = 0; i < size; i += L) {
       const int64_t n = std::min(L, size - i);
       for (int64_t r = 0; r < L; ++r) {
-        const float* src = planes + (p + r) * stride + i;
-        __builtin_prefetch(src + 256);  // sixteen streams a line at a time: the prefetchers lag
-        rows[r] = p + r >= count ? hn::Zero(d) : n == L ? hn::LoadU(d, src) : LoadPartial(d, src, static_cast<size_t>(n));
+        const S* src = planes + (p + r) * stride + i;
+        __builtin_prefetch(src + 1024 / sizeof(S));  // sixteen streams a line at a time: the prefetchers lag
+        rows[r] = p + r >= count ? hn::Zero(d) : n == L ? LoadAs(d, src) : LoadPartial(d, src, static_cast<size_t>(n));
       }
       TransposeTile(d, rows);
-      for (int64_t j = 0; j < n; ++j) hn::StoreU(rows[j], d, block + (i + j) * kBlockChannels + p);
+      for (int64_t j = 0; j < n; ++j) StoreAs(rows[j], d, block + (i + j) * kBlockChannels + p);
     }
   }
 }
 
 // The inverse: block[value * 16 + plane] back into planes [0, count).
-template <class D>
-HWY_INLINE void BlockToPlanes(D d, const float* HWY_RESTRICT block, int64_t size, int64_t count,
-                              float* HWY_RESTRICT planes, int64_t stride) {
+template <class D, class S>
+HWY_INLINE void BlockToPlanes(D d, const S* HWY_RESTRICT block, int64_t size, int64_t count, S* HWY_RESTRICT planes,
+                              int64_t stride) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   hn::Vec<D> rows[HWY_MAX_BYTES / 4];
   for (int64_t p = 0; p < std::min(count, kBlockChannels); p += L) {
     for (int64_t i = 0; i < size; i += L) {
       const int64_t n = std::min(L, size - i);
-      for (int64_t j = 0; j < L; ++j) rows[j] = j < n ? hn::LoadU(d, block + (i + j) * kBlockChannels + p) : hn::Zero(d);
+      for (int64_t j = 0; j < L; ++j) rows[j] = j < n ? LoadAs(d, block + (i + j) * kBlockChannels + p) : hn::Zero(d);
       TransposeTile(d, rows);
       for (int64_t r = 0; r < std::min(L, count - p); ++r) {
-        float* dst = planes + (p + r) * stride + i;
-        if (n == L) hn::StoreU(rows[r], d, dst);
+        S* dst = planes + (p + r) * stride + i;
+        if (n == L) StoreAs(rows[r], d, dst);
         else StorePartial(rows[r], d, dst, static_cast<size_t>(n));
       }
     }
@@ -1107,30 +1108,25 @@ void RunTyped(KernelId id, const Plan& P, const RunArgs& a);
 
 template <class S, class Acc>
 void BlockedNchw(const Plan& P, const RunArgs& a) {
-  if constexpr (std::is_same_v<S, float>) {
-    const hn::ScalableTag<float> d;
-    const Plan& B = *P.block;
-    const int64_t planes = P.batch * P.channels;
-    const int64_t groups = (planes + kBlockChannels - 1) / kBlockChannels;
-    const float* in = reinterpret_cast<const float*>(a.input);
-    float* out = reinterpret_cast<float*>(a.output);
-    ParallelRanges(a.threads, groups, [&](int64_t begin, int64_t end) HWY_ATTR {
-      thread_local std::vector<float> in_tl, out_tl;
-      float* block_in = Scratch(in_tl, static_cast<size_t>(P.in_plane * kBlockChannels));
-      float* block_out = Scratch(out_tl, static_cast<size_t>(P.out_plane * kBlockChannels));
-      for (int64_t g = begin; g < end; ++g) {
-        const int64_t p0 = g * kBlockChannels, count = std::min(kBlockChannels, planes - p0);
-        PlanesToBlock(d, in + p0 * P.in_plane, P.in_plane, count, P.in_plane, block_in);
-        RunTyped<float, float>(static_cast<KernelId>(P.block_kernel), B,
-                               RunArgs{reinterpret_cast<const std::byte*>(block_in),
-                                       reinterpret_cast<std::byte*>(block_out), nullptr, 1});
-        BlockToPlanes(d, block_out, P.out_plane, count, out + p0 * P.out_plane, P.out_plane);
-      }
-    });
-  } else {
-    (void)P;  // refused by the kernel's predicate
-    (void)a;
-  }
+  const hn::ScalableTag<Acc> d;
+  const Plan& B = *P.block;
+  const int64_t planes = P.batch * P.channels;
+  const int64_t groups = (planes + kBlockChannels - 1) / kBlockChannels;
+  const S* in = reinterpret_cast<const S*>(a.input);
+  S* out = reinterpret_cast<S*>(a.output);
+  ParallelRanges(a.threads, groups, [&](int64_t begin, int64_t end) HWY_ATTR {
+    thread_local std::vector<S> in_tl, out_tl;
+    S* block_in = Scratch(in_tl, static_cast<size_t>(P.in_plane * kBlockChannels));
+    S* block_out = Scratch(out_tl, static_cast<size_t>(P.out_plane * kBlockChannels));
+    for (int64_t g = begin; g < end; ++g) {
+      const int64_t p0 = g * kBlockChannels, count = std::min(kBlockChannels, planes - p0);
+      PlanesToBlock(d, in + p0 * P.in_plane, P.in_plane, count, P.in_plane, block_in);
+      RunTyped<S, Acc>(static_cast<KernelId>(P.block_kernel), B,
+                       RunArgs{reinterpret_cast<const std::byte*>(block_in), reinterpret_cast<std::byte*>(block_out),
+                               nullptr, 1});
+      BlockToPlanes(d, block_out, P.out_plane, count, out + p0 * P.out_plane, P.out_plane);
+    }
+  });
 }
 
 // ---- dispatch on kernel and dtype --------------------------------------------------------------

@@ -106,7 +106,6 @@ Problem block_problem(const Problem& p) {
 Status accepts_blocked_nchw(const Problem& p, Layout layout) {
   if (Status s = common_limits(p); !s) return s;
   if (Status s = wants(layout == Layout::channels_first, "nchw only"); !s) return s;
-  if (p.dtype != DType::f32) return Error{fmt::format("dtype {}: the 16-plane blocks hold f32", dtype_name(p.dtype))};
   if (p.op == Op::max && p.indices != Indices::none)
     return Error{"max with indices: the block's indices would name its planes, not the tensor's"};
   int64_t in_plane = 1, out_plane = 1;
@@ -125,7 +124,7 @@ Status accepts_blocked_nchw(const Problem& p, Layout layout) {
 bool prefers_blocked_nchw(const Problem& p, Layout) {
   int64_t in_plane = 1;
   for (const Axis& a : p.axes) in_plane *= a.extent;
-  return in_plane * 16 * 4 <= (int64_t{1} << 20);
+  return in_plane * 16 * static_cast<int64_t>(storage_bytes(p.dtype)) <= (int64_t{1} << 20);
 }
 
 Status accepts_pool_nchw(const Problem& p, Layout layout) {
