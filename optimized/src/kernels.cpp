@@ -1035,9 +1035,8 @@ void AvgSlidingNchw(const Plan& P, const RunArgs& a) {
 // output is transposed back. The block holds the storage type, so the NHWC kernel's arithmetic,
 // empty-window values and roundings are those of the problem itself.
 
-constexpr int64_t kBlockChannels = 16;
-
-// rows[i] lane j -> rows[j] lane i, for an L x L tile (L = Lanes(d), a power of two dividing 16).
+// rows[i] lane j -> rows[j] lane i, for an L x L tile (L = Lanes(d), a power of two dividing
+// block_channels).
 // Each round takes the even and the odd lanes of pairs of rows, which rotates the bits of
 // (row, lane) by one; log2(L) rounds exchange them. Unrolled, so the tile stays in registers.
 template <class D>
@@ -1069,7 +1068,7 @@ HWY_INLINE void PlanesToBlock(D d, const S* HWY_RESTRICT planes, int64_t stride,
                               S* HWY_RESTRICT block) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   hn::Vec<D> rows[HWY_MAX_BYTES / 4];
-  for (int64_t p = 0; p < kBlockChannels; p += L) {
+  for (int64_t p = 0; p < block_channels; p += L) {
     for (int64_t i = 0; i < size; i += L) {
       const int64_t n = std::min(L, size - i);
       for (int64_t r = 0; r < L; ++r) {
@@ -1078,7 +1077,7 @@ HWY_INLINE void PlanesToBlock(D d, const S* HWY_RESTRICT planes, int64_t stride,
         rows[r] = p + r >= count ? hn::Zero(d) : n == L ? LoadAs(d, src) : LoadPartial(d, src, static_cast<size_t>(n));
       }
       TransposeTile(d, rows);
-      for (int64_t j = 0; j < n; ++j) StoreAs(rows[j], d, block + (i + j) * kBlockChannels + p);
+      for (int64_t j = 0; j < n; ++j) StoreAs(rows[j], d, block + (i + j) * block_channels + p);
     }
   }
 }
@@ -1089,10 +1088,10 @@ HWY_INLINE void BlockToPlanes(D d, const S* HWY_RESTRICT block, int64_t size, in
                               int64_t stride) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   hn::Vec<D> rows[HWY_MAX_BYTES / 4];
-  for (int64_t p = 0; p < std::min(count, kBlockChannels); p += L) {
+  for (int64_t p = 0; p < std::min(count, block_channels); p += L) {
     for (int64_t i = 0; i < size; i += L) {
       const int64_t n = std::min(L, size - i);
-      for (int64_t j = 0; j < L; ++j) rows[j] = j < n ? LoadAs(d, block + (i + j) * kBlockChannels + p) : hn::Zero(d);
+      for (int64_t j = 0; j < L; ++j) rows[j] = j < n ? LoadAs(d, block + (i + j) * block_channels + p) : hn::Zero(d);
       TransposeTile(d, rows);
       for (int64_t r = 0; r < std::min(L, count - p); ++r) {
         S* dst = planes + (p + r) * stride + i;
@@ -1111,15 +1110,15 @@ void BlockedNchw(const Plan& P, const RunArgs& a) {
   const hn::ScalableTag<Acc> d;
   const Plan& B = *P.block;
   const int64_t planes = P.batch * P.channels;
-  const int64_t groups = (planes + kBlockChannels - 1) / kBlockChannels;
+  const int64_t groups = (planes + block_channels - 1) / block_channels;
   const S* in = reinterpret_cast<const S*>(a.input);
   S* out = reinterpret_cast<S*>(a.output);
   ParallelRanges(a.threads, groups, [&](int64_t begin, int64_t end) HWY_ATTR {
     thread_local std::vector<S> in_tl, out_tl;
-    S* block_in = Scratch(in_tl, static_cast<size_t>(P.in_plane * kBlockChannels));
-    S* block_out = Scratch(out_tl, static_cast<size_t>(P.out_plane * kBlockChannels));
+    S* block_in = Scratch(in_tl, static_cast<size_t>(P.in_plane * block_channels));
+    S* block_out = Scratch(out_tl, static_cast<size_t>(P.out_plane * block_channels));
     for (int64_t g = begin; g < end; ++g) {
-      const int64_t p0 = g * kBlockChannels, count = std::min(kBlockChannels, planes - p0);
+      const int64_t p0 = g * block_channels, count = std::min(block_channels, planes - p0);
       PlanesToBlock(d, in + p0 * P.in_plane, P.in_plane, count, P.in_plane, block_in);
       RunTyped<S, Acc>(static_cast<KernelId>(P.block_kernel), B,
                        RunArgs{reinterpret_cast<const std::byte*>(block_in), reinterpret_cast<std::byte*>(block_out),

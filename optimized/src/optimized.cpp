@@ -95,11 +95,11 @@ bool prefers_avg_sliding(const Problem& p, Layout layout) {
   return overlapping && !whole_plane && h.kernel * w.kernel >= 25;
 }
 
-// The problem blocked_nchw runs for each group of 16 planes: one NHWC image of 16 channels.
+// The problem blocked_nchw runs for each group of planes: one NHWC image of block_channels channels.
 Problem block_problem(const Problem& p) {
   Problem b = p;
   b.batch = 1;
-  b.channels = 16;
+  b.channels = block_channels;
   return b;
 }
 
@@ -113,7 +113,7 @@ Status accepts_blocked_nchw(const Problem& p, Layout layout) {
     in_plane *= a.extent;
     out_plane *= formulas::output_extent(formulas::terms_of<int64_t>(a), p.rounding);
   }
-  if ((in_plane + out_plane) * 16 > (int64_t{1} << 24))
+  if ((in_plane + out_plane) * block_channels > (int64_t{1} << 24))
     return Error{fmt::format("planes of {} and {} elements: the 16-plane blocks take up to 2^24 values",
                              in_plane, out_plane)};
   return Ok{};
@@ -124,7 +124,7 @@ Status accepts_blocked_nchw(const Problem& p, Layout layout) {
 bool prefers_blocked_nchw(const Problem& p, Layout) {
   int64_t in_plane = 1;
   for (const Axis& a : p.axes) in_plane *= a.extent;
-  return in_plane * 16 * static_cast<int64_t>(storage_bytes(p.dtype)) <= (int64_t{1} << 20);
+  return in_plane * block_channels * static_cast<int64_t>(storage_bytes(p.dtype)) <= (int64_t{1} << 20);
 }
 
 Status accepts_pool_nchw(const Problem& p, Layout layout) {

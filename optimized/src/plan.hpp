@@ -13,6 +13,9 @@
 
 namespace poolspec::optimized {
 
+// blocked_nchw's group: this many consecutive NCHW planes become one NHWC image's channels.
+inline constexpr int64_t block_channels = 16;
+
 struct AxisTable {
   int64_t in = 1, out = 1, kernel = 1, stride = 1, dilation = 1, pad_begin = 0;
   // For output index j: its in-bounds taps are [first[j], past[j]) ("0 <= j*s - pb + t*dl < d"),
@@ -35,8 +38,8 @@ struct Plan {
   AxisTable axis[3];  // depth, height, width
   int64_t in_plane = 1, out_plane = 1;
   int64_t index_modulus = 0;  // prod(input_shape[index_axis:]) for tensor indices with an axis
-  // blocked_nchw: the same problem as one NHWC image of 16 channels, and the kernel (a KernelId)
-  // dispatch chose for it.
+  // blocked_nchw: the same problem as one NHWC image of block_channels channels, and the kernel
+  // (a KernelId) dispatch chose for it.
   std::unique_ptr<const Plan> block;
   int block_kernel = -1;
 
