@@ -440,6 +440,106 @@ void PoolNchw(const Plan& P, const RunArgs& a) {
 }
 
 // ---- avg_nhwc: per output row, the window's input rows summed, then sums along W --------------
+//
+// Both passes are free functions with value parameters: written inline in the threads' lambda,
+// their loop bounds and pointers were reloaded from the captures after every store. The tap
+// counts 2 and 3 (most layers' windows) get their own copies with the tap loop unrolled.
+
+// sums[i] = the sum over `count` source rows of rows[r][i], for i < length, in row order.
+template <int kTaps, class D, class S>
+HWY_INLINE void SumRows(D d, const S* const* HWY_RESTRICT rows, size_t count, int64_t length,
+                        hn::TFromD<D>* HWY_RESTRICT sums) {
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const size_t taps = kTaps > 0 ? static_cast<size_t>(kTaps) : count;
+  int64_t i = 0;
+  // Four vectors at a time: four independent chains of additions, not one whose latency bounds
+  // the loop.
+  for (; i + 4 * L <= length; i += 4 * L) {
+    auto m0 = LoadAs(d, rows[0] + i), m1 = LoadAs(d, rows[0] + i + L);
+    auto m2 = LoadAs(d, rows[0] + i + 2 * L), m3 = LoadAs(d, rows[0] + i + 3 * L);
+    for (size_t r = 1; r < taps; ++r) {
+      const S* src = rows[r] + i;
+      m0 = hn::Add(m0, LoadAs(d, src));
+      m1 = hn::Add(m1, LoadAs(d, src + L));
+      m2 = hn::Add(m2, LoadAs(d, src + 2 * L));
+      m3 = hn::Add(m3, LoadAs(d, src + 3 * L));
+    }
+    hn::StoreU(m0, d, sums + i);
+    hn::StoreU(m1, d, sums + i + L);
+    hn::StoreU(m2, d, sums + i + 2 * L);
+    hn::StoreU(m3, d, sums + i + 3 * L);
+  }
+  if constexpr (kTaps > 0) {  // the row pointers in registers, not reloaded after each store
+    const S* r[kTaps];
+    for (size_t t = 0; t < taps; ++t) r[t] = rows[t];
+    for (; i + L <= length; i += L) {
+      auto m = LoadAs(d, r[0] + i);
+      for (size_t t = 1; t < taps; ++t) m = hn::Add(m, LoadAs(d, r[t] + i));
+      hn::StoreU(m, d, sums + i);
+    }
+  }
+  for (; i + L <= length; i += L) {
+    auto m = LoadAs(d, rows[0] + i);
+    for (size_t r = 1; r < taps; ++r) m = hn::Add(m, LoadAs(d, rows[r] + i));
+    hn::StoreU(m, d, sums + i);
+  }
+  if (i < length && length >= L) {  // the last whole vector again, overlapping: the same sums
+    i = length - L;
+    auto m = LoadAs(d, rows[0] + i);
+    for (size_t r = 1; r < taps; ++r) m = hn::Add(m, LoadAs(d, rows[r] + i));
+    hn::StoreU(m, d, sums + i);
+  } else if (i < length) {
+    const auto rest = static_cast<size_t>(length - i);
+    auto m = LoadPartial(d, rows[0] + i, rest);
+    for (size_t r = 1; r < taps; ++r) m = hn::Add(m, LoadPartial(d, rows[r] + i, rest));
+    hn::StoreU(m, d, sums + i);
+  }
+}
+
+// Output columns [begin, end) of one row, every one with `taps` in-bounds columns starting at
+// column_start(ow) + first: each channel chunk's column sums added in W order, then finished.
+template <int kTaps, class D, class S>
+HWY_INLINE void SumColumns(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t C, int64_t begin, int64_t end,
+                           int64_t column_step, int64_t first_column, int64_t tap_step, int64_t count,
+                           const float* HWY_RESTRICT factors, IntRounding rule, S* HWY_RESTRICT dst) {
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t taps = kTaps > 0 ? kTaps : count;
+  const hn::Rebind<float, D> df;
+  for (int64_t ow = begin; ow < end; ++ow) {
+    const hn::TFromD<D>* column = sums + (ow * column_step + first_column);
+    const auto factor = hn::Set(df, factors[ow]);
+    S* out = dst + ow * C;
+    int64_t c = 0;
+    for (; c + L <= C; c += L) {
+      auto m = hn::LoadU(d, column + c);
+      for (int64_t t = 1; t < taps; ++t) m = hn::Add(m, hn::LoadU(d, column + t * tap_step + c));
+      StoreAs(FinishAverage(d, m, factor, rule), d, out + c);
+    }
+    if (c < C) {  // the sums row has L spare lanes, so a whole vector may be read here
+      auto m = hn::LoadU(d, column + c);
+      for (int64_t t = 1; t < taps; ++t) m = hn::Add(m, hn::LoadU(d, column + t * tap_step + c));
+      StorePartial(FinishAverage(d, m, factor, rule), d, out + c, static_cast<size_t>(C - c));
+    }
+  }
+}
+
+template <class D, class S>
+HWY_INLINE void SumRowsAnyCount(D d, const S* const* rows, size_t count, int64_t length, hn::TFromD<D>* sums) {
+  if (count == 2) return SumRows<2>(d, rows, count, length, sums);
+  if (count == 3) return SumRows<3>(d, rows, count, length, sums);
+  SumRows<0>(d, rows, count, length, sums);
+}
+
+template <class D, class S>
+HWY_INLINE void SumColumnsAnyCount(D d, const hn::TFromD<D>* sums, int64_t C, int64_t begin, int64_t end,
+                                   int64_t column_step, int64_t first_column, int64_t tap_step, int64_t count,
+                                   const float* factors, IntRounding rule, S* dst) {
+  if (count == 2)
+    return SumColumns<2>(d, sums, C, begin, end, column_step, first_column, tap_step, count, factors, rule, dst);
+  if (count == 3)
+    return SumColumns<3>(d, sums, C, begin, end, column_step, first_column, tap_step, count, factors, rule, dst);
+  SumColumns<0>(d, sums, C, begin, end, column_step, first_column, tap_step, count, factors, rule, dst);
+}
 
 template <class S, class Acc>
 void AvgNhwc(const Plan& P, const RunArgs& a) {
@@ -478,20 +578,7 @@ void AvgNhwc(const Plan& P, const RunArgs& a) {
           sources[row_count++] = in + ((n * AD.in + id) * AH.in + ih) * row_length;
         }
       }
-      if (row_count > 0) {
-        int64_t i = 0;
-        for (; i + L <= row_length; i += L) {
-          auto m = LoadAs(d, sources[0] + i);
-          for (size_t r = 1; r < row_count; ++r) m = hn::Add(m, LoadAs(d, sources[r] + i));
-          hn::StoreU(m, d, sums + i);
-        }
-        if (i < row_length) {
-          const auto rest = static_cast<size_t>(row_length - i);
-          auto m = LoadPartial(d, sources[0] + i, rest);
-          for (size_t r = 1; r < row_count; ++r) m = hn::Add(m, LoadPartial(d, sources[r] + i, rest));
-          hn::StoreU(m, d, sums + i);
-        }
-      }
+      if (row_count > 0) SumRowsAnyCount(d, sources, row_count, row_length, sums);
       const int64_t key = P.p.divisor == Divisor::override_value
                               ? -2
                               : int64_t{AD.divisor[static_cast<size_t>(od)]} * AH.divisor[static_cast<size_t>(oh)];
@@ -503,7 +590,16 @@ void AvgNhwc(const Plan& P, const RunArgs& a) {
         factors_for = key;
       }
       S* dst_row = out + row * OW * C;
+      const int64_t column_step = AW.stride * C, tap_step = AW.dilation * C;
+      // The interior columns in one run (every one has all its taps; their divisor is nonzero
+      // unless the row's is, or the override is 0), the clipped ones one at a time.
+      const int64_t ib = AW.interior_begin, ie = AW.interior_end;
+      if (!rows_empty && ib < ie && divisors[ib] != 0)
+        SumColumnsAnyCount(d, sums, C, ib, ie, column_step, -AW.pad_begin * C, tap_step, AW.kernel, factors, rule,
+                           dst_row);
       for (int64_t ow = 0; ow < OW; ++ow) {
+        if (ow == ib && ie > ib && !rows_empty && divisors[ib] != 0) ow = ie;
+        if (ow >= OW) break;
         const int64_t first = AW.first[static_cast<size_t>(ow)], past = AW.past[static_cast<size_t>(ow)];
         const int64_t divisor = divisors[ow];
         if (rows_empty || first >= past || divisor == 0) {
@@ -511,15 +607,134 @@ void AvgNhwc(const Plan& P, const RunArgs& a) {
             WriteEmpty(P, a, n, c, (row * OW + ow) * C + c, divisor == 0);
           continue;
         }
-        const auto factor = hn::Set(hn::Rebind<float, D>(), factors[ow]);
-        const Acc* column = sums + (AW.start(ow) + first * AW.dilation) * C;
-        const int64_t step = AW.dilation * C;
-        for (int64_t c = 0; c < C; c += L) {
-          auto m = hn::LoadU(d, column + c);
-          for (int64_t t = 1; t < past - first; ++t) m = hn::Add(m, hn::LoadU(d, column + t * step + c));
-          m = FinishAverage(d, m, factor, rule);
-          if (c + L <= C) StoreAs(m, d, dst_row + ow * C + c);
-          else StorePartial(m, d, dst_row + ow * C + c, static_cast<size_t>(C - c));
+        SumColumnsAnyCount(d, sums, C, ow, ow + 1, column_step, (first * AW.dilation - AW.pad_begin) * C, tap_step,
+                           past - first, factors, rule, dst_row);
+      }
+    }
+  });
+}
+
+// ---- avg_nchw: per output row, the window's input rows summed, then taps along W --------------
+//
+// In NCHW a plane's rows are contiguous, so the window's rows are summed whole into a row of
+// sums, and each output vector along W adds its kw taps from that row (strided loads for a
+// stride above 1). The row of sums has the problem's padding on both sides as -0, the exact
+// additive identity, so the border windows need no case of their own.
+
+// dst[ow] = finish(sum over t < taps of sums[ow * stride + t * dilation]), for ow < out_w.
+template <int kTaps, class D, class S>
+HWY_INLINE void SumAlongW(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t out_w, int64_t stride,
+                          int64_t dilation, int64_t taps_w, const float* HWY_RESTRICT factors, IntRounding rule,
+                          S* HWY_RESTRICT dst) {
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t taps = kTaps > 0 ? kTaps : taps_w;
+  const hn::Rebind<float, D> df;
+  int64_t done = 0;
+  for (; done + 2 * L <= out_w; done += 2 * L) {  // two chains of additions at a time
+    const hn::TFromD<D>* first = sums + done * stride;
+    const hn::TFromD<D>* second = first + L * stride;
+    auto m0 = LoadStrided(d, first, stride), m1 = LoadStrided(d, second, stride);
+    for (int64_t t = 1; t < taps; ++t) {
+      m0 = hn::Add(m0, LoadStrided(d, first + t * dilation, stride));
+      m1 = hn::Add(m1, LoadStrided(d, second + t * dilation, stride));
+    }
+    StoreAs(FinishAverage(d, m0, hn::LoadU(df, factors + done), rule), d, dst + done);
+    StoreAs(FinishAverage(d, m1, hn::LoadU(df, factors + done + L), rule), d, dst + done + L);
+  }
+  for (int64_t next = done; next < out_w; next += L) {
+    // A last partial vector is the last whole one when there is one: it overlaps the one before
+    // and writes the same values again.
+    const int64_t ow = next + L <= out_w || out_w < L ? next : out_w - L;
+    const hn::TFromD<D>* first = sums + ow * stride;
+    auto m = LoadStrided(d, first, stride);
+    for (int64_t t = 1; t < taps; ++t) m = hn::Add(m, LoadStrided(d, first + t * dilation, stride));
+    m = FinishAverage(d, m, hn::LoadU(df, factors + ow), rule);
+    if (ow + L <= out_w) StoreAs(m, d, dst + ow);
+    else StorePartial(m, d, dst + ow, static_cast<size_t>(out_w - ow));
+  }
+}
+
+template <class S, class Acc>
+void AvgNchw(const Plan& P, const RunArgs& a) {
+  using D = hn::ScalableTag<Acc>;
+  const D d;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const AxisTable &AD = P.axis[0], &AH = P.axis[1], &AW = P.axis[2];
+  const int64_t W = AW.in, OW = AW.out, out_rows = P.batch * P.channels * AD.out * AH.out;
+  const int64_t pad = AW.pad_begin;
+  // A row of sums: column x of the input at pad + x; -0 before and after, far enough for the
+  // last vector's strided loads (L lanes, `stride` apart) of its last tap.
+  const int64_t sums_length = pad + W + L + (OW + L) * AW.stride + (AW.kernel - 1) * AW.dilation + L;
+  // Rows are summed in batches, and then read along W: read right after it was stored, a row
+  // of sums stalls its unaligned loads (the store buffer cannot forward them).
+  constexpr int64_t batch_rows = 4;
+  const IntRounding rule = P.p.int_rounding;
+  const S* in = reinterpret_cast<const S*>(a.input);
+  S* out = reinterpret_cast<S*>(a.output);
+  ParallelRanges(a.threads, out_rows, [&](int64_t begin, int64_t end) HWY_ATTR {
+    thread_local std::vector<Acc> sums_tl;
+    thread_local std::vector<const S*> sources_tl;
+    thread_local std::vector<float> factors_tl;
+    thread_local std::vector<int64_t> empty_tl;
+    Acc* sums = Scratch(sums_tl, static_cast<size_t>(batch_rows * sums_length));
+    const auto identity = hn::Set(d, static_cast<Acc>(std::is_floating_point_v<Acc> ? -0.0f : 0.0f));
+    for (int64_t i = 0; i < batch_rows * sums_length; i += L)
+      hn::StoreU(identity, d, sums + std::min(i, batch_rows * sums_length - L));
+    const S** sources = Scratch(sources_tl, static_cast<size_t>(AD.kernel * AH.kernel));
+    // Per output column: its factor, for the rows whose divisor factor is `factors_for`; and the
+    // columns that are written as empty (no tap, or divisor 0).
+    float* factors = Scratch(factors_tl, static_cast<size_t>(OW + L));
+    std::fill(factors + OW, factors + OW + L, 1.0f);  // lanes past the row: finite, unused
+    int64_t* empty_columns = Scratch(empty_tl, static_cast<size_t>(OW));
+    int64_t empty_count = 0, factors_for = -1;
+    for (int64_t first_row = begin; first_row < end; first_row += batch_rows) {
+      const int64_t past_row = std::min(end, first_row + batch_rows);
+      for (int64_t row = first_row; row < past_row; ++row) {  // 1. each row's input rows summed
+        const int64_t plane = row / (AD.out * AH.out), od = (row / AH.out) % AD.out, oh = row % AH.out;
+        size_t row_count = 0;
+        for (int64_t td = AD.first[static_cast<size_t>(od)]; td < AD.past[static_cast<size_t>(od)]; ++td) {
+          const int64_t id = AD.start(od) + td * AD.dilation;
+          for (int64_t th = AH.first[static_cast<size_t>(oh)]; th < AH.past[static_cast<size_t>(oh)]; ++th) {
+            const int64_t ih = AH.start(oh) + th * AH.dilation;
+            sources[row_count++] = in + plane * P.in_plane + (id * AH.in + ih) * W;
+          }
+        }
+        if (row_count == 0) continue;  // written as empty below
+        Acc* row_sums = sums + (row - first_row) * sums_length + pad;
+        SumRowsAnyCount(d, sources, row_count, W, row_sums);
+        hn::StoreU(identity, d, row_sums + W);  // SumRows' last vector may have written past W
+      }
+      for (int64_t row = first_row; row < past_row; ++row) {  // 2. the taps along W, finished
+        const int64_t plane = row / (AD.out * AH.out), od = (row / AH.out) % AD.out, oh = row % AH.out;
+        const int64_t n = plane / P.channels, c = plane % P.channels;
+        if (AD.count(od) == 0 || AH.count(oh) == 0) {
+          for (int64_t ow = 0; ow < OW; ++ow)
+            WriteEmpty(P, a, n, c, row * OW + ow, P.divisor(od, oh, ow) == 0);
+          continue;
+        }
+        const int64_t key = P.p.divisor == Divisor::override_value
+                                ? -2
+                                : int64_t{AD.divisor[static_cast<size_t>(od)]} * AH.divisor[static_cast<size_t>(oh)];
+        if (key != factors_for) {
+          empty_count = 0;
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            const int64_t divisor = P.divisor(od, oh, ow);
+            factors[ow] = AverageFactor<Acc>(divisor == 0 ? 1 : divisor);
+            if (divisor == 0 || AW.count(ow) == 0) empty_columns[empty_count++] = ow;
+          }
+          factors_for = key;
+        }
+        const Acc* row_sums = sums + (row - first_row) * sums_length;
+        S* dst = out + row * OW;
+        if (AW.kernel == 2)
+          SumAlongW<2>(d, row_sums, OW, AW.stride, AW.dilation, AW.kernel, factors, rule, dst);
+        else if (AW.kernel == 3)
+          SumAlongW<3>(d, row_sums, OW, AW.stride, AW.dilation, AW.kernel, factors, rule, dst);
+        else
+          SumAlongW<0>(d, row_sums, OW, AW.stride, AW.dilation, AW.kernel, factors, rule, dst);
+        for (int64_t e = 0; e < empty_count; ++e) {
+          const int64_t ow = empty_columns[e];
+          WriteEmpty(P, a, n, c, row * OW + ow, P.divisor(od, oh, ow) == 0);
         }
       }
     }
@@ -1066,14 +1281,26 @@ HWY_INLINE void TransposeTile(D d, hn::Vec<D>* HWY_RESTRICT rows) {
 template <class D, class S>
 HWY_INLINE void PlanesToBlock(D d, const S* HWY_RESTRICT planes, int64_t stride, int64_t count, int64_t size,
                               S* HWY_RESTRICT block) {
+  constexpr size_t kMaxL = hn::MaxLanes(D());
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   hn::Vec<D> rows[HWY_MAX_BYTES / 4];
   for (int64_t p = 0; p < block_channels; p += L) {
     for (int64_t i = 0; i < size; i += L) {
       const int64_t n = std::min(L, size - i);
+      if (n == L && p + L <= count) {  // a whole tile: unrolled, so that `rows` stays in registers
+#pragma GCC unroll 16
+        for (size_t r = 0; r < kMaxL; ++r) {
+          const S* src = planes + (p + static_cast<int64_t>(r)) * stride + i;
+          __builtin_prefetch(src + 1024 / sizeof(S));  // sixteen streams a line at a time: the prefetchers lag
+          rows[r] = LoadAs(d, src);
+        }
+        TransposeTile(d, rows);
+#pragma GCC unroll 16
+        for (size_t j = 0; j < kMaxL; ++j) StoreAs(rows[j], d, block + (i + static_cast<int64_t>(j)) * block_channels + p);
+        continue;
+      }
       for (int64_t r = 0; r < L; ++r) {
         const S* src = planes + (p + r) * stride + i;
-        __builtin_prefetch(src + 1024 / sizeof(S));  // sixteen streams a line at a time: the prefetchers lag
         rows[r] = p + r >= count ? hn::Zero(d) : n == L ? LoadAs(d, src) : LoadPartial(d, src, static_cast<size_t>(n));
       }
       TransposeTile(d, rows);
@@ -1086,11 +1313,20 @@ HWY_INLINE void PlanesToBlock(D d, const S* HWY_RESTRICT planes, int64_t stride,
 template <class D, class S>
 HWY_INLINE void BlockToPlanes(D d, const S* HWY_RESTRICT block, int64_t size, int64_t count, S* HWY_RESTRICT planes,
                               int64_t stride) {
+  constexpr size_t kMaxL = hn::MaxLanes(D());
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   hn::Vec<D> rows[HWY_MAX_BYTES / 4];
   for (int64_t p = 0; p < std::min(count, block_channels); p += L) {
     for (int64_t i = 0; i < size; i += L) {
       const int64_t n = std::min(L, size - i);
+      if (n == L && p + L <= count) {  // a whole tile, unrolled as in PlanesToBlock
+#pragma GCC unroll 16
+        for (size_t j = 0; j < kMaxL; ++j) rows[j] = LoadAs(d, block + (i + static_cast<int64_t>(j)) * block_channels + p);
+        TransposeTile(d, rows);
+#pragma GCC unroll 16
+        for (size_t r = 0; r < kMaxL; ++r) StoreAs(rows[r], d, planes + (p + static_cast<int64_t>(r)) * stride + i);
+        continue;
+      }
       for (int64_t j = 0; j < L; ++j) rows[j] = j < n ? LoadAs(d, block + (i + j) * block_channels + p) : hn::Zero(d);
       TransposeTile(d, rows);
       for (int64_t r = 0; r < std::min(L, count - p); ++r) {
@@ -1136,6 +1372,7 @@ void RunTyped(KernelId id, const Plan& P, const RunArgs& a) {
     case KernelId::global_avg_nchw: return GlobalAvgNchw<S, Acc>(P, a);
     case KernelId::pool_nchw: return PoolNchw<S, Acc>(P, a);
     case KernelId::avg_nhwc: return AvgNhwc<S, Acc>(P, a);
+    case KernelId::avg_nchw: return AvgNchw<S, Acc>(P, a);
     case KernelId::avg_sliding:
       return P.layout == Layout::channels_first ? AvgSlidingNchw<S, Acc>(P, a) : AvgSliding<S, Acc>(P, a);
     case KernelId::max_nhwc: return MaxNhwc<S, Acc>(P, a);

@@ -82,17 +82,31 @@ Status accepts_avg_sliding(const Problem& p, Layout layout) {
   return Ok{};
 }
 
-// Measured on the benchmark's workloads (optimized/bench): in NCHW the block sums along H win
-// for stride 1 along H (1.4-2.9x over pool_nchw: 3x3 to 15x15) and lose for stride 2 (int8 3x3
-// stride 2: 1.2x slower); in NHWC they win from 7x7 up (1.3x) and lose on 3x3 (avg_nhwc sums
-// three rows in registers) and on a window over the whole plane.
+// Measured (each kernel alone, hot, 1 and 2 threads, 32 planes of 256x256): in
+// NCHW avg_nchw's row sums beat the block sums up to 15x15 (3x3: 1.4x; 7x7: 1.2-1.4x; 15x15:
+// 1.1x) and tie at 25x25, so the block sums take NCHW windows from 20x20 up; in NHWC they win from
+// 7x7 up (1.3x) and lose on 3x3 (avg_nhwc sums three rows in registers) and on a window over the
+// whole plane.
 bool prefers_avg_sliding(const Problem& p, Layout layout) {
   const Axis& w = p.axes.back();
   const Axis& h = p.axes.front();
-  if (layout == Layout::channels_first) return p.axes.size() == 2 && h.stride == 1 && h.kernel > 1;
+  if (layout == Layout::channels_first) return p.axes.size() == 2 && h.stride == 1 && h.kernel * w.kernel >= 400;
   const bool overlapping = w.stride < w.kernel && h.stride < h.kernel;
   const bool whole_plane = w.kernel >= w.extent + w.pad_begin + w.pad_end && h.kernel >= h.extent + h.pad_begin + h.pad_end;
   return overlapping && !whole_plane && h.kernel * w.kernel >= 25;
+}
+
+Status accepts_avg_nchw(const Problem& p, Layout layout) {
+  if (Status s = common_limits(p); !s) return s;
+  if (Status s = wants(layout == Layout::channels_first && p.op == Op::avg, "avg in nchw only"); !s) return s;
+  // Scratch per thread: 4 rows of sums, each the padded input row plus 16 vectors of strided
+  // loads past the last output (16 lanes at most).
+  const Axis& w = p.axes.back();
+  const int64_t out_w = formulas::output_extent(formulas::terms_of<int64_t>(w), p.rounding);
+  const int64_t row = w.pad_begin + w.extent + (out_w + 32) * w.stride + (w.kernel - 1) * w.dilation + 32;
+  if (4 * row > (int64_t{1} << 24))
+    return Error{fmt::format("rows of sums of {} elements: the row sums take up to 2^22", row)};
+  return Ok{};
 }
 
 // The problem blocked_nchw runs for each group of planes: one NHWC image of block_channels channels.
@@ -157,6 +171,8 @@ constexpr KernelInfo kernels[] = {
     {"avg_sliding", "block prefix and suffix sums (van Herk) along H, and in NHWC along W too: per output, "
      "a cost the window's size along those axes does not change; NHWC: lanes over C, strips of columns; "
      "NCHW: lanes along W, then kw loads per output", accepts_avg_sliding, prefers_avg_sliding},
+    {"avg_nchw", "per output row: the window's rows summed whole (lanes along W), then its taps along W "
+     "from that row of sums, padded with -0", accepts_avg_nchw},
     {"pool_nchw", "per plane: rows reduced along W (strided SIMD loads), then combined row by row",
      accepts_pool_nchw},
     {"avg_nhwc", "per output row: the window's rows summed, then sums along W; lanes over C",
