@@ -654,6 +654,23 @@ HWY_INLINE void SumAlongW(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t o
   }
 }
 
+// The input rows of output row `row` (plane, od, oh) of an NCHW problem, in scan order; returns
+// their number.
+template <class S>
+size_t WindowRows(const Plan& P, const S* in, int64_t row, const S** sources) {
+  const AxisTable &AD = P.axis[0], &AH = P.axis[1];
+  const int64_t plane = row / (AD.out * AH.out), od = (row / AH.out) % AD.out, oh = row % AH.out;
+  size_t count = 0;
+  for (int64_t td = AD.first[static_cast<size_t>(od)]; td < AD.past[static_cast<size_t>(od)]; ++td) {
+    const int64_t id = AD.start(od) + td * AD.dilation;
+    for (int64_t th = AH.first[static_cast<size_t>(oh)]; th < AH.past[static_cast<size_t>(oh)]; ++th) {
+      const int64_t ih = AH.start(oh) + th * AH.dilation;
+      sources[count++] = in + plane * P.in_plane + (id * AH.in + ih) * P.axis[2].in;
+    }
+  }
+  return count;
+}
+
 template <class S, class Acc>
 void AvgNchw(const Plan& P, const RunArgs& a) {
   using D = hn::ScalableTag<Acc>;
@@ -668,6 +685,9 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
   // Rows are summed in batches, and then read along W: read right after it was stored, a row
   // of sums stalls its unaligned loads (the store buffer cannot forward them).
   constexpr int64_t batch_rows = 4;
+  constexpr int64_t prefetch_rows = 4;  // measured: 2 and 8 are slower on cold input
+  const int64_t row_bytes = W * static_cast<int64_t>(sizeof(S));
+  const int64_t prefetch_bytes = prefetch_rows * AH.stride * row_bytes;
   const IntRounding rule = P.p.int_rounding;
   const S* in = reinterpret_cast<const S*>(a.input);
   S* out = reinterpret_cast<S*>(a.output);
@@ -690,16 +710,15 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
     for (int64_t first_row = begin; first_row < end; first_row += batch_rows) {
       const int64_t past_row = std::min(end, first_row + batch_rows);
       for (int64_t row = first_row; row < past_row; ++row) {  // 1. each row's input rows summed
-        const int64_t plane = row / (AD.out * AH.out), od = (row / AH.out) % AD.out, oh = row % AH.out;
-        size_t row_count = 0;
-        for (int64_t td = AD.first[static_cast<size_t>(od)]; td < AD.past[static_cast<size_t>(od)]; ++td) {
-          const int64_t id = AD.start(od) + td * AD.dilation;
-          for (int64_t th = AH.first[static_cast<size_t>(oh)]; th < AH.past[static_cast<size_t>(oh)]; ++th) {
-            const int64_t ih = AH.start(oh) + th * AH.dilation;
-            sources[row_count++] = in + plane * P.in_plane + (id * AH.in + ih) * W;
-          }
-        }
+        const size_t row_count = WindowRows(P, in, row, sources);
         if (row_count == 0) continue;  // written as empty below
+        // The same taps `prefetch_rows` output rows further down, prefetched: short rows from
+        // several depth slices are too many short streams for the hardware prefetchers (cold 3-D
+        // input: 1.4x slower without). An address past the input is only a hint, never read.
+        for (size_t r = 0; r < row_count; ++r) {
+          const uintptr_t ahead = reinterpret_cast<uintptr_t>(sources[r]) + prefetch_bytes;
+          for (int64_t x = 0; x < row_bytes; x += 64) __builtin_prefetch(reinterpret_cast<const void*>(ahead + x));
+        }
         Acc* row_sums = sums + (row - first_row) * sums_length + pad;
         SumRowsAnyCount(d, sources, row_count, W, row_sums);
         hn::StoreU(identity, d, row_sums + W);  // SumRows' last vector may have written past W
