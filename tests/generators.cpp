@@ -59,6 +59,13 @@ rc::Gen<Problem> problem_gen(const CaseOptions& options) {
       p.axes.push_back(*axis_gen(i + 1 == rank ? options.last_extent_spread : options.extent_spread));
     if (options.whole_plane_one_in > 0 && *rc::gen::inRange(0, options.whole_plane_one_in) == 0)
       for (Axis& a : p.axes) a = Axis{a.extent, a.extent, 1, 1, 0, 0};
+    if (options.same_extent_one_in > 0 && *rc::gen::inRange(0, options.same_extent_one_in) == 0)
+      for (Axis& a : p.axes) {
+        const int64_t padding = (a.kernel - 1) * a.dilation;
+        a.stride = 1;
+        a.pad_begin = *rc::gen::inRange<int64_t>(0, padding + 1);
+        a.pad_end = padding - a.pad_begin;
+      }
     p.rounding = *rc::gen::element(Rounding::floor, Rounding::ceil, Rounding::ceil_torch);
     if (p.op == Op::avg) {
       if (options.any_divisor) {

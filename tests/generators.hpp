@@ -36,6 +36,9 @@ struct CaseOptions {
   std::vector<Op> ops;         // empty: avg and max
   bool bias = true;            // avg problems may carry a bias
   int whole_plane_one_in = 0;  // > 0: about one problem in this many has a window over the whole plane
+  // > 0: about one problem in this many has stride 1 and output extents equal to the input's
+  // ("same" padding: pad_begin + pad_end = (kernel - 1) * dilation on every axis).
+  int same_extent_one_in = 0;
   // > 0: about one problem in this many has wide_channels channels or up to 16 more (engines
   // that work on several vectors of channels at once get whole groups and a remainder).
   int wide_channels_one_in = 0;

@@ -113,6 +113,10 @@ TEST_CASE("each kernel of the list matches the spec on the problems it accepts")
     if (name.starts_with("max")) o.ops = {Op::max};
     if (name.starts_with("global")) o.whole_plane_one_in = 1;
     if (name == "avg_sliding") o.max_rank = 2;  // its scope: 1 or 2 spatial axes, in both layouts
+    if (name == "avg_plane_nchw") {  // its scope: 1 or 2 axes, stride 1, out_w == w
+      o.max_rank = 2;
+      o.same_extent_one_in = 1;
+    }
     std::vector<Layout> layouts = {std::begin(all_layouts), std::end(all_layouts)};
     if (name.ends_with("nchw")) layouts = {Layout::channels_first};
     if (name.ends_with("nhwc")) layouts = {Layout::channels_last};

@@ -760,6 +760,122 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
   });
 }
 
+// ---- avg_plane_nchw: a small plane, stride 1, output rows as long as the input's -----------
+//
+// With stride 1 along both axes and out_w == w, output (oh, ow) sits at oh * w + ow, the flat
+// index of input (oh, ow): a whole plane is one array. Its rows are summed along H over the
+// whole run of interior output rows at once (flat offsets of whole rows), and then along W,
+// where a tap whose column falls outside the row reads the neighbouring row: per-column masks
+// replace it by -0, the exact additive identity. No loop runs over a short row.
+
+// dst[f] = finish(sum over tx of (mask[tx][f] ? taps[f + tx * dilation] : -0)), two vectors at a
+// time (two independent chains of additions).
+template <int kTaps, class D, class S>
+HWY_INLINE void MaskedSumsAlongW(D d, const hn::TFromD<D>* HWY_RESTRICT taps, const uint8_t* HWY_RESTRICT masks,
+                                 int64_t vectors, int64_t size, int64_t taps_w, int64_t dilation,
+                                 const float* HWY_RESTRICT factors, IntRounding rule, S* HWY_RESTRICT dst) {
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t kw = kTaps > 0 ? kTaps : taps_w;
+  const hn::Rebind<float, D> df;
+  const auto identity = hn::Set(d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
+  int64_t v = 0;
+  for (; v + 2 <= vectors && (v + 2) * L <= size; v += 2) {
+    const int64_t f = v * L;
+    auto m0 = identity, m1 = identity;
+    for (int64_t tx = 0; tx < kw; ++tx) {
+      const uint8_t* mask = masks + (tx * vectors + v) * 8;
+      m0 = hn::Add(m0, hn::IfThenElse(hn::LoadMaskBits(d, mask), hn::LoadU(d, taps + f + tx * dilation), identity));
+      m1 = hn::Add(m1, hn::IfThenElse(hn::LoadMaskBits(d, mask + 8), hn::LoadU(d, taps + f + L + tx * dilation), identity));
+    }
+    StoreAs(FinishAverage(d, m0, hn::LoadU(df, factors + f), rule), d, dst + f);
+    StoreAs(FinishAverage(d, m1, hn::LoadU(df, factors + f + L), rule), d, dst + f + L);
+  }
+  for (; v < vectors; ++v) {
+    const int64_t f = v * L;
+    auto m = identity;
+    for (int64_t tx = 0; tx < kw; ++tx)
+      m = hn::Add(m, hn::IfThenElse(hn::LoadMaskBits(d, masks + (tx * vectors + v) * 8), hn::LoadU(d, taps + f + tx * dilation),
+                                    identity));
+    m = FinishAverage(d, m, hn::LoadU(df, factors + f), rule);
+    if (f + L <= size) StoreAs(m, d, dst + f);
+    else StorePartial(m, d, dst + f, static_cast<size_t>(size - f));
+  }
+}
+
+template <class S, class Acc>
+void AvgPlaneNchw(const Plan& P, const RunArgs& a) {
+  using D = hn::ScalableTag<Acc>;
+  const D d;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const AxisTable &AH = P.axis[1], &AW = P.axis[2];
+  const int64_t W = AW.in, OH = AH.out, size = OH * W, vectors = (size + L - 1) / L;
+  const int64_t kw = AW.kernel, planes = P.batch * P.channels;
+  // Sums along H at guard + f; the guard covers the taps left of column 0, the slack the taps
+  // right of the last column and the last vector's lanes.
+  const int64_t guard = AW.pad_begin, sums_length = guard + size + (kw - 1) * AW.dilation + 2 * L;
+  const IntRounding rule = P.p.int_rounding;
+  const S* in = reinterpret_cast<const S*>(a.input);
+  S* out = reinterpret_cast<S*>(a.output);
+  ParallelRanges(a.threads, planes, [&](int64_t begin, int64_t end) HWY_ATTR {
+    thread_local std::vector<Acc> sums_tl;
+    thread_local std::vector<float> factors_tl;
+    thread_local std::vector<uint8_t> masks_tl;
+    thread_local std::vector<int64_t> empty_tl;
+    thread_local std::vector<const S*> sources_tl;
+    Acc* sums = Scratch(sums_tl, static_cast<size_t>(sums_length));
+    const auto identity = hn::Set(d, static_cast<Acc>(std::is_floating_point_v<Acc> ? -0.0f : 0.0f));
+    for (int64_t i = 0; i < sums_length; i += L) hn::StoreU(identity, d, sums + std::min(i, sums_length - L));
+    // Per output: its factor; per W tap and vector: the mask of lanes whose tap is in the row
+    // (8 bytes of mask bits, enough for 64 lanes).
+    float* factors = Scratch(factors_tl, static_cast<size_t>(vectors * L));
+    uint8_t* masks = Scratch(masks_tl, static_cast<size_t>(kw * vectors * 8));
+    int64_t* empty = Scratch(empty_tl, static_cast<size_t>(size));
+    const S** sources = Scratch(sources_tl, static_cast<size_t>(AH.kernel));
+    int64_t empty_count = 0;
+    std::fill(factors, factors + vectors * L, 1.0f);  // lanes past the plane: finite, unused
+    std::fill(masks, masks + kw * vectors * 8, uint8_t{0});
+    for (int64_t oh = 0; oh < OH; ++oh)
+      for (int64_t ow = 0; ow < W; ++ow) {
+        const int64_t f = oh * W + ow, divisor = P.divisor(0, oh, ow);
+        factors[f] = AverageFactor<Acc>(divisor == 0 ? 1 : divisor);
+        if (divisor == 0 || AH.count(oh) == 0 || AW.count(ow) == 0) empty[empty_count++] = f;
+        for (int64_t tx = 0; tx < kw; ++tx) {
+          const int64_t x = AW.start(ow) + tx * AW.dilation;
+          const int64_t lane = f % L;
+          if (x >= 0 && x < W) masks[(tx * vectors + f / L) * 8 + lane / 8] |= static_cast<uint8_t>(1u << (lane % 8));
+        }
+      }
+    for (int64_t plane = begin; plane < end; ++plane) {
+      const S* x = in + plane * P.in_plane;
+      // 1. Along H: out row oh's taps th read input row oh - pad + th * dilation, flat offset
+      // f + (th * dilation - pad) * W; over the interior rows every tap reads, in one run.
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        const bool interior = oh >= AH.interior_begin && oh < AH.interior_end;
+        const int64_t rows = interior ? AH.interior_end - oh : 1;
+        const int64_t first = AH.first[static_cast<size_t>(oh)], past = AH.past[static_cast<size_t>(oh)];
+        size_t count = 0;
+        for (int64_t th = first; th < past; ++th) sources[count++] = x + (AH.start(oh) + th * AH.dilation) * W;
+        // A run shorter than a vector stores a whole one: it reaches only later rows (summed
+        // after it) or the slack.
+        if (count > 0) SumRowsAnyCount(d, sources, count, rows * W, sums + guard + oh * W);
+        oh += rows - 1;
+      }
+      // 2. Along W, masked, in tap order; then finished.
+      S* dst = out + plane * P.out_plane;
+      const Acc* taps = sums + guard - AW.pad_begin;
+      if (kw == 2)
+        MaskedSumsAlongW<2>(d, taps, masks, vectors, size, kw, AW.dilation, factors, rule, dst);
+      else if (kw == 3)
+        MaskedSumsAlongW<3>(d, taps, masks, vectors, size, kw, AW.dilation, factors, rule, dst);
+      else
+        MaskedSumsAlongW<0>(d, taps, masks, vectors, size, kw, AW.dilation, factors, rule, dst);
+      const int64_t n = plane / P.channels, c = plane % P.channels;
+      for (int64_t e = 0; e < empty_count; ++e)
+        WriteEmpty(P, a, n, c, plane * P.out_plane + empty[e], P.divisor(0, empty[e] / W, empty[e] % W) == 0);
+    }
+  });
+}
+
 // ---- max_nhwc: per output element, its taps in scan order; lanes over channels ----------------
 
 // The value-only running maximum of max_nhwc, for four channel blocks at once: four independent
@@ -1392,6 +1508,7 @@ void RunTyped(KernelId id, const Plan& P, const RunArgs& a) {
     case KernelId::pool_nchw: return PoolNchw<S, Acc>(P, a);
     case KernelId::avg_nhwc: return AvgNhwc<S, Acc>(P, a);
     case KernelId::avg_nchw: return AvgNchw<S, Acc>(P, a);
+    case KernelId::avg_plane_nchw: return AvgPlaneNchw<S, Acc>(P, a);
     case KernelId::avg_sliding:
       return P.layout == Layout::channels_first ? AvgSlidingNchw<S, Acc>(P, a) : AvgSliding<S, Acc>(P, a);
     case KernelId::max_nhwc: return MaxNhwc<S, Acc>(P, a);

@@ -12,6 +12,7 @@ namespace poolspec::optimized {
 
 enum class KernelId {
   global_avg_nchw,  // a window covering each whole plane: one contiguous reduction per plane
+  avg_plane_nchw,   // stride 1, out_w == w: each plane summed as one flat array, along H then W (masked)
   blocked_nchw,     // 16 planes transposed into an NHWC image, Plan::block's kernel, transposed back
   avg_sliding,      // block prefix and suffix sums along H (and W in NHWC); O(1) per output in them
   avg_nchw,         // per output row: the window's rows summed whole, then the taps along W
