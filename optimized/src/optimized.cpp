@@ -82,18 +82,20 @@ Status accepts_avg_sliding(const Problem& p, Layout layout) {
   return Ok{};
 }
 
-// Measured (each kernel alone, hot, 1 and 2 threads, 32 planes of 256x256): in
-// NCHW avg_nchw's row sums beat the block sums up to 15x15 (3x3: 1.4x; 7x7: 1.2-1.4x; 15x15:
-// 1.1x) and tie at 25x25, so the block sums take NCHW windows from 20x20 up; in NHWC they win from
-// 7x7 up (1.3x) and lose on 3x3 (avg_nhwc sums three rows in registers) and on a window over the
-// whole plane.
+// Measured (each kernel alone, hot and cold, 1 and 2 threads, 32 planes of 256x256): the
+// separable row sums of avg_nchw and avg_nhwc beat the block sums up to 15x15 (NCHW 3x3: 1.4x,
+// 7x7: 1.2-1.4x, 15x15: 1.1x; NHWC 5x5: 1.4-1.9x, 7x7: 1.1-1.5x, 15x15: 1.1-1.2x cold, 0.9x
+// hot), and tie at 25x25; so the block sums take windows from 20x20 up, where their cost per
+// output, which the window's size does not change, wins. In NHWC not a window over the whole
+// plane (one output per row: nothing to share), nor a non-overlapping one.
 bool prefers_avg_sliding(const Problem& p, Layout layout) {
   const Axis& w = p.axes.back();
   const Axis& h = p.axes.front();
-  if (layout == Layout::channels_first) return p.axes.size() == 2 && h.stride == 1 && h.kernel * w.kernel >= 400;
+  if (p.axes.size() != 2 || h.stride != 1 || h.kernel * w.kernel < 400) return false;
+  if (layout == Layout::channels_first) return true;
   const bool overlapping = w.stride < w.kernel && h.stride < h.kernel;
   const bool whole_plane = w.kernel >= w.extent + w.pad_begin + w.pad_end && h.kernel >= h.extent + h.pad_begin + h.pad_end;
-  return overlapping && !whole_plane && h.kernel * w.kernel >= 25;
+  return overlapping && !whole_plane;
 }
 
 Status accepts_avg_plane_nchw(const Problem& p, Layout layout) {
