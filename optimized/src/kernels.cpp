@@ -1104,6 +1104,158 @@ void MaxNhwc(const Plan& P, const RunArgs& a) {
   MaxNhwcWith<S, Acc, false>(P, a);
 }
 
+// ---- max_nchw: per output row, the window's rows combined whole, then the taps along W ---------
+//
+// Values only (no indices). The rows are combined first, then the columns: the maximum is the
+// same value in any order, except that -0 and +0 are equal and the spec keeps the first of
+// them in scan order (row by row). So an output that comes out as a zero is looked up again:
+// its first zero tap in scan order. NaNs are kept out of the chains and noted in magnitude
+// lanes, as in MaxChains.
+
+template <bool kPropagate, class D, class S>
+HWY_INLINE void MaxRows(D d, const S* const* HWY_RESTRICT rows, size_t count, int64_t length,
+                        hn::TFromD<D>* HWY_RESTRICT values, hn::TFromD<hn::RebindToSigned<D>>* HWY_RESTRICT magnitudes) {
+  const hn::RebindToSigned<D> di;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  using Chains = MaxChains<D, kPropagate>;
+  for (int64_t next = 0; next < length; next += 2 * L) {
+    // The last vectors overlap the ones before when the row is not a multiple of two vectors:
+    // they write the same values again.
+    const int64_t i = next + 2 * L <= length || length < 2 * L ? next : length - 2 * L;
+    const bool whole = i + 2 * L <= length;
+    Chains chains(d);
+    for (size_t r = 0; r < count; ++r) {
+      if (whole) {
+        chains.Step(d, 0, LoadAs(d, rows[r] + i));
+        chains.Step(d, 1, LoadAs(d, rows[r] + i + L));
+      } else {  // a row shorter than two vectors
+        chains.Step(d, 0, LoadPartial(d, rows[r] + i, static_cast<size_t>(std::min(L, length - i))));
+        if (length - i > L) chains.Step(d, 1, LoadPartial(d, rows[r] + i + L, static_cast<size_t>(length - i - L)));
+      }
+    }
+    for (size_t k = 0; k < 2; ++k) {
+      hn::StoreU(chains.m[k], d, values + i + static_cast<int64_t>(k) * L);
+      hn::StoreU(chains.magnitude[k], di, magnitudes + i + static_cast<int64_t>(k) * L);
+    }
+  }
+}
+
+template <class S, class Acc, bool kPropagate>
+void MaxNchwWith(const Plan& P, const RunArgs& a) {
+  using D = hn::ScalableTag<Acc>;
+  using DI = hn::RebindToSigned<D>;
+  using TI = hn::TFromD<DI>;
+  using Chains = MaxChains<D, kPropagate>;
+  const D d;
+  const DI di;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const AxisTable &AD = P.axis[0], &AH = P.axis[1], &AW = P.axis[2];
+  const int64_t W = AW.in, OW = AW.out, out_rows = P.batch * P.channels * AD.out * AH.out;
+  const int64_t pad = AW.pad_begin;
+  const int64_t row_length = pad + W + 2 * L + (OW + L) * AW.stride + (AW.kernel - 1) * AW.dilation + L;
+  constexpr int64_t batch_rows = 4, prefetch_rows = 4;  // as in avg_nchw
+  const int64_t row_bytes = W * static_cast<int64_t>(sizeof(S)), prefetch_bytes = prefetch_rows * AH.stride * row_bytes;
+  const bool from_lowest = P.p.max_start == MaxStart::lowest;
+  const S* in = reinterpret_cast<const S*>(a.input);
+  S* out = reinterpret_cast<S*>(a.output);
+  ParallelRanges(a.threads, out_rows, [&](int64_t begin, int64_t end) HWY_ATTR {
+    thread_local std::vector<Acc> values_tl;
+    thread_local std::vector<TI> magnitudes_tl;
+    thread_local std::vector<const S*> sources_tl;
+    thread_local std::vector<int64_t> empty_tl;
+    Acc* values = Scratch(values_tl, static_cast<size_t>(batch_rows * row_length));
+    TI* magnitudes = Scratch(magnitudes_tl, static_cast<size_t>(batch_rows * row_length));
+    // Outside the row: a value no tap is below, and the magnitude that notes nothing.
+    const Chains none(d);
+    for (int64_t i = 0; i < batch_rows * row_length; i += L) {
+      hn::StoreU(none.m[0], d, values + std::min(i, batch_rows * row_length - L));
+      hn::StoreU(none.magnitude[0], di, magnitudes + std::min(i, batch_rows * row_length - L));
+    }
+    const S** sources = Scratch(sources_tl, static_cast<size_t>(AD.kernel * AH.kernel));
+    int64_t* empty_columns = Scratch(empty_tl, static_cast<size_t>(OW));
+    int64_t empty_count = 0;
+    for (int64_t ow = 0; ow < OW; ++ow)
+      if (AW.count(ow) == 0) empty_columns[empty_count++] = ow;
+    const auto lowest = hn::Set(d, static_cast<Acc>(lowest_value(P.p.dtype)));
+    for (int64_t first_row = begin; first_row < end; first_row += batch_rows) {
+      const int64_t past_row = std::min(end, first_row + batch_rows);
+      for (int64_t row = first_row; row < past_row; ++row) {  // 1. each row's input rows combined
+        const size_t row_count = WindowRows(P, in, row, sources);
+        if (row_count == 0) continue;  // written as empty below
+        for (size_t r = 0; r < row_count; ++r) {  // as in avg_nchw
+          const uintptr_t ahead = reinterpret_cast<uintptr_t>(sources[r]) + prefetch_bytes;
+          for (int64_t x = 0; x < row_bytes; x += 64) __builtin_prefetch(reinterpret_cast<const void*>(ahead + x));
+        }
+        const int64_t offset = (row - first_row) * row_length + pad;
+        MaxRows<kPropagate>(d, sources, row_count, W, values + offset, magnitudes + offset);
+        hn::StoreU(none.m[0], d, values + offset + W);  // MaxRows' last vector may have written past W
+        hn::StoreU(none.magnitude[0], di, magnitudes + offset + W);
+        if (W < 2 * L) {
+          hn::StoreU(none.m[0], d, values + offset + W + L);
+          hn::StoreU(none.magnitude[0], di, magnitudes + offset + W + L);
+        }
+      }
+      for (int64_t row = first_row; row < past_row; ++row) {  // 2. the taps along W
+        const int64_t plane = row / (AD.out * AH.out), od = (row / AH.out) % AD.out, oh = row % AH.out;
+        const int64_t n = plane / P.channels, c = plane % P.channels;
+        if (AD.count(od) == 0 || AH.count(oh) == 0) {
+          for (int64_t ow = 0; ow < OW; ++ow) WriteEmpty(P, a, n, c, row * OW + ow, true);
+          continue;
+        }
+        const Acc* row_values = values + (row - first_row) * row_length;
+        const TI* row_magnitudes = magnitudes + (row - first_row) * row_length;
+        S* dst = out + row * OW;
+        for (int64_t next = 0; next < OW; next += L) {
+          const int64_t ow = next + L <= OW || OW < L ? next : OW - L;  // as in SumAlongW
+          Chains chains(d);
+          for (int64_t t = 0; t < AW.kernel; ++t) {
+            const int64_t x = ow * AW.stride + t * AW.dilation;
+            chains.m[0] = FirstIfGreater(d, LoadStrided(d, row_values + x, AW.stride), chains.m[0]);
+            const auto magnitude = LoadStrided(di, row_magnitudes + x, AW.stride);
+            chains.magnitude[0] = kPropagate ? hn::Max(chains.magnitude[0], magnitude) : hn::Min(chains.magnitude[0], magnitude);
+          }
+          auto m = chains.Result(d, 0);
+          if (from_lowest) m = hn::IfThenElse(hn::Gt(m, lowest), m, lowest);
+          const int64_t count = std::min(L, OW - ow);
+          if (count == L) StoreAs(m, d, dst + ow);
+          else StorePartial(m, d, dst + ow, static_cast<size_t>(count));
+          if constexpr (std::is_floating_point_v<Acc>) {
+            if (!hn::AllFalse(d, hn::Eq(m, hn::Zero(d)))) {
+              // A zero: the first zero tap in scan order (the spec's first maximum).
+              alignas(64) Acc lane[HWY_MAX_BYTES / sizeof(Acc)];
+              hn::Store(m, d, lane);
+              for (int64_t j = 0; j < count; ++j) {
+                if (lane[j] != 0) continue;
+                const int64_t w0 = AW.start(ow + j);
+                for (int64_t td = AD.first[static_cast<size_t>(od)]; td < AD.past[static_cast<size_t>(od)] && lane[j] == 0; ++td)
+                  for (int64_t th = AH.first[static_cast<size_t>(oh)]; th < AH.past[static_cast<size_t>(oh)]; ++th) {
+                    const S* src = in + plane * P.in_plane +
+                                   ((AD.start(od) + td * AD.dilation) * AH.in + AH.start(oh) + th * AH.dilation) * W;
+                    int64_t tw = AW.first[static_cast<size_t>(ow + j)];
+                    for (; tw < AW.past[static_cast<size_t>(ow + j)]; ++tw)
+                      if (ScalarLoad<Acc>(src + w0 + tw * AW.dilation) == 0) break;
+                    if (tw < AW.past[static_cast<size_t>(ow + j)]) {
+                      ScalarStore<Acc>(ScalarLoad<Acc>(src + w0 + tw * AW.dilation), dst + ow + j);
+                      lane[j] = 1;  // found
+                      break;
+                    }
+                  }
+              }
+            }
+          }
+        }
+        for (int64_t e = 0; e < empty_count; ++e) WriteEmpty(P, a, n, c, row * OW + empty_columns[e], true);
+      }
+    }
+  });
+}
+
+template <class S, class Acc>
+void MaxNchw(const Plan& P, const RunArgs& a) {
+  if (P.p.nan == NanPolicy::propagate && P.p.max_start != MaxStart::lowest) return MaxNchwWith<S, Acc, true>(P, a);
+  MaxNchwWith<S, Acc, false>(P, a);
+}
+
 // For a problem of 1 or 2 spatial axes: the outputs with no input tap, or a zero divisor (whose
 // row or column has one: an override is at least 1), get the empty-window value.
 inline void WriteEmptyOutputs2D(const Plan& P, const RunArgs& a) {
@@ -1552,6 +1704,7 @@ void RunTyped(KernelId id, const Plan& P, const RunArgs& a) {
     case KernelId::avg_sliding:
       return P.layout == Layout::channels_first ? AvgSlidingNchw<S, Acc>(P, a) : AvgSliding<S, Acc>(P, a);
     case KernelId::max_nhwc: return MaxNhwc<S, Acc>(P, a);
+    case KernelId::max_nchw: return MaxNchw<S, Acc>(P, a);
     case KernelId::blocked_nchw: return BlockedNchw<S, Acc>(P, a);
   }
 }

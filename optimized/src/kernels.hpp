@@ -16,6 +16,7 @@ enum class KernelId {
   blocked_nchw,     // 16 planes transposed into an NHWC image, Plan::block's kernel, transposed back
   avg_sliding,      // block prefix and suffix sums along H (and W in NHWC); O(1) per output in them
   avg_nchw,         // per output row: the window's rows summed whole, then the taps along W
+  max_nchw,         // values only, per output row: the window's rows combined whole, then the taps along W
   pool_nchw,        // per plane: each input row reduced along W, then the rows combined
   avg_nhwc,         // per output row: the window's rows summed, then sums along W; lanes over C
   max_nhwc,         // per output element, the taps in scan order; lanes over C
