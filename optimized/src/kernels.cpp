@@ -847,6 +847,10 @@ void AvgPlaneNchw(const Plan& P, const RunArgs& a) {
       }
     for (int64_t plane = begin; plane < end; ++plane) {
       const S* x = in + plane * P.in_plane;
+      if (plane + 1 < end) {  // the next plane, a few KiB: cold, its loads would wait on memory
+        const char* next = reinterpret_cast<const char*>(x + P.in_plane);
+        for (int64_t b = 0; b < P.in_plane * static_cast<int64_t>(sizeof(S)); b += 64) __builtin_prefetch(next + b);
+      }
       // 1. Along H: out row oh's taps th read input row oh - pad + th * dilation, flat offset
       // f + (th * dilation - pad) * W; over the interior rows every tap reads, in one run.
       for (int64_t oh = 0; oh < OH; ++oh) {
