@@ -115,16 +115,25 @@ HWY_INLINE void StoreAs(hn::Vec<D> v, D d, S* HWY_RESTRICT p) {
   }
 }
 
-// The first n < Lanes(d) elements, through a stack copy: nothing past p + n is read.
+// The first n < Lanes(d) elements, the other lanes zero: nothing past p + n is read. A masked
+// load where the target's masked loads do not fault (AVX2, AVX-512) and the storage type is the
+// lane type, else through a stack copy.
 template <class D, class S>
 HWY_INLINE hn::Vec<D> LoadPartial(D d, const S* p, size_t n) {
+#if !HWY_MEM_OPS_MIGHT_FAULT
+  if constexpr (std::is_same_v<S, hn::TFromD<D>>) return hn::MaskedLoad(hn::FirstN(d, n), d, p);
+#endif
   alignas(64) S tmp[HWY_MAX_BYTES / 4] = {};
   std::memcpy(tmp, p, n * sizeof(S));
   return LoadAs(d, tmp);
 }
 
+// Stores the first n < Lanes(d) lanes; nothing past p + n is written (a masked store, or a copy).
 template <class D, class S>
 HWY_INLINE void StorePartial(hn::Vec<D> v, D d, S* p, size_t n) {
+#if !HWY_MEM_OPS_MIGHT_FAULT
+  if constexpr (std::is_same_v<S, hn::TFromD<D>>) return hn::BlendedStore(v, hn::FirstN(d, n), d, p);
+#endif
   alignas(64) S tmp[HWY_MAX_BYTES / 4];
   StoreAs(v, d, tmp);
   std::memcpy(p, tmp, n * sizeof(S));
@@ -257,15 +266,28 @@ void GlobalAvgNchw(const Plan& P, const RunArgs& a) {
     for (int64_t nc = begin; nc < end; ++nc) {
       const S* src = in + nc * size;
       // -0 is the additive identity (-0 + x = x for every x, +0 included): a plane of -0 sums to -0.
-      auto acc0 = hn::Set(d, static_cast<Acc>(std::is_floating_point_v<Acc> ? -0.0f : 0.0f));
-      auto acc1 = acc0;
+      // A plane is short: the lines 8 KiB further on, prefetched (measured on cold input, 8x2048
+      // planes of 7x7: 0.107 ms without, 0.080 with; 1, 2 and 4 KiB ahead are slower). An
+      // address past the input is only a hint, never read.
+      const uintptr_t later = reinterpret_cast<uintptr_t>(src) + 8192;
+      for (int64_t b = 0; b < size * static_cast<int64_t>(sizeof(S)) + 64; b += 64)
+        __builtin_prefetch(reinterpret_cast<const void*>(later + static_cast<uintptr_t>(b)));
+      const auto identity = hn::Set(d, static_cast<Acc>(std::is_floating_point_v<Acc> ? -0.0f : 0.0f));
+      auto acc0 = identity, acc1 = identity;
       int64_t i = 0;
       for (; i + 2 * static_cast<int64_t>(L) <= size; i += 2 * static_cast<int64_t>(L)) {
         acc0 = hn::Add(acc0, LoadAs(d, src + i));
         acc1 = hn::Add(acc1, LoadAs(d, src + i + L));
       }
-      Acc sum = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc0, acc1)));
-      for (; i < size; ++i) sum += ScalarLoad<Acc>(src + i);
+      if (i + static_cast<int64_t>(L) <= size) {
+        acc0 = hn::Add(acc0, LoadAs(d, src + i));
+        i += static_cast<int64_t>(L);
+      }
+      if (i < size) {  // the rest in one partial vector, its other lanes the identity
+        const auto rest = static_cast<size_t>(size - i);
+        acc1 = hn::Add(acc1, hn::IfThenElse(hn::FirstN(d, rest), LoadPartial(d, src + i, rest), identity));
+      }
+      const Acc sum = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc0, acc1)));
       ScalarStore<Acc>(FinishAverageScalar<Acc>(sum, factor, rule), out + nc);
     }
   });
