@@ -676,18 +676,32 @@ HWY_INLINE void SumAlongW(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t o
   }
 }
 
-// The input rows of output row `row` (plane, od, oh) of an NCHW problem, in scan order; returns
-// their number.
+// An NCHW output row: its plane (n * C + c), depth and height indices, stepped without dividing.
+struct OutputRow {
+  int64_t plane = 0, od = 0, oh = 0;
+  OutputRow(const Plan& P, int64_t row)
+      : plane(row / (P.axis[0].out * P.axis[1].out)), od((row / P.axis[1].out) % P.axis[0].out), oh(row % P.axis[1].out) {}
+  void Next(const Plan& P) {
+    if (++oh < P.axis[1].out) return;
+    oh = 0;
+    if (++od < P.axis[0].out) return;
+    od = 0;
+    ++plane;
+  }
+};
+
+// The input rows of an output row of an NCHW problem, in scan order; returns their number.
 template <class S>
-size_t WindowRows(const Plan& P, const S* in, int64_t row, const S** sources) {
+size_t WindowRows(const Plan& P, const S* in, const OutputRow& at, const S** sources) {
   const AxisTable &AD = P.axis[0], &AH = P.axis[1];
-  const int64_t plane = row / (AD.out * AH.out), od = (row / AH.out) % AD.out, oh = row % AH.out;
+  const int64_t od = at.od, oh = at.oh;
+  const S* plane = in + at.plane * P.in_plane;
   size_t count = 0;
   for (int64_t td = AD.first[static_cast<size_t>(od)]; td < AD.past[static_cast<size_t>(od)]; ++td) {
     const int64_t id = AD.start(od) + td * AD.dilation;
     for (int64_t th = AH.first[static_cast<size_t>(oh)]; th < AH.past[static_cast<size_t>(oh)]; ++th) {
       const int64_t ih = AH.start(oh) + th * AH.dilation;
-      sources[count++] = in + plane * P.in_plane + (id * AH.in + ih) * P.axis[2].in;
+      sources[count++] = plane + (id * AH.in + ih) * P.axis[2].in;
     }
   }
   return count;
@@ -731,8 +745,10 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
     int64_t empty_count = 0, factors_for = -1;
     for (int64_t first_row = begin; first_row < end; first_row += batch_rows) {
       const int64_t past_row = std::min(end, first_row + batch_rows);
-      for (int64_t row = first_row; row < past_row; ++row) {  // 1. each row's input rows summed
-        const size_t row_count = WindowRows(P, in, row, sources);
+      const OutputRow first_at(P, first_row);
+      OutputRow at = first_at;
+      for (int64_t row = first_row; row < past_row; ++row, at.Next(P)) {  // 1. each row's input rows summed
+        const size_t row_count = WindowRows(P, in, at, sources);
         if (row_count == 0) continue;  // written as empty below
         // The same taps `prefetch_rows` output rows further down, prefetched: short rows from
         // several depth slices are too many short streams for the hardware prefetchers (cold 3-D
@@ -745,12 +761,12 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
         SumRowsAnyCount(d, sources, row_count, W, row_sums);
         hn::StoreU(identity, d, row_sums + W);  // SumRows' last vector may have written past W
       }
-      for (int64_t row = first_row; row < past_row; ++row) {  // 2. the taps along W, finished
-        const int64_t plane = row / (AD.out * AH.out), od = (row / AH.out) % AD.out, oh = row % AH.out;
-        const int64_t n = plane / P.channels, c = plane % P.channels;
+      at = first_at;
+      for (int64_t row = first_row; row < past_row; ++row, at.Next(P)) {  // 2. the taps along W, finished
+        const int64_t od = at.od, oh = at.oh;
         if (AD.count(od) == 0 || AH.count(oh) == 0) {
           for (int64_t ow = 0; ow < OW; ++ow)
-            WriteEmpty(P, a, n, c, row * OW + ow, P.divisor(od, oh, ow) == 0);
+            WriteEmpty(P, a, at.plane / P.channels, at.plane % P.channels, row * OW + ow, P.divisor(od, oh, ow) == 0);
           continue;
         }
         const int64_t key = P.p.divisor == Divisor::override_value
@@ -775,7 +791,7 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
           SumAlongW<0>(d, row_sums, OW, AW.stride, AW.dilation, AW.kernel, factors, rule, dst);
         for (int64_t e = 0; e < empty_count; ++e) {
           const int64_t ow = empty_columns[e];
-          WriteEmpty(P, a, n, c, row * OW + ow, P.divisor(od, oh, ow) == 0);
+          WriteEmpty(P, a, at.plane / P.channels, at.plane % P.channels, row * OW + ow, P.divisor(od, oh, ow) == 0);
         }
       }
     }
@@ -1205,8 +1221,10 @@ void MaxNchwWith(const Plan& P, const RunArgs& a) {
     const auto lowest = hn::Set(d, static_cast<Acc>(lowest_value(P.p.dtype)));
     for (int64_t first_row = begin; first_row < end; first_row += batch_rows) {
       const int64_t past_row = std::min(end, first_row + batch_rows);
-      for (int64_t row = first_row; row < past_row; ++row) {  // 1. each row's input rows combined
-        const size_t row_count = WindowRows(P, in, row, sources);
+      const OutputRow first_at(P, first_row);
+      OutputRow at = first_at;
+      for (int64_t row = first_row; row < past_row; ++row, at.Next(P)) {  // 1. each row's input rows combined
+        const size_t row_count = WindowRows(P, in, at, sources);
         if (row_count == 0) continue;  // written as empty below
         for (size_t r = 0; r < row_count; ++r) {  // as in avg_nchw
           const uintptr_t ahead = reinterpret_cast<uintptr_t>(sources[r]) + prefetch_bytes;
@@ -1221,8 +1239,9 @@ void MaxNchwWith(const Plan& P, const RunArgs& a) {
           hn::StoreU(none.magnitude[0], di, magnitudes + offset + W + L);
         }
       }
-      for (int64_t row = first_row; row < past_row; ++row) {  // 2. the taps along W
-        const int64_t plane = row / (AD.out * AH.out), od = (row / AH.out) % AD.out, oh = row % AH.out;
+      at = first_at;
+      for (int64_t row = first_row; row < past_row; ++row, at.Next(P)) {  // 2. the taps along W
+        const int64_t plane = at.plane, od = at.od, oh = at.oh;
         const int64_t n = plane / P.channels, c = plane % P.channels;
         if (AD.count(od) == 0 || AH.count(oh) == 0) {
           for (int64_t ow = 0; ow < OW; ++ow) WriteEmpty(P, a, n, c, row * OW + ow, true);
