@@ -125,17 +125,21 @@ bool prefers_avg_plane_nchw(const Problem& p, Layout) {
   return in_plane <= 8192;
 }
 
+// avg_nchw's and max_nchw's scratch per thread: 4 rows, each the padded input row plus 16
+// vectors of strided loads past the last output (16 lanes at most) and two vectors of slack.
+Status row_scratch_limit(const Problem& p) {
+  const Axis& w = p.axes.back();
+  const int64_t out_w = formulas::output_extent(formulas::terms_of<int64_t>(w), p.rounding);
+  const int64_t row = w.pad_begin + w.extent + (out_w + 32) * w.stride + (w.kernel - 1) * w.dilation + 48;
+  if (4 * row > (int64_t{1} << 24))
+    return Error{fmt::format("rows of {} elements: the per-row scratch takes up to 2^22", row)};
+  return Ok{};
+}
+
 Status accepts_avg_nchw(const Problem& p, Layout layout) {
   if (Status s = common_limits(p); !s) return s;
   if (Status s = wants(layout == Layout::channels_first && p.op == Op::avg, "avg in nchw only"); !s) return s;
-  // Scratch per thread: 4 rows of sums, each the padded input row plus 16 vectors of strided
-  // loads past the last output (16 lanes at most).
-  const Axis& w = p.axes.back();
-  const int64_t out_w = formulas::output_extent(formulas::terms_of<int64_t>(w), p.rounding);
-  const int64_t row = w.pad_begin + w.extent + (out_w + 32) * w.stride + (w.kernel - 1) * w.dilation + 32;
-  if (4 * row > (int64_t{1} << 24))
-    return Error{fmt::format("rows of sums of {} elements: the row sums take up to 2^22", row)};
-  return Ok{};
+  return row_scratch_limit(p);
 }
 
 // The problem blocked_nchw runs for each group of planes: one NHWC image of block_channels channels.
@@ -177,12 +181,7 @@ Status accepts_max_nchw(const Problem& p, Layout layout) {
   if (Status s = common_limits(p); !s) return s;
   if (Status s = wants(layout == Layout::channels_first && p.op == Op::max, "max in nchw only"); !s) return s;
   if (p.indices != Indices::none) return Error{"max with indices: values only"};
-  const Axis& w = p.axes.back();
-  const int64_t out_w = formulas::output_extent(formulas::terms_of<int64_t>(w), p.rounding);
-  const int64_t row = w.pad_begin + w.extent + (out_w + 32) * w.stride + (w.kernel - 1) * w.dilation + 48;
-  if (4 * row > (int64_t{1} << 24))
-    return Error{fmt::format("rows of {} elements: the row maxima take up to 2^22", row)};
-  return Ok{};
+  return row_scratch_limit(p);
 }
 
 Status accepts_pool_nchw(const Problem& p, Layout layout) {
