@@ -1182,6 +1182,18 @@ HWY_INLINE void MaxRows(D d, const S* const* HWY_RESTRICT rows, size_t count, in
   }
 }
 
+// Stores the first tap of output column ow that is a zero (-0 or +0), in scan order: the
+// window's rows in order (`rows`, from WindowRows), each from its first in-bounds column.
+template <class Acc, class S>
+void StoreFirstZeroTap(const AxisTable& AW, const S* const* rows, size_t count, int64_t ow, S* dst) {
+  const int64_t start = AW.start(ow);
+  for (size_t r = 0; r < count; ++r)
+    for (int64_t tw = AW.first[static_cast<size_t>(ow)]; tw < AW.past[static_cast<size_t>(ow)]; ++tw) {
+      const S* x = rows[r] + start + tw * AW.dilation;
+      if (ScalarLoad<Acc>(x) == 0) return ScalarStore<Acc>(ScalarLoad<Acc>(x), dst);
+    }
+}
+
 template <class S, class Acc, bool kPropagate>
 void MaxNchwWith(const Plan& P, const RunArgs& a) {
   using D = hn::ScalableTag<Acc>;
@@ -1269,23 +1281,9 @@ void MaxNchwWith(const Plan& P, const RunArgs& a) {
               // A zero: the first zero tap in scan order (the spec's first maximum).
               alignas(64) Acc lane[HWY_MAX_BYTES / sizeof(Acc)];
               hn::Store(m, d, lane);
-              for (int64_t j = 0; j < count; ++j) {
-                if (lane[j] != 0) continue;
-                const int64_t w0 = AW.start(ow + j);
-                for (int64_t td = AD.first[static_cast<size_t>(od)]; td < AD.past[static_cast<size_t>(od)] && lane[j] == 0; ++td)
-                  for (int64_t th = AH.first[static_cast<size_t>(oh)]; th < AH.past[static_cast<size_t>(oh)]; ++th) {
-                    const S* src = in + plane * P.in_plane +
-                                   ((AD.start(od) + td * AD.dilation) * AH.in + AH.start(oh) + th * AH.dilation) * W;
-                    int64_t tw = AW.first[static_cast<size_t>(ow + j)];
-                    for (; tw < AW.past[static_cast<size_t>(ow + j)]; ++tw)
-                      if (ScalarLoad<Acc>(src + w0 + tw * AW.dilation) == 0) break;
-                    if (tw < AW.past[static_cast<size_t>(ow + j)]) {
-                      ScalarStore<Acc>(ScalarLoad<Acc>(src + w0 + tw * AW.dilation), dst + ow + j);
-                      lane[j] = 1;  // found
-                      break;
-                    }
-                  }
-              }
+              const size_t row_count = WindowRows(P, in, at, sources);
+              for (int64_t j = 0; j < count; ++j)
+                if (lane[j] == 0) StoreFirstZeroTap<Acc>(AW, sources, row_count, ow + j, dst + ow + j);
             }
           }
         }
