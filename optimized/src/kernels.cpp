@@ -563,6 +563,165 @@ HWY_INLINE void SumColumnsAnyCount(D d, const hn::TFromD<D>* sums, int64_t C, in
   SumColumns<0>(d, sums, C, begin, end, column_step, first_column, tap_step, count, factors, rule, dst);
 }
 
+// ---- avg_nhwc's direct path: windows of 2 or 3 columns at stride 1 or 2, no row of sums ------
+//
+// Per output row and channel chunk, each input column's sum over the window's rows is formed in a
+// register and walks along W: a column two windows share (the window's last is the next one's
+// first, or its last two at stride 1) is summed once. No row of sums is stored and read back, so
+// each output vector costs one load per window row and stride columns, not a store and kw loads more.
+
+// The sum over the window's rows of x[offset .. offset + L) (kRows of them, or `count` when 0).
+template <int kRows, class D, class S>
+HWY_INLINE hn::Vec<D> ColumnSum(D d, const S* const* HWY_RESTRICT rows, size_t count, int64_t offset) {
+  const size_t n = kRows > 0 ? static_cast<size_t>(kRows) : count;
+  auto m = LoadAs(d, rows[0] + offset);
+  for (size_t r = 1; r < n; ++r) m = hn::Add(m, LoadAs(d, rows[r] + offset));
+  return m;
+}
+
+// sums[v] = ColumnSum at offset + v * Lanes, for v < kVectors.
+template <int kVectors, int kRows, class D, class S>
+HWY_INLINE void ColumnSums(D d, const S* const* HWY_RESTRICT rows, size_t count, int64_t offset, hn::Vec<D>* sums) {
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+#pragma GCC unroll 4
+  for (int v = 0; v < kVectors; ++v) sums[v] = ColumnSum<kRows>(d, rows, count, offset + v * L);
+}
+
+// Output columns [begin, end) of one row, each with kTaps in-bounds columns starting at input
+// column ow * kStride - pad, kVectors channel vectors at a time (C >= kVectors * Lanes: the last
+// chunk overlaps the one before). The next output row's new rows (`ahead`) are prefetched in
+// order, a line per row and input column step, which keeps cold input streaming.
+template <int kTaps, int kStride, int kRows, int kVectors, class D, class S>
+HWY_NOINLINE void SlideColumns(D d, const S* const* HWY_RESTRICT window_rows, size_t row_count,
+                               const S* const* HWY_RESTRICT ahead, size_t ahead_count, int64_t C,
+                               int64_t begin, int64_t end, int64_t pad, const float* HWY_RESTRICT factors,
+                               IntRounding rule, S* HWY_RESTRICT dst) {
+  static_assert(kTaps == 2 || kTaps == 3);
+  static_assert(kStride == 1 || kStride == 2);
+  constexpr int V = kVectors;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const hn::Rebind<float, D> df;
+  const S* rows[kRows > 0 ? kRows : 1];
+  const S* const* r = window_rows;
+  if constexpr (kRows > 0) {  // the row pointers in registers
+    for (int i = 0; i < kRows; ++i) rows[i] = window_rows[i];
+    r = rows;
+  }
+  uintptr_t prefetch_offset = 0;
+  for (int64_t chunk = 0; chunk < C; chunk += V * L) {
+    const int64_t c = std::min(chunk, C - V * L);
+    const int64_t first = (begin * kStride - pad) * C + c;  // column begin's first tap
+    S* out = dst + begin * C + c;
+    // `carry`: the columns this window shares with the next (none for 2 taps at stride 2).
+    hn::Vec<D> carry0[V], carry1[V], fresh[V], last[V], sum[V];
+    ColumnSums<V, kRows>(d, r, row_count, first, carry0);
+    if constexpr (kTaps == 3 && kStride == 1) ColumnSums<V, kRows>(d, r, row_count, first + C, carry1);
+    for (int64_t ow = begin, at = first; ow < end; ++ow, at += kStride * C, out += C) {
+      for (size_t a = 0; a < ahead_count; ++a)
+        for (int k = 0; k < V * kStride; ++k)
+          __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(ahead[a]) + prefetch_offset +
+                                                           static_cast<uintptr_t>(k) * 64));
+      prefetch_offset += V * kStride * 64;
+      if constexpr (kTaps == 3 && kStride == 1) {  // columns at, at+1 carried; at+2 new
+        ColumnSums<V, kRows>(d, r, row_count, at + 2 * C, fresh);
+#pragma GCC unroll 4
+        for (int v = 0; v < V; ++v) {
+          sum[v] = hn::Add(hn::Add(carry0[v], carry1[v]), fresh[v]);
+          carry0[v] = carry1[v];
+          carry1[v] = fresh[v];
+        }
+      } else if constexpr (kTaps == 3) {  // stride 2: column at carried; at+1, at+2 new
+        ColumnSums<V, kRows>(d, r, row_count, at + C, fresh);
+        ColumnSums<V, kRows>(d, r, row_count, at + 2 * C, last);
+#pragma GCC unroll 4
+        for (int v = 0; v < V; ++v) {
+          sum[v] = hn::Add(hn::Add(carry0[v], fresh[v]), last[v]);
+          carry0[v] = last[v];
+        }
+      } else if constexpr (kStride == 1) {  // 2 taps: column at carried; at+1 new
+        ColumnSums<V, kRows>(d, r, row_count, at + C, fresh);
+#pragma GCC unroll 4
+        for (int v = 0; v < V; ++v) {
+          sum[v] = hn::Add(carry0[v], fresh[v]);
+          carry0[v] = fresh[v];
+        }
+      } else {  // 2 taps at stride 2: nothing shared
+        ColumnSums<V, kRows>(d, r, row_count, at, carry0);
+        ColumnSums<V, kRows>(d, r, row_count, at + C, fresh);
+#pragma GCC unroll 4
+        for (int v = 0; v < V; ++v) sum[v] = hn::Add(carry0[v], fresh[v]);
+      }
+      const auto factor = hn::Set(df, factors[ow]);
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v) StoreAs(FinishAverage(d, sum[v], factor, rule), d, out + v * L);
+    }
+  }
+}
+
+// One output column whose `taps` input columns start at element `first` (C >= Lanes).
+template <class D, class S>
+HWY_INLINE void WindowColumn(D d, const S* const* rows, size_t row_count, int64_t C, int64_t first, int64_t tap_step,
+                             int64_t taps, hn::Vec<hn::Rebind<float, D>> factor, IntRounding rule, S* dst) {
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t chunk = 0; chunk < C; chunk += L) {
+    const int64_t c = std::min(chunk, C - L);
+    auto sum = ColumnSum<0>(d, rows, row_count, first + c);
+    for (int64_t t = 1; t < taps; ++t) sum = hn::Add(sum, ColumnSum<0>(d, rows, row_count, first + t * tap_step + c));
+    StoreAs(FinishAverage(d, sum, factor, rule), d, dst + c);
+  }
+}
+
+// avg_nhwc's direct path for the interior columns [begin, end), when it applies.
+template <class D, class S>
+HWY_INLINE bool SlideColumnsIfShaped(D d, const S* const* rows, size_t row_count, const S* const* ahead,
+                                     size_t ahead_count, const AxisTable& AW, int64_t C,
+                                     int64_t begin, int64_t end, const float* factors, IntRounding rule, S* dst) {
+  // Windows of more than three rows (3-D ones) measured slower here than the row of sums.
+  if (AW.dilation != 1 || C < static_cast<int64_t>(hn::Lanes(d)) || (AW.stride != 1 && AW.stride != 2) ||
+      (AW.kernel != 2 && AW.kernel != 3) || row_count > 3)
+    return false;
+  const int64_t pad = AW.pad_begin;
+  const bool two_vectors = C >= 2 * static_cast<int64_t>(hn::Lanes(d));
+  const auto slide = [&](auto taps, auto stride) HWY_ATTR {
+    if (row_count == 3 && two_vectors)
+      SlideColumns<taps(), stride(), 3, 2>(d, rows, row_count, ahead, ahead_count, C, begin, end, pad, factors, rule, dst);
+    else if (row_count == 3)
+      SlideColumns<taps(), stride(), 3, 1>(d, rows, row_count, ahead, ahead_count, C, begin, end, pad, factors, rule, dst);
+    else if (two_vectors)
+      SlideColumns<taps(), stride(), 0, 2>(d, rows, row_count, ahead, ahead_count, C, begin, end, pad, factors, rule, dst);
+    else
+      SlideColumns<taps(), stride(), 0, 1>(d, rows, row_count, ahead, ahead_count, C, begin, end, pad, factors, rule, dst);
+  };
+  using One = std::integral_constant<int, 1>;
+  using Two = std::integral_constant<int, 2>;
+  using Three = std::integral_constant<int, 3>;
+  if (AW.kernel == 3) {
+    if (AW.stride == 1) slide(Three(), One());
+    else slide(Three(), Two());
+  } else {
+    if (AW.stride == 1) slide(Two(), One());
+    else slide(Two(), Two());
+  }
+  return true;
+}
+
+// The input rows of NHWC output row `row` (n, od, oh), in scan order; returns their number.
+template <class S>
+size_t NhwcWindowRows(const Plan& P, const S* in, int64_t row, const S** sources) {
+  const AxisTable &AD = P.axis[0], &AH = P.axis[1];
+  const int64_t n = row / (AD.out * AH.out), od = (row / AH.out) % AD.out, oh = row % AH.out;
+  const int64_t row_length = P.axis[2].in * P.channels;
+  size_t count = 0;
+  for (int64_t td = AD.first[static_cast<size_t>(od)]; td < AD.past[static_cast<size_t>(od)]; ++td) {
+    const int64_t id = AD.start(od) + td * AD.dilation;
+    for (int64_t th = AH.first[static_cast<size_t>(oh)]; th < AH.past[static_cast<size_t>(oh)]; ++th) {
+      const int64_t ih = AH.start(oh) + th * AH.dilation;
+      sources[count++] = in + ((n * AD.in + id) * AH.in + ih) * row_length;
+    }
+  }
+  return count;
+}
+
 template <class S, class Acc>
 void AvgNhwc(const Plan& P, const RunArgs& a) {
   using D = hn::ScalableTag<Acc>;
@@ -584,23 +743,23 @@ void AvgNhwc(const Plan& P, const RunArgs& a) {
     float* factors = Scratch(factors_tl, static_cast<size_t>(OW));
     int64_t* divisors = Scratch(divisors_tl, static_cast<size_t>(OW));
     int64_t factors_for = -1;
-    const S** sources = Scratch(sources_tl, static_cast<size_t>(AD.kernel * AH.kernel));
+    const size_t window_rows = static_cast<size_t>(AD.kernel * AH.kernel);
+    const S** sources = Scratch(sources_tl, 2 * window_rows);
+    const S** next_sources = sources + window_rows;
+    size_t next_count = 0;
     for (int64_t row = begin; row < end; ++row) {
       const int64_t n = row / (AD.out * AH.out), od = (row / AH.out) % AD.out, oh = row % AH.out;
       const int64_t fd = AD.first[static_cast<size_t>(od)], pd = AD.past[static_cast<size_t>(od)];
       const int64_t fh = AH.first[static_cast<size_t>(oh)], ph = AH.past[static_cast<size_t>(oh)];
       const bool rows_empty = fd >= pd || fh >= ph;
-      // sums[w * C + c] = the sum over the window's input rows of x[w][c], each chunk of the
-      // row summed in a register over all the window's rows, then stored once.
-      size_t row_count = 0;
-      for (int64_t td = fd; td < pd; ++td) {
-        const int64_t id = AD.start(od) + td * AD.dilation;
-        for (int64_t th = fh; th < ph; ++th) {
-          const int64_t ih = AH.start(oh) + th * AH.dilation;
-          sources[row_count++] = in + ((n * AD.in + id) * AH.in + ih) * row_length;
-        }
-      }
-      if (row_count > 0) SumRowsAnyCount(d, sources, row_count, row_length, sums);
+      // The window's input rows, and the last ones of the next output row's window (those it
+      // adds, for a window that moves down by at most its height), for the direct path to prefetch.
+      size_t row_count = next_count;
+      if (row == begin) row_count = NhwcWindowRows(P, in, row, sources);
+      else std::swap(sources, next_sources);
+      next_count = row + 1 < out_rows ? NhwcWindowRows(P, in, row + 1, next_sources) : 0;
+      const size_t ahead_count = std::min(next_count, static_cast<size_t>(std::min(AH.stride, AH.kernel)));
+      const S* const* ahead = next_sources + (next_count - ahead_count);
       const int64_t key = P.p.divisor == Divisor::override_value
                               ? -2
                               : int64_t{AD.divisor[static_cast<size_t>(od)]} * AH.divisor[static_cast<size_t>(oh)];
@@ -616,11 +775,15 @@ void AvgNhwc(const Plan& P, const RunArgs& a) {
       // The interior columns in one run (every one has all its taps; their divisor is nonzero
       // unless the row's is, or the override is 0), the clipped ones one at a time.
       const int64_t ib = AW.interior_begin, ie = AW.interior_end;
-      if (!rows_empty && ib < ie && divisors[ib] != 0)
+      const bool interior = !rows_empty && ib < ie && divisors[ib] != 0;
+      const bool direct =
+          interior && SlideColumnsIfShaped(d, sources, row_count, ahead, ahead_count, AW, C, ib, ie, factors, rule, dst_row);
+      if (!direct && row_count > 0) SumRowsAnyCount(d, sources, row_count, row_length, sums);
+      if (interior && !direct)
         SumColumnsAnyCount(d, sums, C, ib, ie, column_step, -AW.pad_begin * C, tap_step, AW.kernel, factors, rule,
                            dst_row);
       for (int64_t ow = 0; ow < OW; ++ow) {
-        if (ow == ib && ie > ib && !rows_empty && divisors[ib] != 0) ow = ie;
+        if (ow == ib && interior) ow = ie;
         if (ow >= OW) break;
         const int64_t first = AW.first[static_cast<size_t>(ow)], past = AW.past[static_cast<size_t>(ow)];
         const int64_t divisor = divisors[ow];
@@ -629,8 +792,13 @@ void AvgNhwc(const Plan& P, const RunArgs& a) {
             WriteEmpty(P, a, n, c, (row * OW + ow) * C + c, divisor == 0);
           continue;
         }
-        SumColumnsAnyCount(d, sums, C, ow, ow + 1, column_step, (first * AW.dilation - AW.pad_begin) * C, tap_step,
-                           past - first, factors, rule, dst_row);
+        const int64_t first_column = (first * AW.dilation - AW.pad_begin) * C;
+        if (direct)
+          WindowColumn(d, sources, row_count, C, ow * column_step + first_column, tap_step, past - first,
+                       hn::Set(hn::Rebind<float, D>(), factors[ow]), rule, dst_row + ow * C);
+        else
+          SumColumnsAnyCount(d, sums, C, ow, ow + 1, column_step, first_column, tap_step, past - first, factors, rule,
+                             dst_row);
       }
     }
   });
