@@ -124,6 +124,37 @@ TEST_CASE("each kernel of the list matches the spec on the problems it accepts")
   }
 }
 
+// max_nchw combines a row's taps in vector pairs (its path for 2 or 3 columns at stride 2) and
+// leaves NaNs to the general path. A random draw seldom puts a NaN or a zero of each sign at every
+// tap of such a row, so each input position gets one here, in both NaN modes and both pads.
+TEST_CASE("max_nchw: a NaN, or -0 among +0, at each input position of its vector-pair rows") {
+  const optimized::OptimizedEngine max_nchw("max_nchw");
+  for (const char* shape : {"h5w40:k3x3:s2x2:pb1x1:pe1x1:floor", "h5w41:k3x3:s2x2:pb0x0:pe0x0:floor",
+                            "h4w36:k2x2:s2x2:pb0x0:pe0x0:floor", "h4w34:k2x2:s2x2:pb1x1:pe1x1:floor"}) {
+    for (const char* nan : {"", ":nan=ignore", ":nan=ignore:start=lowest"}) {
+      const std::string text = fmt::format("max:f32:n1c1:{}{}", shape, nan);
+      CAPTURE(text);
+      Result<Problem> p = parse_problem(text);
+      REQUIRE(p.ok());
+      REQUIRE(max_nchw.supports(*p, Layout::channels_first));
+      const std::vector<int64_t> shape_of_input = input_shape(*p);
+      const size_t count = static_cast<size_t>(shape_of_input[2] * shape_of_input[3]);
+      for (size_t at = 0; at < count; ++at) {
+        std::vector<double> values(count);
+        for (size_t i = 0; i < count; ++i) values[i] = static_cast<double>(static_cast<int>(i * 7 % 11) - 5);
+        values[at] = std::numeric_limits<double>::quiet_NaN();
+        CHECK_MESSAGE(engine_failure(max_nchw, Case{*p, Tensor{DType::f32, shape_of_input, values}},
+                                     Layout::channels_first, 1) == "",
+                      "NaN at ", at);
+        for (size_t i = 0; i < count; ++i) values[i] = (i * 5 + at) % 3 == 0 ? -0.0 : (i % 4 == 0 ? -1.0 : 0.0);
+        CHECK_MESSAGE(engine_failure(max_nchw, Case{*p, Tensor{DType::f32, shape_of_input, values}},
+                                     Layout::channels_first, 1) == "",
+                      "zeros shifted by ", at);
+      }
+    }
+  }
+}
+
 TEST_CASE("mutant kernels are caught") {
   for (optimized::Mutation mutation : {optimized::Mutation::window_edge, optimized::Mutation::border_divisor}) {
     const optimized::OptimizedEngine mutant({}, mutation);
