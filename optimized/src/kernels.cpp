@@ -821,8 +821,9 @@ HWY_INLINE void SumAlongW(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t o
   const int64_t taps = kTaps > 0 ? kTaps : taps_w;
   const int64_t stride = kStride > 0 ? kStride : stride_w;
   const hn::Rebind<float, D> df;
-  const auto load = [stride, d](const hn::TFromD<D>* p) HWY_ATTR {
-    return kStride == 1 ? hn::LoadU(d, p) : LoadStrided(d, p, stride);
+  const auto load = [&](const hn::TFromD<D>* p) HWY_ATTR {
+    if constexpr (kStride == 1) return hn::LoadU(d, p);
+    else return LoadStrided(d, p, stride);
   };
   int64_t done = 0;
   for (; done + 2 * L <= out_w; done += 2 * L) {
