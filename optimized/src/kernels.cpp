@@ -811,42 +811,23 @@ void AvgNhwc(const Plan& P, const RunArgs& a) {
 // stride above 1). The row of sums has the problem's padding on both sides as -0, the exact
 // additive identity, so the border windows need no case of their own.
 
-// dst[ow] = finish(sum over t < taps of sums[ow * stride + t * dilation]), for ow < out_w
-// (kStride: the stride when nonzero, so that a unit stride's loads need no test).
-template <int kTaps, int kStride, class D, class S>
-HWY_INLINE void SumAlongW(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t out_w, int64_t stride_w,
+// dst[ow] = finish(sum over t < taps of sums[ow * stride + t * dilation]), for ow < out_w.
+template <int kTaps, class D, class S>
+HWY_INLINE void SumAlongW(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t out_w, int64_t stride,
                           int64_t dilation, int64_t taps_w, const float* HWY_RESTRICT factors, IntRounding rule,
                           S* HWY_RESTRICT dst) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const int64_t taps = kTaps > 0 ? kTaps : taps_w;
-  const int64_t stride = kStride > 0 ? kStride : stride_w;
   const hn::Rebind<float, D> df;
-  const auto load = [&](const hn::TFromD<D>* p) HWY_ATTR {
-    if constexpr (kStride == 1) return hn::LoadU(d, p);
-    else return LoadStrided(d, p, stride);
-  };
   int64_t done = 0;
-  for (; done + 2 * L <= out_w; done += 2 * L) {
-    // Two vectors at a time, each with its even and its odd taps in separate chains of
-    // additions: four chains, each half as long as the window (latency bound the loop before).
+  for (; done + 2 * L <= out_w; done += 2 * L) {  // two chains of additions at a time
     const hn::TFromD<D>* first = sums + done * stride;
     const hn::TFromD<D>* second = first + L * stride;
-    auto e0 = load(first), e1 = load(second);
-    auto o0 = hn::Zero(d), o1 = hn::Zero(d);
-    if (taps > 1) {
-      o0 = load(first + dilation);
-      o1 = load(second + dilation);
+    auto m0 = LoadStrided(d, first, stride), m1 = LoadStrided(d, second, stride);
+    for (int64_t t = 1; t < taps; ++t) {
+      m0 = hn::Add(m0, LoadStrided(d, first + t * dilation, stride));
+      m1 = hn::Add(m1, LoadStrided(d, second + t * dilation, stride));
     }
-    for (int64_t t = 2; t < taps; ++t) {
-      if (t % 2 == 0) {
-        e0 = hn::Add(e0, load(first + t * dilation));
-        e1 = hn::Add(e1, load(second + t * dilation));
-      } else {
-        o0 = hn::Add(o0, load(first + t * dilation));
-        o1 = hn::Add(o1, load(second + t * dilation));
-      }
-    }
-    const auto m0 = taps > 1 ? hn::Add(e0, o0) : e0, m1 = taps > 1 ? hn::Add(e1, o1) : e1;
     StoreAs(FinishAverage(d, m0, hn::LoadU(df, factors + done), rule), d, dst + done);
     StoreAs(FinishAverage(d, m1, hn::LoadU(df, factors + done + L), rule), d, dst + done + L);
   }
@@ -855,8 +836,8 @@ HWY_INLINE void SumAlongW(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t o
     // and writes the same values again.
     const int64_t ow = next + L <= out_w || out_w < L ? next : out_w - L;
     const hn::TFromD<D>* first = sums + ow * stride;
-    auto m = load(first);
-    for (int64_t t = 1; t < taps; ++t) m = hn::Add(m, load(first + t * dilation));
+    auto m = LoadStrided(d, first, stride);
+    for (int64_t t = 1; t < taps; ++t) m = hn::Add(m, LoadStrided(d, first + t * dilation, stride));
     m = FinishAverage(d, m, hn::LoadU(df, factors + ow), rule);
     if (ow + L <= out_w) StoreAs(m, d, dst + ow);
     else StorePartial(m, d, dst + ow, static_cast<size_t>(out_w - ow));
@@ -974,13 +955,11 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
         const Acc* row_sums = sums + (row - first_row) * sums_length;
         S* dst = out + row * OW;
         if (AW.kernel == 2)
-          SumAlongW<2, 0>(d, row_sums, OW, AW.stride, AW.dilation, AW.kernel, factors, rule, dst);
+          SumAlongW<2>(d, row_sums, OW, AW.stride, AW.dilation, AW.kernel, factors, rule, dst);
         else if (AW.kernel == 3)
-          SumAlongW<3, 0>(d, row_sums, OW, AW.stride, AW.dilation, AW.kernel, factors, rule, dst);
-        else if (AW.stride == 1)
-          SumAlongW<0, 1>(d, row_sums, OW, AW.stride, AW.dilation, AW.kernel, factors, rule, dst);
+          SumAlongW<3>(d, row_sums, OW, AW.stride, AW.dilation, AW.kernel, factors, rule, dst);
         else
-          SumAlongW<0, 0>(d, row_sums, OW, AW.stride, AW.dilation, AW.kernel, factors, rule, dst);
+          SumAlongW<0>(d, row_sums, OW, AW.stride, AW.dilation, AW.kernel, factors, rule, dst);
         for (int64_t e = 0; e < empty_count; ++e) {
           const int64_t ow = empty_columns[e];
           WriteEmpty(P, a, at.plane / P.channels, at.plane % P.channels, row * OW + ow, P.divisor(od, oh, ow) == 0);
