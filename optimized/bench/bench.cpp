@@ -146,7 +146,7 @@ struct Row {
 
 class EngineRunner final : public Runner {
  public:
-  EngineRunner(const Engine& engine, const Problem& p, Layout layout, const std::vector<std::byte>& input)
+  EngineRunner(const Engine& engine, const Problem& p, Layout layout, const LineAligned<std::byte>& input)
       : engine_(engine), p_(p), layout_(layout), input_(input) {
     Result<ShapeInfo> shape = validated_shape(p);
     output_.resize(static_cast<size_t>(shape->output_elements * storage_bytes(p.dtype)));
@@ -166,8 +166,8 @@ class EngineRunner final : public Runner {
   const Engine& engine_;
   const Problem& p_;
   Layout layout_;
-  const std::vector<std::byte>& input_;
-  std::vector<std::byte> output_;
+  const LineAligned<std::byte>& input_;
+  LineAligned<std::byte> output_;
 };
 
 double median(std::vector<double> v) {
@@ -285,8 +285,8 @@ int run(const Options& options) {
     fmt::print("== {}  {}  ({:.1f} MB in + out)\n", w.name, format_problem(p), bytes / 1e6);
 
     // The reference output, and the reference against the spec.
-    std::vector<std::byte> nchw = to_storage(input, Layout::channels_first);
-    std::vector<std::byte> nhwc = to_storage(input, Layout::channels_last);
+    const LineAligned<std::byte> nchw = aligned_storage(input, Layout::channels_first);
+    const LineAligned<std::byte> nhwc = aligned_storage(input, Layout::channels_last);
     EngineRunner reference_runner(reference::engine(), p, Layout::channels_first, nchw);
     reference_runner.run(2);
     const std::vector<double> expected = reference_runner.output_in_spec_order();
@@ -296,7 +296,7 @@ int run(const Options& options) {
     for (double v : input.values) max_abs = std::max(max_abs, std::fabs(v));
 
     std::vector<Row> rows;
-    auto add_engine = [&](const Engine& e, Layout layout, const std::vector<std::byte>& data, bool ours) {
+    auto add_engine = [&](const Engine& e, Layout layout, const LineAligned<std::byte>& data, bool ours) {
       Row r;
       r.impl = std::string(e.name());
       r.layout = std::string(layout_name(layout));

@@ -229,8 +229,8 @@ class XnnpackRunner final : public Runner {
   pthreadpool_t pool_ = nullptr;
   int threads_ = 0;
   bool ok_ = false;
-  std::vector<float> in_f_, out_f_;
-  std::vector<uint8_t> in_8_, out_8_;
+  LineAligned<float> in_f_, out_f_;
+  LineAligned<uint8_t> in_8_, out_8_;
 };
 
 // ---- the naive loop ------------------------------------------------------------------------------
@@ -297,7 +297,7 @@ class NaiveRunner final : public Runner {
   ShapeInfo shape_;
   Axis axis_[3];
   int64_t out_extent_[3];
-  std::vector<T> in_, out_;
+  LineAligned<T> in_, out_;
 };
 
 bool whole_plane(const Problem& p) {
@@ -324,6 +324,11 @@ std::unique_ptr<Runner> make_naive(const Problem& p, const Tensor& input) {
   if (p.dtype == DType::f32) return std::make_unique<NaiveRunner<float, float>>(p, input);
   if (p.dtype == DType::i8) return std::make_unique<NaiveRunner<int8_t, int32_t>>(p, input);
   return nullptr;
+}
+
+LineAligned<std::byte> aligned_storage(const Tensor& t, Layout layout) {
+  const std::vector<std::byte> bytes = to_storage(t, layout);
+  return {bytes.begin(), bytes.end()};
 }
 
 void flush(const void* data, size_t bytes) {

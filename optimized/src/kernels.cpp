@@ -233,6 +233,34 @@ HWY_INLINE float AverageFactor(int64_t divisor) {
   return static_cast<float>(divisor);
 }
 
+// factors[j] = AverageFactor of the divisor of output (od, oh, first + j), for j < count, with 1
+// for a divisor 0 (those outputs are written by WriteEmpty). The divisor is the product of the
+// axes' factors (plan.cpp), so a row's table is its row factor times the W axis's, a vector at a
+// time: recomputed one call at a time at each change of row factor, it took 8% of the 7x7 layer.
+// The products are exact in int32 and in float below 2^24, and the division is IEEE's either way.
+template <class Acc>
+void RowFactors(const Plan& P, int64_t od, int64_t oh, int64_t first, int64_t count, float* HWY_RESTRICT factors) {
+  const AxisTable &AD = P.axis[0], &AH = P.axis[1], &AW = P.axis[2];
+  int64_t j = 0;
+  if (P.p.divisor != Divisor::override_value && AD.kernel * AH.kernel * AW.kernel < (int64_t{1} << 24)) {
+    const hn::ScalableTag<float> df;
+    const hn::RebindToSigned<decltype(df)> di;
+    const int64_t L = static_cast<int64_t>(hn::Lanes(df));
+    const auto row = hn::Set(di, AD.divisor[static_cast<size_t>(od)] * AH.divisor[static_cast<size_t>(oh)]);
+    const auto zero = hn::Zero(di), one = hn::Set(di, 1);
+    for (; j + L <= count; j += L) {
+      const auto dv = hn::Mul(row, hn::LoadU(di, AW.divisor.data() + first + j));
+      const auto divisor = hn::ConvertTo(df, hn::IfThenElse(hn::Eq(dv, zero), one, dv));
+      if constexpr (std::is_floating_point_v<Acc>) hn::StoreU(hn::Div(hn::Set(df, 1.0f), divisor), df, factors + j);
+      else hn::StoreU(divisor, df, factors + j);
+    }
+  }
+  for (; j < count; ++j) {
+    const int64_t dv = P.divisor(od, oh, first + j);
+    factors[j] = AverageFactor<Acc>(dv == 0 ? 1 : dv);
+  }
+}
+
 // Writes what an element with no counted tap gets: the empty-window value when its divisor is 0
 // (or for max), else an average of no values, +0. Its index: the plane's first element under
 // start=lowest, else -1.
@@ -249,6 +277,15 @@ template <class T>
 T* Scratch(std::vector<T>& v, size_t n) {
   if (v.size() < n) v.resize(n);
   return v.data();
+}
+
+// The same, starting on a 64-byte cache line: a 512-bit load that is not on one spans two lines
+// and costs two.
+template <class T>
+T* LineScratch(std::vector<T>& v, size_t n) {
+  constexpr size_t line = 64 / sizeof(T);
+  T* p = Scratch(v, n + line);
+  return p + (line - reinterpret_cast<uintptr_t>(p) % 64 / sizeof(T)) % line;
 }
 
 // ---- global_avg_nchw: each plane is contiguous; one reduction per plane -----------------------
@@ -811,6 +848,62 @@ void AvgNhwc(const Plan& P, const RunArgs& a) {
 // stride above 1). The row of sums has the problem's padding on both sides as -0, the exact
 // additive identity, so the border windows need no case of their own.
 
+// The sums of two output rows whose windows share input rows (adjacent rows of one plane: 6 of the
+// 7x7's 7): a_sums = the sum of the `shared` rows and `only_a`, b_sums that of `shared` and
+// `only_b` (`only_count` rows each). The shared rows are loaded once (8 row loads for the two,
+// not 14).
+template <class D, class S>
+HWY_INLINE void SumRowPair(D d, const S* const* HWY_RESTRICT shared, size_t shared_count,
+                           const S* const* HWY_RESTRICT only_a, const S* const* HWY_RESTRICT only_b,
+                           size_t only_count, int64_t length, hn::TFromD<D>* HWY_RESTRICT a_sums,
+                           hn::TFromD<D>* HWY_RESTRICT b_sums) {
+  const size_t a_count = only_count, b_count = only_count;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const auto sum_at = [&](const S* const* rows, size_t count, hn::Vec<D> m, int64_t i) HWY_ATTR {
+    for (size_t r = 0; r < count; ++r) m = hn::Add(m, LoadAs(d, rows[r] + i));
+    return m;
+  };
+  const auto pair_at = [&](int64_t i) HWY_ATTR {  // one vector of both rows, from column i
+    const auto m = sum_at(shared + 1, shared_count - 1, LoadAs(d, shared[0] + i), i);
+    hn::StoreU(sum_at(only_a, a_count, m, i), d, a_sums + i);
+    hn::StoreU(sum_at(only_b, b_count, m, i), d, b_sums + i);
+  };
+  int64_t i = 0;
+  for (; i + 2 * L <= length; i += 2 * L) {  // two vectors: two chains of additions
+    auto m0 = LoadAs(d, shared[0] + i), m1 = LoadAs(d, shared[0] + i + L);
+    for (size_t r = 1; r < shared_count; ++r) {
+      m0 = hn::Add(m0, LoadAs(d, shared[r] + i));
+      m1 = hn::Add(m1, LoadAs(d, shared[r] + i + L));
+    }
+    auto a0 = m0, a1 = m1, b0 = m0, b1 = m1;
+    for (size_t r = 0; r < a_count; ++r) {
+      a0 = hn::Add(a0, LoadAs(d, only_a[r] + i));
+      a1 = hn::Add(a1, LoadAs(d, only_a[r] + i + L));
+    }
+    for (size_t r = 0; r < b_count; ++r) {
+      b0 = hn::Add(b0, LoadAs(d, only_b[r] + i));
+      b1 = hn::Add(b1, LoadAs(d, only_b[r] + i + L));
+    }
+    hn::StoreU(a0, d, a_sums + i);
+    hn::StoreU(a1, d, a_sums + i + L);
+    hn::StoreU(b0, d, b_sums + i);
+    hn::StoreU(b1, d, b_sums + i + L);
+  }
+  for (; i + L <= length; i += L) pair_at(i);
+  if (i < length && length >= L) {  // the last whole vector again, overlapping: the same sums
+    pair_at(length - L);
+  } else if (i < length) {
+    const auto rest = static_cast<size_t>(length - i);
+    auto m = LoadPartial(d, shared[0] + i, rest);
+    for (size_t r = 1; r < shared_count; ++r) m = hn::Add(m, LoadPartial(d, shared[r] + i, rest));
+    auto a = m, b = m;
+    for (size_t r = 0; r < a_count; ++r) a = hn::Add(a, LoadPartial(d, only_a[r] + i, rest));
+    for (size_t r = 0; r < b_count; ++r) b = hn::Add(b, LoadPartial(d, only_b[r] + i, rest));
+    hn::StoreU(a, d, a_sums + i);
+    hn::StoreU(b, d, b_sums + i);
+  }
+}
+
 // dst[ow] = finish(sum over t < taps of sums[ow * stride + t * dilation]), for ow < out_w.
 template <int kTaps, class D, class S>
 HWY_INLINE void SumAlongW(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t out_w, int64_t stride,
@@ -844,6 +937,55 @@ HWY_INLINE void SumAlongW(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t o
   }
 }
 
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+constexpr bool unit_stride_w_by_pairs = true;
+
+// Lanes idx[i] of the pair (lo, hi), 32-bit lanes: lo's lane j for j < 16, hi's lane j - 16 above
+// (one VPERMT2PS).
+template <class D>
+HWY_INLINE hn::Vec<D> LanesOfPair(D d, hn::Vec<D> lo, hn::Vec<D> hi, hn::Vec<hn::RebindToSigned<D>> idx) {
+  const hn::Repartition<float, D> df;
+  return hn::BitCast(d, hn::Vec<decltype(df)>{_mm512_permutex2var_ps(hn::BitCast(df, lo).raw, idx.raw,
+                                                                        hn::BitCast(df, hi).raw)});
+}
+
+// SumAlongW for stride 1 and dilation 1 on AVX-512, for at most L + 1 taps: dst[ow] =
+// finish(sum over t < taps of sums[ow + t]). A tap at a column that is not a multiple of 16 would
+// be a load across two cache lines (the 7x7 window: six of its seven taps); here `sums` is 64-byte
+// aligned, and each output vector loads one new aligned block: its taps are lanes of the pair of
+// blocks (permutes). Reads sums up to round_up(out_w, L) + L.
+template <class D, class S>
+HWY_INLINE void SumAlongWByPairs(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t out_w, int64_t taps,
+                                 const float* HWY_RESTRICT factors, IntRounding rule, S* HWY_RESTRICT dst) {
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const hn::RebindToSigned<D> di;
+  const hn::Rebind<float, D> df;
+  const auto first_lanes = hn::Iota(di, 0), one = hn::Set(di, 1);
+  const auto identity = hn::Set(d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
+  auto b0 = hn::Load(d, sums);
+  for (int64_t ow = 0; ow < out_w; ow += L) {
+    const auto b1 = hn::Load(d, sums + ow + L);
+    // Two chains: taps 0, 2, 4, ... and 1, 3, 5, ...; -0 (or 0) added is exact.
+    auto m0 = b0, m1 = identity;
+    auto lanes = first_lanes;
+    int64_t t = 1;
+    for (; t + 1 < taps; t += 2) {
+      lanes = hn::Add(lanes, one);
+      m1 = hn::Add(m1, LanesOfPair(d, b0, b1, lanes));
+      lanes = hn::Add(lanes, one);
+      m0 = hn::Add(m0, LanesOfPair(d, b0, b1, lanes));
+    }
+    if (t < taps) m1 = hn::Add(m1, LanesOfPair(d, b0, b1, hn::Add(lanes, one)));
+    const auto m = FinishAverage(d, hn::Add(m0, m1), hn::Load(df, factors + ow), rule);
+    if (ow + L <= out_w) StoreAs(m, d, dst + ow);
+    else StorePartial(m, d, dst + ow, static_cast<size_t>(out_w - ow));
+    b0 = b1;
+  }
+}
+#else
+constexpr bool unit_stride_w_by_pairs = false;
+#endif
+
 // An NCHW output row: its plane (n * C + c), depth and height indices, stepped without dividing.
 struct OutputRow {
   int64_t plane = 0, od = 0, oh = 0;
@@ -875,6 +1017,38 @@ size_t WindowRows(const Plan& P, const S* in, const OutputRow& at, const S** sou
   return count;
 }
 
+// The window rows of two output rows, when the second's are the first's from some k on and then k
+// more (adjacent rows of one depth slice): the rows both read, and those only one of them reads.
+// Windows over depth slices are left alone: paired, the 3-D layer measured 1.45x slower.
+template <class S>
+struct SharedRows {
+  const S* const* shared = nullptr;
+  const S* const* only_a = nullptr;
+  const S* const* only_b = nullptr;
+  size_t shared_count = 0, only_count = 0;
+  bool Split(const S* const* a, size_t a_rows, const S* const* b, size_t b_rows) {
+    if (a_rows != b_rows || b_rows == 0) return false;
+    const size_t k = static_cast<size_t>(std::find(a, a + a_rows, b[0]) - a);
+    if (k == a_rows || !std::equal(a + k, a + a_rows, b)) return false;
+    shared = a + k;
+    only_a = a;
+    only_b = b + (a_rows - k);
+    shared_count = a_rows - k;
+    only_count = k;
+    return true;
+  }
+};
+
+// Prefetches `count` rows of `row_bytes` from sources[i] + `ahead` bytes (an address past the
+// input is only a hint, never read).
+template <class S>
+HWY_INLINE void PrefetchRows(const S* const* sources, size_t count, int64_t ahead, int64_t row_bytes) {
+  for (size_t r = 0; r < count; ++r) {
+    const uintptr_t at = reinterpret_cast<uintptr_t>(sources[r]) + static_cast<uintptr_t>(ahead);
+    for (int64_t x = 0; x < row_bytes; x += 64) __builtin_prefetch(reinterpret_cast<const void*>(at + static_cast<uintptr_t>(x)));
+  }
+}
+
 template <class S, class Acc>
 void AvgNchw(const Plan& P, const RunArgs& a) {
   using D = hn::ScalableTag<Acc>;
@@ -883,9 +1057,13 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
   const AxisTable &AD = P.axis[0], &AH = P.axis[1], &AW = P.axis[2];
   const int64_t W = AW.in, OW = AW.out, out_rows = P.batch * P.channels * AD.out * AH.out;
   const int64_t pad = AW.pad_begin;
-  // A row of sums: column x of the input at pad + x; -0 before and after, far enough for the
-  // last vector's strided loads (L lanes, `stride` apart) of its last tap.
-  const int64_t sums_length = pad + W + L + (OW + L) * AW.stride + (AW.kernel - 1) * AW.dilation + L;
+  const bool by_pairs = unit_stride_w_by_pairs && AW.stride == 1 && AW.dilation == 1 && AW.kernel <= L + 1;
+  // A row of sums: column x of the input at pad + x; -0 before and after, far enough for the last
+  // vector's strided loads (L lanes, `stride` apart) of its last tap.
+  const int64_t sums_extent = pad + W + L + (OW + L) * AW.stride + (AW.kernel - 1) * AW.dilation + L;
+  // Each row from a cache line for SumAlongWByPairs; otherwise as long as it needs to be (the 3-D
+  // layer: rounded up to a multiple of 16, 1.07x slower).
+  const int64_t sums_length = by_pairs ? (sums_extent + L - 1) / L * L : sums_extent;
   // Rows are summed in batches, and then read along W: read right after it was stored, a row
   // of sums stalls its unaligned loads (the store buffer cannot forward them).
   constexpr int64_t batch_rows = 4;
@@ -900,17 +1078,26 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
     thread_local std::vector<const S*> sources_tl;
     thread_local std::vector<float> factors_tl;
     thread_local std::vector<int64_t> empty_tl;
-    Acc* sums = Scratch(sums_tl, static_cast<size_t>(batch_rows * sums_length));
+    Acc* sums = LineScratch(sums_tl, static_cast<size_t>(batch_rows * sums_length));
     const auto identity = hn::Set(d, static_cast<Acc>(std::is_floating_point_v<Acc> ? -0.0f : 0.0f));
     for (int64_t i = 0; i < batch_rows * sums_length; i += L)
       hn::StoreU(identity, d, sums + std::min(i, batch_rows * sums_length - L));
-    const S** sources = Scratch(sources_tl, static_cast<size_t>(AD.kernel * AH.kernel));
+    const auto window_rows = static_cast<size_t>(AD.kernel * AH.kernel);
+    const S** sources = Scratch(sources_tl, 2 * window_rows);
+    const S** next_sources = sources + window_rows;
+    SharedRows<S> split;
     // Per output column: its factor, for the rows whose divisor factor is `factors_for`; and the
     // columns that are written as empty (no tap, or divisor 0).
-    float* factors = Scratch(factors_tl, static_cast<size_t>(OW + L));
+    float* factors = LineScratch(factors_tl, static_cast<size_t>(OW + L));
     std::fill(factors + OW, factors + OW + L, 1.0f);  // lanes past the row: finite, unused
     int64_t* empty_columns = Scratch(empty_tl, static_cast<size_t>(OW));
     int64_t empty_count = 0, factors_for = -1;
+    // The same taps `prefetch_rows` output rows further down are prefetched: short rows from
+    // several depth slices are too many short streams for the hardware prefetchers (cold 3-D
+    // input: 1.4x slower without). With one depth slice, only the rows the window adds as it
+    // moves down (its last `stride`): the others were prefetched for earlier rows (7x7 cold:
+    // 1.30 -> 1.18 ms).
+    const auto new_rows = [&](size_t count) { return AD.kernel == 1 ? std::min(count, static_cast<size_t>(AH.stride)) : count; };
     for (int64_t first_row = begin; first_row < end; first_row += batch_rows) {
       const int64_t past_row = std::min(end, first_row + batch_rows);
       const OutputRow first_at(P, first_row);
@@ -918,17 +1105,25 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
       for (int64_t row = first_row; row < past_row; ++row, at.Next(P)) {  // 1. each row's input rows summed
         const size_t row_count = WindowRows(P, in, at, sources);
         if (row_count == 0) continue;  // written as empty below
-        // The same taps `prefetch_rows` output rows further down, prefetched: short rows from
-        // several depth slices are too many short streams for the hardware prefetchers (cold 3-D
-        // input: 1.4x slower without). An address past the input is only a hint, never read.
-        // With one depth slice, only the rows the window adds as it moves down (its last
-        // `stride`): the others were prefetched for earlier rows (7x7 cold: 1.30 -> 1.18 ms).
-        const size_t shared = AD.kernel == 1 ? row_count - std::min(row_count, static_cast<size_t>(AH.stride)) : 0;
-        for (size_t r = shared; r < row_count; ++r) {
-          const uintptr_t ahead = reinterpret_cast<uintptr_t>(sources[r]) + prefetch_bytes;
-          for (int64_t x = 0; x < row_bytes; x += 64) __builtin_prefetch(reinterpret_cast<const void*>(ahead + x));
-        }
+        const size_t fresh = new_rows(row_count);
+        PrefetchRows(sources + (row_count - fresh), fresh, prefetch_bytes, row_bytes);
         Acc* row_sums = sums + (row - first_row) * sums_length + pad;
+        if (AD.kernel == 1 && row + 1 < past_row) {  // with the next row, when their windows share rows
+          OutputRow next_at = at;
+          next_at.Next(P);
+          const size_t next_count = WindowRows(P, in, next_at, next_sources);
+          if (split.Split(sources, row_count, next_sources, next_count)) {
+            const size_t next_fresh = new_rows(next_count);
+            PrefetchRows(next_sources + (next_count - next_fresh), next_fresh, prefetch_bytes, row_bytes);
+            SumRowPair(d, split.shared, split.shared_count, split.only_a, split.only_b, split.only_count, W, row_sums,
+                       row_sums + sums_length);
+            hn::StoreU(identity, d, row_sums + W);  // the last vector may have written past W
+            hn::StoreU(identity, d, row_sums + sums_length + W);
+            ++row;
+            at = next_at;
+            continue;
+          }
+        }
         SumRowsAnyCount(d, sources, row_count, W, row_sums);
         hn::StoreU(identity, d, row_sums + W);  // SumRows' last vector may have written past W
       }
@@ -944,17 +1139,23 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
                                 ? -2
                                 : int64_t{AD.divisor[static_cast<size_t>(od)]} * AH.divisor[static_cast<size_t>(oh)];
         if (key != factors_for) {
+          RowFactors<Acc>(P, od, oh, 0, OW, factors);
+          // Divisor 0: the override's, or a factor of the product's (plan.cpp).
+          const bool by_product = P.p.divisor != Divisor::override_value;
+          const bool row_zero = by_product ? AD.divisor[static_cast<size_t>(od)] * AH.divisor[static_cast<size_t>(oh)] == 0
+                                           : P.p.divisor_override == 0;
           empty_count = 0;
-          for (int64_t ow = 0; ow < OW; ++ow) {
-            const int64_t divisor = P.divisor(od, oh, ow);
-            factors[ow] = AverageFactor<Acc>(divisor == 0 ? 1 : divisor);
-            if (divisor == 0 || AW.count(ow) == 0) empty_columns[empty_count++] = ow;
-          }
+          for (int64_t ow = 0; ow < OW; ++ow)
+            if (row_zero || AW.count(ow) == 0 || (by_product && AW.divisor[static_cast<size_t>(ow)] == 0))
+              empty_columns[empty_count++] = ow;
           factors_for = key;
         }
-        const Acc* row_sums = sums + (row - first_row) * sums_length;
+        const Acc* row_sums = sums + (row - first_row) * sums_length;  // from column -pad
         S* dst = out + row * OW;
-        if (AW.kernel == 2)
+        if constexpr (unit_stride_w_by_pairs)
+          if (by_pairs) SumAlongWByPairs(d, row_sums, OW, AW.kernel, factors, rule, dst);
+        if (by_pairs) {
+        } else if (AW.kernel == 2)
           SumAlongW<2>(d, row_sums, OW, AW.stride, AW.dilation, AW.kernel, factors, rule, dst);
         else if (AW.kernel == 3)
           SumAlongW<3>(d, row_sums, OW, AW.stride, AW.dilation, AW.kernel, factors, rule, dst);
