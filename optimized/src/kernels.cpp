@@ -1611,13 +1611,6 @@ HWY_INLINE hn::Vec<D> CombinedRows(D d, const float* const* HWY_RESTRICT rows, s
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const size_t n = kRows > 0 ? static_cast<size_t>(kRows) : count;
   hn::Vec<D> m, s;
-  if (offset == -2 && L >= 4 && W >= L) {  // the left pad of pad 1: the lanes of offset 0, two lanes up
-    const hn::RebindToSigned<D> di;
-    const auto up_two = hn::IndicesFromVec(d, hn::Max(hn::Sub(hn::Iota(di, 0), hn::Set(di, 2)), hn::Zero(di)));
-    const auto combined = CombinedRows<kRows>(d, rows, count, 0, W, sum);
-    return hn::IfThenElse(hn::FirstN(d, 2), hn::Set(d, -std::numeric_limits<float>::infinity()),
-                          hn::TableLookupLanes(combined, up_two));
-  }
   if (HWY_LIKELY(offset >= 0 && offset + L <= W)) {
     m = s = hn::LoadU(d, rows[0] + offset);
 #pragma GCC unroll 4
@@ -1642,6 +1635,39 @@ HWY_INLINE hn::Vec<D> CombinedRows(D d, const float* const* HWY_RESTRICT rows, s
   return m;
 }
 
+// `before`'s last lane, then `v`'s lanes 0 .. L - 2: the column of each lane's output one stride
+// to the left. (On x86 only AVX-512 takes max_nchw's direct path: AVX2's masked loads may fault.)
+template <class D>
+HWY_INLINE hn::Vec<D> UpOneLane(D d, hn::Vec<D> v, hn::Vec<D> before) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  if constexpr (hn::MaxLanes(D()) == 16) {
+    (void)d;
+    return hn::Vec<D>{_mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(v.raw), _mm512_castps_si512(before.raw), 15))};
+  }
+#endif
+  const hn::RebindToSigned<D> di;
+  const auto L = static_cast<int32_t>(hn::Lanes(d));
+  const auto up = hn::IndicesFromVec(d, hn::Max(hn::Sub(hn::Iota(di, 0), hn::Set(di, 1)), hn::Zero(di)));
+  return hn::IfThenElse(hn::FirstN(d, 1), hn::TableLookupLanes(before, hn::IndicesFromVec(d, hn::Set(di, L - 1))),
+                        hn::TableLookupLanes(v, up));
+}
+
+// An output vector's maximum m, clamped to `lowest` and stored; a zero gets its first zero tap in
+// scan order (the rows were combined first, which may have picked another zero).
+template <class D>
+HWY_INLINE void StoreMaxVector(D d, hn::Vec<D> m, bool from_lowest, hn::Vec<D> lowest, const AxisTable& AW,
+                               const float* const* window_rows, size_t count, int64_t ow, float* HWY_RESTRICT dst) {
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  if (from_lowest) m = hn::IfThenElse(hn::Gt(m, lowest), m, lowest);
+  hn::StoreU(m, d, dst + ow);
+  if (!hn::AllFalse(d, hn::Eq(m, hn::Zero(d)))) {
+    alignas(64) float lane[HWY_MAX_BYTES / sizeof(float)];
+    hn::Store(m, d, lane);
+    for (int64_t j = 0; j < L; ++j)
+      if (lane[j] == 0) StoreFirstZeroTap<float>(AW, window_rows, count, ow + j, dst + ow + j);
+  }
+}
+
 // One output row of OW >= Lanes values; false (the row partly written) when a NaN may be among
 // its taps. `rows` are the window's rows in scan order.
 template <int kTaps, int kRows, class D>
@@ -1657,7 +1683,28 @@ HWY_NOINLINE bool MaxRowDirect(D d, const float* const* HWY_RESTRICT window_rows
   }
   const auto lowest = hn::Set(d, lowest_float);
   auto sum = hn::Zero(d);
-  for (int64_t next = 0; next < OW; next += L) {
+  int64_t next = 0;
+  if (pad == 1 || kTaps == 2) {
+    // The whole vectors from one pair at 2 ow: even lanes column 2i, odd 2i + 1, and the odd
+    // lanes of the pair before, one lane up, 2i - 1. Every load is at a multiple of 2L columns:
+    // on a cache line when the row is (a load at 2 ow - 2 spans two lines).
+    auto before = hn::Set(d, -std::numeric_limits<float>::infinity());  // column -1: the pad
+    for (; next + L <= OW; next += L) {
+      const auto lo = CombinedRows<kRows>(d, r, count, 2 * next, W, sum);
+      const auto hi = CombinedRows<kRows>(d, r, count, 2 * next + L, W, sum);
+      const auto even = hn::ConcatEven(d, hi, lo), odd = hn::ConcatOdd(d, hi, lo);
+      hn::Vec<D> m;
+      if (pad == 1) {
+        m = FirstIfGreater(d, even, UpOneLane(d, odd, before));
+        if constexpr (kTaps == 3) m = FirstIfGreater(d, odd, m);
+      } else {
+        m = FirstIfGreater(d, odd, even);
+      }
+      before = odd;
+      StoreMaxVector(d, m, from_lowest, lowest, AW, window_rows, count, next, dst);
+    }
+  }
+  for (; next < OW; next += L) {
     const int64_t ow = next + L <= OW ? next : OW - L;  // the last vector overlaps the one before
     // Pairs at 2 ow - 2 (odd lanes: column 2i - 1) and 2 ow (even: 2i; odd: 2i + 1) for pad 1;
     // at 2 ow (2i, 2i + 1) and 2 ow + 2 (2i + 2) for pad 0.
@@ -1681,14 +1728,7 @@ HWY_NOINLINE bool MaxRowDirect(D d, const float* const* HWY_RESTRICT window_rows
       }
     }
     sum = hn::Add(sum, part);
-    if (from_lowest) m = hn::IfThenElse(hn::Gt(m, lowest), m, lowest);
-    hn::StoreU(m, d, dst + ow);
-    if (!hn::AllFalse(d, hn::Eq(m, hn::Zero(d)))) {  // a zero: its first zero tap in scan order
-      alignas(64) float lane[HWY_MAX_BYTES / sizeof(float)];
-      hn::Store(m, d, lane);
-      for (int64_t j = 0; j < L; ++j)
-        if (lane[j] == 0) StoreFirstZeroTap<float>(AW, window_rows, count, ow + j, dst + ow + j);
-    }
+    StoreMaxVector(d, m, from_lowest, lowest, AW, window_rows, count, ow, dst);
   }
   return hn::AllFalse(d, hn::IsNaN(sum));
 }
