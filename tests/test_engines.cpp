@@ -183,6 +183,33 @@ TEST_CASE("max_nchw: its vector-pair rows, several vectors long, on random value
   REQUIRE(optimized::use_simd_target("").ok());
 }
 
+// avg_nchw and avg_nhwc sum two adjacent output rows' window rows together when the windows
+// share rows (windows of 4 or more rows in NHWC). The whole-space draw has windows of at most 4
+// rows, so windows of 4 to 9 rows at stride 1 and 2 get a property of their own (a mutant that
+// reused the row before's sums in NHWC passed every other test).
+TEST_CASE("avg_nchw and avg_nhwc: tall windows, whose adjacent rows are summed together") {
+  for (const char* kernel : {"avg_nchw", "avg_nhwc"}) {
+    const optimized::OptimizedEngine only(kernel);
+    const Layout layout = std::string_view(kernel).ends_with("nchw") ? Layout::channels_first : Layout::channels_last;
+    check_property(fmt::format("{} on tall windows == spec", kernel), [&] {
+      const int kh = *rc::gen::inRange(4, 10), kw = *rc::gen::inRange(1, 10);
+      const int sh = *rc::gen::inRange(1, 3), sw = *rc::gen::inRange(1, 3);
+      const int ph = *rc::gen::inRange(0, kh), pw = *rc::gen::inRange(0, kw);
+      const int h = *rc::gen::inRange(kh, kh + 12), w = *rc::gen::inRange(kw, kw + 40);
+      const std::string text = fmt::format(
+          "avg:{}:n{}c{}:h{}w{}:k{}x{}:s{}x{}:pb{}x{}:pe{}x{}:{}:floor", *rc::gen::element<std::string>("f32", "f16", "i8", "u8"),
+          *rc::gen::inRange(1, 3), *rc::gen::inRange(1, 40), h, w, kh, kw, sh, sw, ph, pw, ph, pw,
+          *rc::gen::element<std::string>("exclude", "include_clip", "include_full"));
+      const Problem p = parse_problem(text).value();
+      RC_PRE(static_cast<bool>(only.supports(p, layout)));
+      const Case c{p, *input_gen(p, true)};
+      const std::string failure = engine_failure(only, c, layout, *rc::gen::inRange(1, 3));
+      RC_LOG() << text << ": " << failure;
+      RC_ASSERT(failure.empty());
+    });
+  }
+}
+
 TEST_CASE("mutant kernels are caught") {
   for (optimized::Mutation mutation : {optimized::Mutation::window_edge, optimized::Mutation::border_divisor}) {
     const optimized::OptimizedEngine mutant({}, mutation);
