@@ -285,8 +285,8 @@ int run(const Options& options) {
     fmt::print("== {}  {}  ({:.1f} MB in + out)\n", w.name, format_problem(p), bytes / 1e6);
 
     // The reference output, and the reference against the spec.
-    const LineAligned<std::byte> nchw = aligned_storage(input, Layout::channels_first);
-    const LineAligned<std::byte> nhwc = aligned_storage(input, Layout::channels_last);
+    const LineAligned<std::byte> nchw = line_aligned_storage(input, Layout::channels_first);
+    const LineAligned<std::byte> nhwc = line_aligned_storage(input, Layout::channels_last);
     EngineRunner reference_runner(reference::engine(), p, Layout::channels_first, nchw);
     reference_runner.run(2);
     const std::vector<double> expected = reference_runner.output_in_spec_order();

@@ -326,7 +326,7 @@ std::unique_ptr<Runner> make_naive(const Problem& p, const Tensor& input) {
   return nullptr;
 }
 
-LineAligned<std::byte> aligned_storage(const Tensor& t, Layout layout) {
+LineAligned<std::byte> line_aligned_storage(const Tensor& t, Layout layout) {
   const std::vector<std::byte> bytes = to_storage(t, layout);
   return {bytes.begin(), bytes.end()};
 }

@@ -37,7 +37,8 @@ struct CacheLineAllocator {
 template <class T>
 using LineAligned = std::vector<T, CacheLineAllocator<T>>;
 
-LineAligned<std::byte> aligned_storage(const Tensor& t, Layout layout);
+// to_storage's bytes, in a LineAligned buffer.
+LineAligned<std::byte> line_aligned_storage(const Tensor& t, Layout layout);
 
 class Runner {
  public:

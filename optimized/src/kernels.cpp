@@ -907,12 +907,12 @@ void AvgNhwc(const Plan& P, const RunArgs& a) {
       const bool interior = !rows_empty && ib < ie && divisors[ib] != 0;
       const bool direct =
           interior && SlideColumnsIfShaped(d, sources, row_count, ahead, ahead_count, AW, C, ib, ie, factors, rule, dst_row);
-      // Windows of more than 3 rows (never direct) share rows with the next output row's: the two
-      // are summed together (7x7: 8 row loads for two output rows, not 14).
       // The rows the next output row adds, prefetched whole (7x7 cold: 1.23 -> 1.04 ms with the
       // pairs below, which read two new rows at once). Not for 3-D windows (`ahead` is the last
       // depth slice's only), where it measured slower.
       if (!direct && AD.kernel == 1) PrefetchRows(ahead, ahead_count, 0, row_length * static_cast<int64_t>(sizeof(S)));
+      // Windows of more than 3 rows (never direct) share rows with the next output row's: the two
+      // are summed together (7x7: 8 row loads for two output rows, not 14).
       if (next_summed) {
         std::swap(sums, next_sums);
         next_summed = false;
@@ -1162,7 +1162,7 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
           RowFactors<Acc>(P, od, oh, 0, OW, factors);
           // Divisor 0: the override's, or a factor of the product's (plan.cpp).
           const bool by_product = P.p.divisor != Divisor::override_value;
-          const bool row_zero = by_product ? AD.divisor[static_cast<size_t>(od)] * AH.divisor[static_cast<size_t>(oh)] == 0
+          const bool row_zero = by_product ? AD.divisor[static_cast<size_t>(od)] == 0 || AH.divisor[static_cast<size_t>(oh)] == 0
                                            : P.p.divisor_override == 0;
           empty_count = 0;
           for (int64_t ow = 0; ow < OW; ++ow)
@@ -1172,9 +1172,8 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
         }
         const Acc* row_sums = sums + (row - first_row) * sums_length;  // from column -pad
         S* dst = out + row * OW;
-        if constexpr (unit_stride_w_by_pairs)
-          if (by_pairs) SumAlongWByPairs(d, row_sums, OW, AW.kernel, factors, rule, dst);
         if (by_pairs) {
+          if constexpr (unit_stride_w_by_pairs) SumAlongWByPairs(d, row_sums, OW, AW.kernel, factors, rule, dst);
         } else if (AW.kernel == 2)
           SumAlongW<2>(d, row_sums, OW, AW.stride, AW.dilation, AW.kernel, factors, rule, dst);
         else if (AW.kernel == 3)
