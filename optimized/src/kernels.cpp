@@ -1833,10 +1833,7 @@ void MaxNchwWith(const Plan& P, const RunArgs& a) {
         if (row_count == 0) continue;  // written as empty below
         // As in avg_nchw; MaxRowDirect's rows only those the next output row adds (the window's last).
         const size_t shared = direct ? row_count - std::min(row_count, static_cast<size_t>(AH.stride)) : 0;
-        for (size_t r = shared; r < row_count; ++r) {
-          const uintptr_t ahead = reinterpret_cast<uintptr_t>(sources[r]) + prefetch_bytes;
-          for (int64_t x = 0; x < row_bytes; x += 64) __builtin_prefetch(reinterpret_cast<const void*>(ahead + x));
-        }
+        PrefetchRows(sources + shared, row_count - shared, prefetch_bytes, row_bytes);
         if (direct && MaxRowDirectAnyShape(d, sources, row_count, AW, from_lowest, lowest_float, out + row * OW)) {
           done[row - first_row] = true;
           continue;
