@@ -210,37 +210,40 @@ TEST_CASE("avg_nchw and avg_nhwc: tall windows, whose adjacent rows are summed t
   }
 }
 
-TEST_CASE("avg_nchw: 3-D windows, each depth window's slices summed into a plane first") {
-  // Rows of at most 64 values along W are summed in registers (the shapes of SumShortRows drawn
-  // half of the time); longer ones through rows of sums.
-  const optimized::OptimizedEngine only("avg_nchw");
-  check_property("avg_nchw on 3-D windows == spec", [&] {
-    struct WShape { int kernel, stride, pad; };
-    const WShape w_shape = *rc::gen::oneOf(
-        rc::gen::element(WShape{3, 2, 1}, WShape{2, 2, 0}, WShape{3, 1, 1}),
-        rc::gen::apply([](int k, int s, int pad) { return WShape{k, s, pad % k}; }, rc::gen::inRange(1, 6),
-                       rc::gen::inRange(1, 4), rc::gen::inRange(0, 5)));
-    const int kd = *rc::gen::inRange(2, 5), kh = *rc::gen::inRange(1, 4);
-    const int sd = *rc::gen::inRange(1, 3), sh = *rc::gen::inRange(1, 3);
-    const int pd = *rc::gen::inRange(0, kd), ph = *rc::gen::inRange(0, kh);
-    const int d = *rc::gen::inRange(kd, kd + 6), h = *rc::gen::inRange(kh, kh + 6);
-    // Widths of whole vectors drawn often: past 64 the plane of sums is then one run, and its last
-    // vector is a lone one when the plane has an odd number of them.
-    const int w = *rc::gen::oneOf(rc::gen::inRange(w_shape.kernel, 65), rc::gen::inRange(60, 90),
-                                  rc::gen::map(rc::gen::inRange(1, 10), [](int v) { return 16 * v; }));
-    const std::string text = fmt::format(
-        "avg:{}:n{}c{}:d{}h{}w{}:k{}x{}x{}:s{}x{}x{}:pb{}x{}x{}:pe{}x{}x{}:{}:{}",
-        *rc::gen::element<std::string>("f32", "f16", "i8", "u8"), *rc::gen::inRange(1, 3), *rc::gen::inRange(1, 5), d, h,
-        w, kd, kh, w_shape.kernel, sd, sh, w_shape.stride, pd, ph, w_shape.pad, pd, ph, w_shape.pad,
-        *rc::gen::element<std::string>("exclude", "include_clip", "include_full"),
-        *rc::gen::element<std::string>("floor", "ceil"));
-    const Problem p = parse_problem(text).value();
-    RC_PRE(static_cast<bool>(only.supports(p, Layout::channels_first)));
-    const Case c{p, *input_gen(p, true)};
-    const std::string failure = engine_failure(only, c, Layout::channels_first, *rc::gen::inRange(1, 3));
-    RC_LOG() << text << ": " << failure;
-    RC_ASSERT(failure.empty());
-  });
+TEST_CASE("avg_nchw and avg_nhwc: 3-D windows, each depth window's slices summed into a plane first") {
+  // NCHW: rows of at most 64 values along W are summed in registers (the shapes of SumShortRows
+  // drawn half of the time); longer ones through rows of sums. NHWC: f32 planes of sums.
+  for (const char* kernel : {"avg_nchw", "avg_nhwc"}) {
+    const optimized::OptimizedEngine only(kernel);
+    const Layout layout = std::string_view(kernel).ends_with("nchw") ? Layout::channels_first : Layout::channels_last;
+    check_property(fmt::format("{} on 3-D windows == spec", kernel), [&] {
+      struct WShape { int kernel, stride, pad; };
+      const WShape w_shape = *rc::gen::oneOf(
+          rc::gen::element(WShape{3, 2, 1}, WShape{2, 2, 0}, WShape{3, 1, 1}),
+          rc::gen::apply([](int k, int s, int pad) { return WShape{k, s, pad % k}; }, rc::gen::inRange(1, 6),
+                         rc::gen::inRange(1, 4), rc::gen::inRange(0, 5)));
+      const int kd = *rc::gen::inRange(2, 5), kh = *rc::gen::inRange(1, 4);
+      const int sd = *rc::gen::inRange(1, 3), sh = *rc::gen::inRange(1, 3);
+      const int pd = *rc::gen::inRange(0, kd), ph = *rc::gen::inRange(0, kh);
+      const int d = *rc::gen::inRange(kd, kd + 6), h = *rc::gen::inRange(kh, kh + 6);
+      // Widths of whole vectors drawn often: past 64 the plane of sums is then one run, and its last
+      // vector is a lone one when the plane has an odd number of them.
+      const int w = *rc::gen::oneOf(rc::gen::inRange(w_shape.kernel, 65), rc::gen::inRange(60, 90),
+                                    rc::gen::map(rc::gen::inRange(1, 10), [](int v) { return 16 * v; }));
+      const std::string text = fmt::format(
+          "avg:{}:n{}c{}:d{}h{}w{}:k{}x{}x{}:s{}x{}x{}:pb{}x{}x{}:pe{}x{}x{}:{}:{}",
+          *rc::gen::element<std::string>("f32", "f16", "i8", "u8"), *rc::gen::inRange(1, 3), *rc::gen::inRange(1, 5), d, h,
+          w, kd, kh, w_shape.kernel, sd, sh, w_shape.stride, pd, ph, w_shape.pad, pd, ph, w_shape.pad,
+          *rc::gen::element<std::string>("exclude", "include_clip", "include_full"),
+          *rc::gen::element<std::string>("floor", "ceil"));
+      const Problem p = parse_problem(text).value();
+      RC_PRE(static_cast<bool>(only.supports(p, layout)));
+      const Case c{p, *input_gen(p, true)};
+      const std::string failure = engine_failure(only, c, layout, *rc::gen::inRange(1, 3));
+      RC_LOG() << text << ": " << failure;
+      RC_ASSERT(failure.empty());
+    });
+  }
 }
 
 TEST_CASE("mutant kernels are caught") {

@@ -586,6 +586,72 @@ HWY_INLINE void PrefetchRows(const S* const* sources, size_t count, int64_t ahea
   }
 }
 
+// ---- slice sums: a window over depth slices summed into one plane first ---------------------
+//
+// For 3-D windows, avg_nchw and avg_nhwc sum each output depth's slices into one plane, and take
+// the window's rows from there, as for a 2-D problem.
+
+// The sum of `count` slices (kSlices of them when not 0) at element i, in slice order.
+template <int kSlices, class D, class S>
+HWY_INLINE hn::Vec<D> SliceSum(D d, const S* const* HWY_RESTRICT slices, size_t count, int64_t i) {
+  const size_t n = kSlices > 0 ? static_cast<size_t>(kSlices) : count;
+  auto m = LoadAs(d, slices[0] + i);
+#pragma GCC unroll 4
+  for (size_t k = 1; k < n; ++k) m = hn::Add(m, LoadAs(d, slices[k] + i));
+  return m;
+}
+
+// SumSlices, with the slice count unrolled when kSlices is not 0.
+template <int kSlices, class D, class S>
+HWY_NOINLINE void SumSlicesOf(D d, const S* const* HWY_RESTRICT slices, size_t count, int64_t H, int64_t W,
+                              int64_t row_stride, hn::TFromD<D>* HWY_RESTRICT sums) {
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  if (W == row_stride) {  // no padding: the plane is one run
+    const int64_t total = H * W;
+    int64_t i = 0;
+    for (; i + 2 * L <= total; i += 2 * L) {
+      const auto m0 = SliceSum<kSlices>(d, slices, count, i), m1 = SliceSum<kSlices>(d, slices, count, i + L);
+      hn::Store(m0, d, sums + i);
+      hn::Store(m1, d, sums + i + L);
+    }
+    if (i + L <= total) {
+      hn::Store(SliceSum<kSlices>(d, slices, count, i), d, sums + i);
+      i += L;
+    }
+    if (i < total) {  // a partial vector (NHWC planes of any length)
+      const size_t tail = static_cast<size_t>(total - i);
+      auto m = LoadPartial(d, slices[0] + i, tail);
+      for (size_t k = 1; k < count; ++k) m = hn::Add(m, LoadPartial(d, slices[k] + i, tail));
+      StorePartial(m, d, sums + i, tail);
+    }
+    return;
+  }
+  const auto identity = hn::Set(d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
+  const int64_t whole = W / L * L;
+  const size_t tail = static_cast<size_t>(W - whole);
+  for (int64_t ih = 0; ih < H; ++ih) {
+    hn::TFromD<D>* row = sums + ih * row_stride;
+    for (int64_t x = 0; x < whole; x += L) hn::Store(SliceSum<kSlices>(d, slices, count, ih * W + x), d, row + x);
+    auto m = LoadPartial(d, slices[0] + ih * W + whole, tail);
+    for (size_t k = 1; k < count; ++k) m = hn::Add(m, LoadPartial(d, slices[k] + ih * W + whole, tail));
+    hn::Store(hn::IfThenElse(hn::FirstN(d, tail), m, identity), d, row + whole);  // masked lanes: +0, not -0
+    for (int64_t x = whole + L; x < row_stride; x += L) hn::Store(identity, d, row + x);
+  }
+}
+
+// sums[ih * row_stride + x] = the sum over `count` depth slices (each H rows of W values, one
+// contiguous run) of slice[ih * W + x], in slice order, for x < W; -0 (or 0) for x in
+// [W, row_stride). One pass, each slice read in order: streams the hardware prefetchers follow
+// (the 3-D layer cold: 0.52 -> 0.31 ms; its window rows read across three slices at once needed
+// software prefetches and still took 0.37).
+template <class D, class S>
+HWY_INLINE void SumSlices(D d, const S* const* slices, size_t count, int64_t H, int64_t W, int64_t row_stride,
+                          hn::TFromD<D>* sums) {
+  if (count == 2) SumSlicesOf<2>(d, slices, count, H, W, row_stride, sums);
+  else if (count == 3) SumSlicesOf<3>(d, slices, count, H, W, row_stride, sums);
+  else SumSlicesOf<0>(d, slices, count, H, W, row_stride, sums);
+}
+
 // ---- avg_nhwc: per output row, the window's input rows summed, then sums along W --------------
 //
 // Both passes are free functions with value parameters: written inline in the threads' lambda,
@@ -854,105 +920,166 @@ size_t NhwcWindowRows(const Plan& P, const S* in, int64_t row, const S** sources
   return count;
 }
 
-template <class S, class Acc>
-void AvgNhwc(const Plan& P, const RunArgs& a) {
+constexpr int64_t nhwc_slice_sums_bytes = int64_t{1} << 19;  // half of L2
+
+// The input rows of NHWC output rows, from the input itself.
+template <class S>
+struct NhwcInputRows {
+  const Plan* plan;
+  const S* in;
+  size_t operator()(int64_t row, const S** sources) const { return NhwcWindowRows(*plan, in, row, sources); }
+};
+
+// The rows of an NHWC output row's window along H in the plane of its depth window's sums
+// (SumSlices over rows of W pixels of C values); none when the depth window is empty.
+template <class S>
+struct NhwcSliceSumRows {
+  const Plan* plan;
+  const S* sums;
+  size_t operator()(int64_t row, const S** sources) const {
+    const AxisTable &AD = plan->axis[0], &AH = plan->axis[1];
+    const int64_t od = (row / AH.out) % AD.out, oh = row % AH.out;
+    if (AD.count(od) == 0) return 0;
+    const int64_t row_length = plan->axis[2].in * plan->channels;
+    size_t count = 0;
+    for (int64_t th = AH.first[static_cast<size_t>(oh)]; th < AH.past[static_cast<size_t>(oh)]; ++th)
+      sources[count++] = sums + (AH.start(oh) + th * AH.dilation) * row_length;
+    return count;
+  }
+};
+
+// Output rows [begin, end) of avg_nhwc, whose window rows `rows_of` gives. `pair_rows`: adjacent
+// output rows' windows may share rows (one depth slice, or a plane of slice sums).
+template <class S, class Acc, class RowsOf>
+void AvgNhwcRows(const Plan& P, const RunArgs& a, const RowsOf& rows_of, bool pair_rows, int64_t begin, int64_t end) {
   using D = hn::ScalableTag<Acc>;
   const D d;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const AxisTable &AD = P.axis[0], &AH = P.axis[1], &AW = P.axis[2];
   const int64_t C = P.channels, W = AW.in, OW = AW.out, row_length = W * C;
-  const int64_t out_rows = P.batch * AD.out * AH.out;
   const IntRounding rule = P.p.int_rounding;
-  const S* in = reinterpret_cast<const S*>(a.input);
   S* out = reinterpret_cast<S*>(a.output);
-  ParallelRanges(a.threads, out_rows, [&](int64_t begin, int64_t end) HWY_ATTR {
-    thread_local std::vector<Acc> sums_tl;
-    thread_local std::vector<const S*> sources_tl;
-    thread_local std::vector<float> factors_tl;
-    thread_local std::vector<int64_t> divisors_tl;
-    // This row's sums; and the next row's, when they were summed with this row's.
-    Acc* sums = Scratch(sums_tl, static_cast<size_t>(2 * (row_length + L)));
-    Acc* next_sums = sums + row_length + L;
-    bool next_summed = false;
-    SharedRows<S> split;
-    // Per output column, for the rows whose divisor factor is `factors_for`: its divisor and factor.
-    float* factors = Scratch(factors_tl, static_cast<size_t>(OW));
-    int64_t* divisors = Scratch(divisors_tl, static_cast<size_t>(OW));
-    int64_t factors_for = -1;
-    const size_t window_rows = static_cast<size_t>(AD.kernel * AH.kernel);
-    const S** sources = Scratch(sources_tl, 2 * window_rows);
-    const S** next_sources = sources + window_rows;
-    size_t next_count = 0;
-    for (int64_t row = begin; row < end; ++row) {
-      const int64_t n = row / (AD.out * AH.out), od = (row / AH.out) % AD.out, oh = row % AH.out;
-      const int64_t fd = AD.first[static_cast<size_t>(od)], pd = AD.past[static_cast<size_t>(od)];
-      const int64_t fh = AH.first[static_cast<size_t>(oh)], ph = AH.past[static_cast<size_t>(oh)];
-      const bool rows_empty = fd >= pd || fh >= ph;
-      // The window's input rows, and the last ones of the next output row's window (those it
-      // adds, for a window that moves down by at most its height), for the direct path to prefetch.
-      size_t row_count = next_count;
-      if (row == begin) row_count = NhwcWindowRows(P, in, row, sources);
-      else std::swap(sources, next_sources);
-      next_count = row + 1 < out_rows ? NhwcWindowRows(P, in, row + 1, next_sources) : 0;
-      const size_t ahead_count = std::min(next_count, static_cast<size_t>(std::min(AH.stride, AH.kernel)));
-      const S* const* ahead = next_sources + (next_count - ahead_count);
-      const int64_t key = P.p.divisor == Divisor::override_value
-                              ? -2
-                              : int64_t{AD.divisor[static_cast<size_t>(od)]} * AH.divisor[static_cast<size_t>(oh)];
-      if (key != factors_for) {
-        for (int64_t ow = 0; ow < OW; ++ow) {
-          divisors[ow] = P.divisor(od, oh, ow);
-          factors[ow] = AverageFactor<Acc>(divisors[ow] == 0 ? 1 : divisors[ow]);
-        }
-        factors_for = key;
-      }
-      S* dst_row = out + row * OW * C;
-      const int64_t column_step = AW.stride * C, tap_step = AW.dilation * C;
-      // The interior columns in one run (every one has all its taps; their divisor is nonzero
-      // unless the row's is, or the override is 0), the clipped ones one at a time.
-      const int64_t ib = AW.interior_begin, ie = AW.interior_end;
-      const bool interior = !rows_empty && ib < ie && divisors[ib] != 0;
-      const bool direct =
-          interior && SlideColumnsIfShaped(d, sources, row_count, ahead, ahead_count, AW, C, ib, ie, factors, rule, dst_row);
-      // The rows the next output row adds, prefetched whole (7x7 cold: 1.23 -> 1.04 ms with the
-      // pairs below, which read two new rows at once). Not for 3-D windows (`ahead` is the last
-      // depth slice's only), where it measured slower.
-      if (!direct && AD.kernel == 1) PrefetchRows(ahead, ahead_count, 0, row_length * static_cast<int64_t>(sizeof(S)));
-      // Windows of more than 3 rows (never direct) share rows with the next output row's: the two
-      // are summed together (7x7: 8 row loads for two output rows, not 14).
-      if (next_summed) {
-        std::swap(sums, next_sums);
-        next_summed = false;
-      } else if (!direct && row_count > 3 && AD.kernel == 1 && row + 1 < end &&
-                 split.Split(sources, row_count, next_sources, next_count)) {
-        SumRowPair(d, split.shared, split.shared_count, split.only_a, split.only_b, split.only_count, row_length, sums,
-                   next_sums);
-        next_summed = true;
-      } else if (!direct && row_count > 0) {
-        SumRowsAnyCount(d, sources, row_count, row_length, sums);
-      }
-      if (interior && !direct)
-        SumColumnsAnyCount(d, sums, C, ib, ie, column_step, -AW.pad_begin * C, tap_step, AW.kernel, factors, rule,
-                           dst_row);
+  thread_local std::vector<Acc> sums_tl;
+  thread_local std::vector<const S*> sources_tl;
+  thread_local std::vector<float> factors_tl;
+  thread_local std::vector<int64_t> divisors_tl;
+  // This row's sums; and the next row's, when they were summed with this row's.
+  Acc* sums = Scratch(sums_tl, static_cast<size_t>(2 * (row_length + L)));
+  Acc* next_sums = sums + row_length + L;
+  bool next_summed = false;
+  SharedRows<S> split;
+  // Per output column, for the rows whose divisor factor is `factors_for`: its divisor and factor.
+  float* factors = Scratch(factors_tl, static_cast<size_t>(OW));
+  int64_t* divisors = Scratch(divisors_tl, static_cast<size_t>(OW));
+  int64_t factors_for = -1;
+  const size_t window_rows = static_cast<size_t>(AD.kernel * AH.kernel);
+  const S** sources = Scratch(sources_tl, 2 * window_rows);
+  const S** next_sources = sources + window_rows;
+  size_t next_count = 0;
+  for (int64_t row = begin; row < end; ++row) {
+    const int64_t n = row / (AD.out * AH.out), od = (row / AH.out) % AD.out, oh = row % AH.out;
+    const int64_t fd = AD.first[static_cast<size_t>(od)], pd = AD.past[static_cast<size_t>(od)];
+    const int64_t fh = AH.first[static_cast<size_t>(oh)], ph = AH.past[static_cast<size_t>(oh)];
+    const bool rows_empty = fd >= pd || fh >= ph;
+    // The window's input rows, and the last ones of the next output row's window (those it
+    // adds, for a window that moves down by at most its height), for the direct path to prefetch.
+    size_t row_count = next_count;
+    if (row == begin) row_count = rows_of(row, sources);
+    else std::swap(sources, next_sources);
+    next_count = row + 1 < end ? rows_of(row + 1, next_sources) : 0;
+    const size_t ahead_count = std::min(next_count, static_cast<size_t>(std::min(AH.stride, AH.kernel)));
+    const S* const* ahead = next_sources + (next_count - ahead_count);
+    const int64_t key = P.p.divisor == Divisor::override_value
+                            ? -2
+                            : int64_t{AD.divisor[static_cast<size_t>(od)]} * AH.divisor[static_cast<size_t>(oh)];
+    if (key != factors_for) {
       for (int64_t ow = 0; ow < OW; ++ow) {
-        if (ow == ib && interior) ow = ie;
-        if (ow >= OW) break;
-        const int64_t first = AW.first[static_cast<size_t>(ow)], past = AW.past[static_cast<size_t>(ow)];
-        const int64_t divisor = divisors[ow];
-        if (rows_empty || first >= past || divisor == 0) {
-          for (int64_t c = 0; c < C; ++c)
-            WriteEmpty(P, a, n, c, (row * OW + ow) * C + c, divisor == 0);
-          continue;
-        }
-        const int64_t first_column = (first * AW.dilation - AW.pad_begin) * C;
-        if (direct)
-          WindowColumn(d, sources, row_count, C, ow * column_step + first_column, tap_step, past - first,
-                       hn::Set(hn::Rebind<float, D>(), factors[ow]), rule, dst_row + ow * C);
-        else
-          SumColumnsAnyCount(d, sums, C, ow, ow + 1, column_step, first_column, tap_step, past - first, factors, rule,
-                             dst_row);
+        divisors[ow] = P.divisor(od, oh, ow);
+        factors[ow] = AverageFactor<Acc>(divisors[ow] == 0 ? 1 : divisors[ow]);
       }
+      factors_for = key;
     }
+    S* dst_row = out + row * OW * C;
+    const int64_t column_step = AW.stride * C, tap_step = AW.dilation * C;
+    // The interior columns in one run (every one has all its taps; their divisor is nonzero
+    // unless the row's is, or the override is 0), the clipped ones one at a time.
+    const int64_t ib = AW.interior_begin, ie = AW.interior_end;
+    const bool interior = !rows_empty && ib < ie && divisors[ib] != 0;
+    const bool direct =
+        interior && SlideColumnsIfShaped(d, sources, row_count, ahead, ahead_count, AW, C, ib, ie, factors, rule, dst_row);
+    // The rows the next output row adds, prefetched whole (7x7 cold: 1.23 -> 1.04 ms with the
+    // pairs below, which read two new rows at once). Not for 3-D windows (`ahead` is the last
+    // depth slice's only), where it measured slower.
+    if (!direct && pair_rows) PrefetchRows(ahead, ahead_count, 0, row_length * static_cast<int64_t>(sizeof(S)));
+    // Windows of more than 3 rows (never direct) share rows with the next output row's: the two
+    // are summed together (7x7: 8 row loads for two output rows, not 14).
+    if (next_summed) {
+      std::swap(sums, next_sums);
+      next_summed = false;
+    } else if (!direct && row_count > 3 && pair_rows && row + 1 < end &&
+               split.Split(sources, row_count, next_sources, next_count)) {
+      SumRowPair(d, split.shared, split.shared_count, split.only_a, split.only_b, split.only_count, row_length, sums,
+                 next_sums);
+      next_summed = true;
+    } else if (!direct && row_count > 0) {
+      SumRowsAnyCount(d, sources, row_count, row_length, sums);
+    }
+    if (interior && !direct)
+      SumColumnsAnyCount(d, sums, C, ib, ie, column_step, -AW.pad_begin * C, tap_step, AW.kernel, factors, rule,
+                         dst_row);
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      if (ow == ib && interior) ow = ie;
+      if (ow >= OW) break;
+      const int64_t first = AW.first[static_cast<size_t>(ow)], past = AW.past[static_cast<size_t>(ow)];
+      const int64_t divisor = divisors[ow];
+      if (rows_empty || first >= past || divisor == 0) {
+        for (int64_t c = 0; c < C; ++c)
+          WriteEmpty(P, a, n, c, (row * OW + ow) * C + c, divisor == 0);
+        continue;
+      }
+      const int64_t first_column = (first * AW.dilation - AW.pad_begin) * C;
+      if (direct)
+        WindowColumn(d, sources, row_count, C, ow * column_step + first_column, tap_step, past - first,
+                     hn::Set(hn::Rebind<float, D>(), factors[ow]), rule, dst_row + ow * C);
+      else
+        SumColumnsAnyCount(d, sums, C, ow, ow + 1, column_step, first_column, tap_step, past - first, factors, rule,
+                           dst_row);
+    }
+  }
+}
+
+template <class S, class Acc>
+void AvgNhwc(const Plan& P, const RunArgs& a) {
+  const AxisTable &AD = P.axis[0], &AH = P.axis[1], &AW = P.axis[2];
+  const int64_t plane_length = AH.in * AW.in * P.channels;
+  const S* in = reinterpret_cast<const S*>(a.input);
+  // f32, a window over several depth slices, and a plane of sums that stays in L2: each output
+  // depth's window of slices is summed into one plane first (SumSlices), read in order, and its
+  // rows come from there (the 3-D layer cold: 0.42 -> 0.33 ms; hot, 0.17 -> 0.20, the plane is
+  // read back from L2; summed and read back in chunks of rows, 0.39 and 0.22). Other storage
+  // types would need the kernels below to take rows of the sum type.
+  if constexpr (std::is_same_v<S, Acc>) {
+    if (AD.kernel > 1 && plane_length * static_cast<int64_t>(sizeof(Acc)) <= nhwc_slice_sums_bytes) {
+      ParallelRanges(a.threads, P.batch * AD.out, [&](int64_t begin, int64_t end) HWY_ATTR {
+        thread_local std::vector<Acc> plane_tl;
+        thread_local std::vector<const S*> slices_tl;
+        Acc* plane_sums = LineScratch(plane_tl, static_cast<size_t>(plane_length));
+        const S** slices = Scratch(slices_tl, static_cast<size_t>(AD.kernel));
+        const hn::ScalableTag<Acc> d;
+        for (int64_t unit = begin; unit < end; ++unit) {  // (n, od)
+          const int64_t n = unit / AD.out, od = unit % AD.out;
+          size_t count = 0;
+          for (int64_t td = AD.first[static_cast<size_t>(od)]; td < AD.past[static_cast<size_t>(od)]; ++td)
+            slices[count++] = in + (n * AD.in + AD.start(od) + td * AD.dilation) * plane_length;
+          if (count > 0) SumSlices(d, slices, count, AH.in, AW.in * P.channels, AW.in * P.channels, plane_sums);
+          AvgNhwcRows<S, Acc>(P, a, NhwcSliceSumRows<Acc>{&P, plane_sums}, true, unit * AH.out, (unit + 1) * AH.out);
+        }
+      });
+      return;
+    }
+  }
+  ParallelRanges(a.threads, P.batch * AD.out * AH.out, [&](int64_t begin, int64_t end) HWY_ATTR {
+    AvgNhwcRows<S, Acc>(P, a, NhwcInputRows<S>{&P, in}, AD.kernel == 1, begin, end);
   });
 }
 
@@ -1102,59 +1229,6 @@ struct SliceSumRows {
   }
 };
 
-// sums[ih * row_stride + x] = the sum over `count` depth slices (each H rows of W values, one
-// contiguous run) of slice[ih * W + x], in slice order, for x < W; -0 (or 0) for x in
-// [W, row_stride). One pass, each slice read in order: streams the hardware prefetchers follow
-// (the 3-D layer cold: 0.52 -> 0.31 ms; its window rows read across three slices at once needed
-// software prefetches and still took 0.37).
-template <int kSlices, class D, class S>
-HWY_INLINE hn::Vec<D> SliceSum(D d, const S* const* HWY_RESTRICT slices, size_t count, int64_t i) {
-  const size_t n = kSlices > 0 ? static_cast<size_t>(kSlices) : count;
-  auto m = LoadAs(d, slices[0] + i);
-#pragma GCC unroll 4
-  for (size_t k = 1; k < n; ++k) m = hn::Add(m, LoadAs(d, slices[k] + i));
-  return m;
-}
-
-template <int kSlices, class D, class S>
-HWY_NOINLINE void SumSlicesOf(D d, const S* const* HWY_RESTRICT slices, size_t count, int64_t H, int64_t W,
-                              int64_t row_stride, hn::TFromD<D>* HWY_RESTRICT sums) {
-  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
-  if (W == row_stride) {  // a multiple of L: the plane is one run of whole vectors
-    int64_t i = 0;
-    for (; i + 2 * L <= H * W; i += 2 * L) {
-      const auto m0 = SliceSum<kSlices>(d, slices, count, i), m1 = SliceSum<kSlices>(d, slices, count, i + L);
-      hn::Store(m0, d, sums + i);
-      hn::Store(m1, d, sums + i + L);
-    }
-    if (i < H * W) hn::Store(SliceSum<kSlices>(d, slices, count, i), d, sums + i);
-    return;
-  }
-  const auto identity = hn::Set(d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
-  const int64_t whole = W / L * L;
-  const size_t tail = static_cast<size_t>(W - whole);
-  for (int64_t ih = 0; ih < H; ++ih) {
-    hn::TFromD<D>* row = sums + ih * row_stride;
-    for (int64_t x = 0; x < whole; x += L) hn::Store(SliceSum<kSlices>(d, slices, count, ih * W + x), d, row + x);
-    auto m = LoadPartial(d, slices[0] + ih * W + whole, tail);
-    for (size_t k = 1; k < count; ++k) m = hn::Add(m, LoadPartial(d, slices[k] + ih * W + whole, tail));
-    hn::Store(hn::IfThenElse(hn::FirstN(d, tail), m, identity), d, row + whole);  // masked lanes: +0, not -0
-    for (int64_t x = whole + L; x < row_stride; x += L) hn::Store(identity, d, row + x);
-  }
-}
-
-// sums[ih * row_stride + x] = the sum over `count` depth slices (each H rows of W values, one
-// contiguous run) of slice[ih * W + x], in slice order, for x < W; -0 (or 0) for x in
-// [W, row_stride). One pass, each slice read in order: streams the hardware prefetchers follow
-// (the 3-D layer cold: 0.52 -> 0.31 ms; its window rows read across three slices at once needed
-// software prefetches and still took 0.37).
-template <class D, class S>
-HWY_INLINE void SumSlices(D d, const S* const* slices, size_t count, int64_t H, int64_t W, int64_t row_stride,
-                          hn::TFromD<D>* sums) {
-  if (count == 2) SumSlicesOf<2>(d, slices, count, H, W, row_stride, sums);
-  else if (count == 3) SumSlicesOf<3>(d, slices, count, H, W, row_stride, sums);
-  else SumSlicesOf<0>(d, slices, count, H, W, row_stride, sums);
-}
 
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
 constexpr bool w_taps_in_registers = true;
