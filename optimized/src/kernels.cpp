@@ -330,6 +330,56 @@ void GlobalAvgNchw(const Plan& P, const RunArgs& a) {
   });
 }
 
+// ---- global_avg_nhwc: a window over each whole image; its pixels summed in memory order ------
+//
+// One output pixel per image. Its channels, a chunk at a time, are the sums of the image's
+// pixels in scan order, which is memory order: one stream, not one per pixel (avg_nhwc's rows of
+// sums along W: 57 KiB for 7x7 pixels of 2048 channels, out of L1).
+
+template <class S, class Acc>
+void GlobalAvgNhwc(const Plan& P, const RunArgs& a) {
+  using D = hn::ScalableTag<Acc>;
+  const D d;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t C = P.channels, pixels = P.in_plane;
+  // Whole images, read in order (8x2048 channels of 7x7 cold: 0.10 -> 0.089 ms; in chunks of
+  // 512 channels, each a stream with gaps, 0.17); split in as many chunks as it takes to give
+  // every thread work when the images are too few.
+  const int64_t parts = std::max<int64_t>(1, std::min<int64_t>(a.threads / std::max<int64_t>(P.batch, 1), C / L));
+  const int64_t chunk = ((C + parts - 1) / parts + L - 1) / L * L, chunks = (C + chunk - 1) / chunk;
+  const int64_t divisor = P.divisor(0, 0, 0);
+  const float factor = AverageFactor<Acc>(divisor == 0 ? 1 : divisor);
+  const IntRounding rule = P.p.int_rounding;
+  const S* in = reinterpret_cast<const S*>(a.input);
+  S* out = reinterpret_cast<S*>(a.output);
+  ParallelRanges(a.threads, P.batch * chunks, [&](int64_t begin, int64_t end) HWY_ATTR {
+    thread_local std::vector<Acc> sums_tl;
+    Acc* sums = LineScratch(sums_tl, static_cast<size_t>(chunk + L));
+    const hn::Rebind<float, D> df;
+    const auto f = hn::Set(df, factor);
+    for (int64_t unit = begin; unit < end; ++unit) {  // (n, chunk)
+      const int64_t n = unit / chunks, c0 = unit % chunks * chunk, count = std::min(chunk, C - c0);
+      if (divisor == 0) {
+        for (int64_t c = c0; c < c0 + count; ++c) WriteEmpty(P, a, n, c, n * C + c, true);
+        continue;
+      }
+      const S* image = in + n * pixels * C + c0;
+      const int64_t whole = count / L * L;
+      const auto tail = static_cast<size_t>(count - whole);
+      for (int64_t i = 0; i < whole; i += L) hn::Store(LoadAs(d, image + i), d, sums + i);
+      if (tail > 0) hn::Store(LoadPartial(d, image + whole, tail), d, sums + whole);
+      for (int64_t p = 1; p < pixels; ++p) {  // in scan order: a sum of the window's taps in order
+        const S* pixel = image + p * C;
+        for (int64_t i = 0; i < whole; i += L) hn::Store(hn::Add(hn::Load(d, sums + i), LoadAs(d, pixel + i)), d, sums + i);
+        if (tail > 0) hn::Store(hn::Add(hn::Load(d, sums + whole), LoadPartial(d, pixel + whole, tail)), d, sums + whole);
+      }
+      S* dst = out + n * C + c0;
+      for (int64_t i = 0; i < whole; i += L) StoreAs(FinishAverage(d, hn::Load(d, sums + i), f, rule), d, dst + i);
+      if (tail > 0) StorePartial(FinishAverage(d, hn::Load(d, sums + whole), f, rule), d, dst + whole, tail);
+    }
+  });
+}
+
 // ---- pool_nchw: per plane, every input row reduced along W, then the rows combined ------------
 //
 // Separable in the spec's scan order: a window's taps are (rows in order) x (columns in order),
@@ -2799,6 +2849,7 @@ template <class S, class Acc>
 void RunTyped(KernelId id, const Plan& P, const RunArgs& a) {
   switch (id) {
     case KernelId::global_avg_nchw: return GlobalAvgNchw<S, Acc>(P, a);
+    case KernelId::global_avg_nhwc: return GlobalAvgNhwc<S, Acc>(P, a);
     case KernelId::pool_nchw: return PoolNchw<S, Acc>(P, a);
     case KernelId::avg_nhwc: return AvgNhwc<S, Acc>(P, a);
     case KernelId::avg_nchw: return AvgNchw<S, Acc>(P, a);

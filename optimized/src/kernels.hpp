@@ -12,6 +12,7 @@ namespace poolspec::optimized {
 
 enum class KernelId {
   global_avg_nchw,  // a window covering each whole plane: one contiguous reduction per plane
+  global_avg_nhwc,  // a window covering each whole image: its pixels summed in memory order, a chunk of channels at a time
   avg_plane_nchw,   // stride 1, out_w == w: each plane summed as one flat array, along H then W (masked)
   blocked_nchw,     // 16 planes transposed into an NHWC image, Plan::block's kernel, transposed back
   avg_sliding,      // block prefix and suffix sums along H (and W in NHWC); O(1) per output in them

@@ -52,15 +52,27 @@ Status wants(bool condition, std::string_view what) {
   return Error{std::string(what)};
 }
 
-Status accepts_global_avg_nchw(const Problem& p, Layout layout) {
+// A window over each whole plane (image, in NHWC), no padding, no dilation.
+Status accepts_global_avg(const Problem& p, Layout layout, Layout wanted) {
   if (Status s = common_limits(p); !s) return s;
-  if (Status s = wants(layout == Layout::channels_first && p.op == Op::avg, "avg in nchw only"); !s) return s;
+  if (Status s = wants(layout == wanted && p.op == Op::avg,
+                       wanted == Layout::channels_first ? "avg in nchw only" : "avg in nhwc only");
+      !s)
+    return s;
   for (const Axis& a : p.axes)
     if (a.kernel != a.extent || a.pad_begin != 0 || a.pad_end != 0 || a.dilation != 1)
       return Error{"the window is not the whole plane"};
   if (!is_float(p.dtype) && taps_of(p) * 256 >= (int64_t{1} << 23))
     return Error{"plane too large for an exact integer sum"};
   return Ok{};
+}
+
+Status accepts_global_avg_nchw(const Problem& p, Layout layout) {
+  return accepts_global_avg(p, layout, Layout::channels_first);
+}
+
+Status accepts_global_avg_nhwc(const Problem& p, Layout layout) {
+  return accepts_global_avg(p, layout, Layout::channels_last);
 }
 
 Status accepts_avg_sliding(const Problem& p, Layout layout) {
@@ -209,6 +221,8 @@ Status accepts_max_nhwc(const Problem& p, Layout layout) {
 constexpr KernelInfo kernels[] = {
     {"global_avg_nchw", "a window over each whole plane: one contiguous reduction per plane",
      accepts_global_avg_nchw},
+    {"global_avg_nhwc", "a window over each whole image: its pixels summed in memory order into a row of "
+     "sums, a chunk of channels at a time", accepts_global_avg_nhwc},
     {"avg_plane_nchw", "stride 1 and output rows as long as the input's: each plane as one flat array, "
      "summed along H over whole runs of rows, then along W with per-column masks (-0 for taps outside the row)",
      accepts_avg_plane_nchw, prefers_avg_plane_nchw},
