@@ -187,6 +187,17 @@ TEST_CASE("max_nchw: its vector-pair rows, several vectors long, on random value
 // share rows (windows of 4 or more rows in NHWC). The whole-space draw has windows of at most 4
 // rows, so windows of 4 to 9 rows at stride 1 and 2 get a property of their own (a mutant that
 // reused the row before's sums in NHWC passed every other test).
+// Inside a property: the problem `text`, when `only` takes it in `layout`, on drawn finite inputs
+// with 1 or 2 threads, matches the spec.
+void kernel_matches_spec(const optimized::OptimizedEngine& only, const std::string& text, Layout layout) {
+  const Problem p = parse_problem(text).value();
+  RC_PRE(static_cast<bool>(only.supports(p, layout)));
+  const Case c{p, *input_gen(p, true)};
+  const std::string failure = engine_failure(only, c, layout, *rc::gen::inRange(1, 3));
+  RC_LOG() << text << ": " << failure;
+  RC_ASSERT(failure.empty());
+}
+
 TEST_CASE("avg_nchw and avg_nhwc: tall windows, whose adjacent rows are summed together") {
   for (const char* kernel : {"avg_nchw", "avg_nhwc"}) {
     const optimized::OptimizedEngine only(kernel);
@@ -200,12 +211,7 @@ TEST_CASE("avg_nchw and avg_nhwc: tall windows, whose adjacent rows are summed t
           "avg:{}:n{}c{}:h{}w{}:k{}x{}:s{}x{}:pb{}x{}:pe{}x{}:{}:floor", *rc::gen::element<std::string>("f32", "f16", "i8", "u8"),
           *rc::gen::inRange(1, 3), *rc::gen::inRange(1, 40), h, w, kh, kw, sh, sw, ph, pw, ph, pw,
           *rc::gen::element<std::string>("exclude", "include_clip", "include_full"));
-      const Problem p = parse_problem(text).value();
-      RC_PRE(static_cast<bool>(only.supports(p, layout)));
-      const Case c{p, *input_gen(p, true)};
-      const std::string failure = engine_failure(only, c, layout, *rc::gen::inRange(1, 3));
-      RC_LOG() << text << ": " << failure;
-      RC_ASSERT(failure.empty());
+      kernel_matches_spec(only, text, layout);
     });
   }
 }
@@ -236,12 +242,7 @@ TEST_CASE("avg_nchw and avg_nhwc: 3-D windows, each depth window's slices summed
           w, kd, kh, w_shape.kernel, sd, sh, w_shape.stride, pd, ph, w_shape.pad, pd, ph, w_shape.pad,
           *rc::gen::element<std::string>("exclude", "include_clip", "include_full"),
           *rc::gen::element<std::string>("floor", "ceil"));
-      const Problem p = parse_problem(text).value();
-      RC_PRE(static_cast<bool>(only.supports(p, layout)));
-      const Case c{p, *input_gen(p, true)};
-      const std::string failure = engine_failure(only, c, layout, *rc::gen::inRange(1, 3));
-      RC_LOG() << text << ": " << failure;
-      RC_ASSERT(failure.empty());
+      kernel_matches_spec(only, text, layout);
     });
   }
 }
