@@ -1473,7 +1473,8 @@ struct AvgNchwShape {
 };
 
 template <class D, class S, class Acc, class R>
-void InitAvgNchwScratch(D d, const Plan& P, const AvgNchwShape& shape, bool in_registers, AvgNchwScratch<S, Acc, R>& scratch) {
+void InitAvgNchwScratch(D d, const Plan& P, const AvgNchwShape& shape, const RegisterTaps* in_registers,
+                        AvgNchwScratch<S, Acc, R>& scratch) {
   thread_local std::vector<Acc> sums_tl;
   thread_local std::vector<const R*> sources_tl;
   thread_local std::vector<float> factors_tl;
@@ -1493,7 +1494,8 @@ void InitAvgNchwScratch(D d, const Plan& P, const AvgNchwShape& shape, bool in_r
   scratch.empty_columns = Scratch(empty_tl, static_cast<size_t>(AW.out));
   scratch.empty_count = 0;
   scratch.factors_for = -1;
-  scratch.in_registers = in_registers && RegisterTaps::Fit(AW, L, &scratch.register_taps);
+  scratch.in_registers = in_registers != nullptr;  // the row's taps in registers, when they fit (RegisterTaps::Fit)
+  if (in_registers) scratch.register_taps = *in_registers;
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
   const hn::ScalableTag<int32_t> di;
   for (int64_t t = 0; t < scratch.register_taps.taps; ++t) {
@@ -1661,7 +1663,7 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
       Acc* plane_sums = LineScratch(plane_tl, static_cast<size_t>(AH.in * row_stride));
       const S** slices = Scratch(slices_tl, static_cast<size_t>(AD.kernel));
       AvgNchwScratch<S, Acc, Acc> scratch;
-      InitAvgNchwScratch(d, P, shape, /*in_registers=*/true, scratch);
+      InitAvgNchwScratch(d, P, shape, in_registers ? &register_taps : nullptr, scratch);
       const SliceSumRows<Acc> rows_of{&AD, &AH, plane_sums, row_stride};
       for (int64_t unit = begin; unit < end; ++unit) {  // (plane, od)
         const int64_t plane = unit / AD.out, od = unit % AD.out;
@@ -1702,7 +1704,7 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
   shape.pair_rows = AD.kernel == 1;  // paired across depth slices, the 3-D layer measured 1.45x slower
   ParallelRanges(a.threads, planes * AD.out * AH.out, [&](int64_t begin, int64_t end) HWY_ATTR {
     AvgNchwScratch<S, Acc, S> scratch;
-    InitAvgNchwScratch(d, P, shape, /*in_registers=*/false, scratch);
+    InitAvgNchwScratch(d, P, shape, nullptr, scratch);
     AvgNchwRows<D, S>(d, P, a, shape, InputWindowRows<S>{&P, in}, scratch, begin, end);
   });
 }
