@@ -233,6 +233,14 @@ HWY_INLINE float AverageFactor(int64_t divisor) {
   return static_cast<float>(divisor);
 }
 
+// The key of output row (od, oh)'s factor table: the product of its depth and height factors of
+// the divisor (the override's table is the same for every row).
+inline int64_t RowFactorsKey(const Plan& P, int64_t od, int64_t oh) {
+  return P.p.divisor == Divisor::override_value
+             ? -2
+             : int64_t{P.axis[0].divisor[static_cast<size_t>(od)]} * P.axis[1].divisor[static_cast<size_t>(oh)];
+}
+
 // factors[j] = AverageFactor of the divisor of output (od, oh, first + j), for j < count, with 1
 // for a divisor 0 (those outputs are written by WriteEmpty). The divisor is the product of the
 // axes' factors (plan.cpp), so a row's table is its row factor times the W axis's, a vector at a
@@ -1039,9 +1047,7 @@ void AvgNhwcRows(const Plan& P, const RunArgs& a, const RowsOf& rows_of, bool pa
     next_count = row + 1 < end ? rows_of(row + 1, next_sources) : 0;
     const size_t ahead_count = std::min(next_count, static_cast<size_t>(std::min(AH.stride, AH.kernel)));
     const S* const* ahead = next_sources + (next_count - ahead_count);
-    const int64_t key = P.p.divisor == Divisor::override_value
-                            ? -2
-                            : int64_t{AD.divisor[static_cast<size_t>(od)]} * AH.divisor[static_cast<size_t>(oh)];
+    const int64_t key = RowFactorsKey(P, od, oh);
     if (key != factors_for) {
       for (int64_t ow = 0; ow < OW; ++ow) {
         divisors[ow] = P.divisor(od, oh, ow);
@@ -1509,14 +1515,6 @@ void InitAvgNchwScratch(D d, const Plan& P, const AvgNchwShape& shape, const Reg
     if (taps.stride == 1 && taps.taps == 3 && AW.pad_begin == 1) scratch.short_rows = SumShortRows<1, 3, 1, D, R, S>;
   }
 #endif
-}
-
-// The key of output row (od, oh)'s factor table: the product of its depth and height factors of
-// the divisor (the override's table is the same for every row).
-inline int64_t RowFactorsKey(const Plan& P, int64_t od, int64_t oh) {
-  return P.p.divisor == Divisor::override_value
-             ? -2
-             : int64_t{P.axis[0].divisor[static_cast<size_t>(od)]} * P.axis[1].divisor[static_cast<size_t>(oh)];
 }
 
 // Makes scratch.factors and scratch.empty_columns those of output row (od, oh), when they are not.
