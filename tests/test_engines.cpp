@@ -247,6 +247,25 @@ TEST_CASE("avg_nchw and avg_nhwc: 3-D windows, each depth window's slices summed
   }
 }
 
+TEST_CASE("avg_nhwc: many channels at stride 1 along W, each pixel's channels in turn") {
+  // The whole-space draw has at most 40 channels; past four vectors of them (64 f32 lanes on
+  // AVX-512), avg_nhwc's direct path takes each output pixel's channels in turn (SlidePixels),
+  // and past 16 KB of column sums it walks the row once per chunk of channels (SlideColumns).
+  const optimized::OptimizedEngine only("avg_nhwc");
+  check_property("avg_nhwc with many channels == spec", [&] {
+    const int kh = *rc::gen::inRange(1, 4), kw = *rc::gen::inRange(2, 4);
+    const int sh = *rc::gen::inRange(1, 3), ph = *rc::gen::inRange(0, kh), pw = *rc::gen::inRange(0, kw);
+    const int h = *rc::gen::inRange(kh, kh + 5), w = *rc::gen::inRange(kw, kw + 12);
+    const int c = *rc::gen::oneOf(rc::gen::inRange(60, 200), rc::gen::inRange(1360, 1380));
+    const std::string text = fmt::format(
+        "avg:{}:n{}c{}:h{}w{}:k{}x{}:s{}x1:pb{}x{}:pe{}x{}:{}:{}", *rc::gen::element<std::string>("f32", "f16", "i8", "u8"),
+        *rc::gen::inRange(1, 3), c, h, w, kh, kw, sh, ph, pw, ph, pw,
+        *rc::gen::element<std::string>("exclude", "include_clip", "include_full"),
+        *rc::gen::element<std::string>("floor", "ceil"));
+    kernel_matches_spec(only, text, Layout::channels_last);
+  });
+}
+
 TEST_CASE("mutant kernels are caught") {
   for (optimized::Mutation mutation : {optimized::Mutation::window_edge, optimized::Mutation::border_divisor}) {
     const optimized::OptimizedEngine mutant({}, mutation);
