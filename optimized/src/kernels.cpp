@@ -828,6 +828,23 @@ HWY_INLINE hn::Vec<D> ColumnSum(D d, const S* const* HWY_RESTRICT rows, size_t c
   return m;
 }
 
+// The window's row pointers, copied into an array of kRows when kRows > 0, so that the compiler
+// keeps them in registers; `window_rows` itself otherwise. Not to be copied (`rows` may point
+// into it).
+template <int kRows, class S>
+struct WindowRowPointers {
+  const S* copy[kRows > 0 ? kRows : 1];
+  const S* const* rows;
+  explicit WindowRowPointers(const S* const* window_rows) : rows(window_rows) {
+    if constexpr (kRows > 0) {
+      for (int i = 0; i < kRows; ++i) copy[i] = window_rows[i];
+      rows = copy;
+    }
+  }
+  WindowRowPointers(const WindowRowPointers&) = delete;
+  WindowRowPointers& operator=(const WindowRowPointers&) = delete;
+};
+
 // sums[v] = ColumnSum at offset + v * Lanes, for v < kVectors.
 template <int kVectors, int kRows, class D, class S>
 HWY_INLINE void ColumnSums(D d, const S* const* HWY_RESTRICT rows, size_t count, int64_t offset, hn::Vec<D>* sums) {
@@ -850,12 +867,8 @@ HWY_NOINLINE void SlideColumns(D d, const S* const* HWY_RESTRICT window_rows, si
   constexpr int V = kVectors;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const hn::Rebind<float, D> df;
-  const S* rows[kRows > 0 ? kRows : 1];
-  const S* const* r = window_rows;
-  if constexpr (kRows > 0) {  // the row pointers in registers
-    for (int i = 0; i < kRows; ++i) rows[i] = window_rows[i];
-    r = rows;
-  }
+  const WindowRowPointers<kRows, S> pointers(window_rows);
+  const S* const* r = pointers.rows;
   uintptr_t prefetch_offset = 0;
   for (int64_t chunk = 0; chunk < C; chunk += V * L) {
     const int64_t c = std::min(chunk, C - V * L);
@@ -922,12 +935,8 @@ HWY_NOINLINE void SlidePixels(D d, const S* const* HWY_RESTRICT window_rows, siz
   using T = hn::TFromD<D>;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const hn::Rebind<float, D> df;
-  const S* rows[kRows > 0 ? kRows : 1];
-  const S* const* r = window_rows;
-  if constexpr (kRows > 0) {  // the row pointers in registers
-    for (int i = 0; i < kRows; ++i) rows[i] = window_rows[i];
-    r = rows;
-  }
+  const WindowRowPointers<kRows, S> pointers(window_rows);
+  const S* const* r = pointers.rows;
   // slot[0] holds the window's first column, slot[kTaps - 1] receives its last (C >= Lanes: the
   // last chunk overlaps the one before, and stores the same sums again).
   T* slot[kTaps];
