@@ -266,6 +266,20 @@ TEST_CASE("avg_nhwc: many channels at stride 1 along W, each pixel's channels in
   });
 }
 
+TEST_CASE("avg_plane_nchw: the 3x3 window at stride 1 and pad 1, rows summed in registers") {
+  // On AVX-512 this window takes AvgPlane3x3 (three loads per output vector, neighbours by lane
+  // shifts); planes from one pixel to several vectors, rows shorter and longer than a vector.
+  const optimized::OptimizedEngine only("avg_plane_nchw");
+  check_property("avg_plane_nchw 3x3 s1 p1 == spec", [&] {
+    const std::string text = fmt::format(
+        "avg:{}:n{}c{}:h{}w{}:k3x3:s1x1:pb1x1:pe1x1:{}:{}", *rc::gen::element<std::string>("f32", "f16", "i8", "u8"),
+        *rc::gen::inRange(1, 3), *rc::gen::inRange(1, 5), *rc::gen::inRange(1, 40), *rc::gen::inRange(1, 40),
+        *rc::gen::element<std::string>("exclude", "include_clip", "include_full"),
+        *rc::gen::element<std::string>("floor", "ceil"));
+    kernel_matches_spec(only, text, Layout::channels_first);
+  });
+}
+
 TEST_CASE("mutant kernels are caught") {
   for (optimized::Mutation mutation : {optimized::Mutation::window_edge, optimized::Mutation::border_divisor}) {
     const optimized::OptimizedEngine mutant({}, mutation);
