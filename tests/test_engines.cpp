@@ -280,6 +280,46 @@ TEST_CASE("avg_plane_nchw: the 3x3 window at stride 1 and pad 1, rows summed in 
   });
 }
 
+TEST_CASE("avg_int8_nchw: rows of up to 64 values, windows of up to 128 taps summed in 16 bits") {
+  // Rows past 32 outputs take a second output vector; windows of 3x3 and 2x2 over one slice take
+  // the runs kept in registers (SumInt8Rows); the rest, and 3-D windows, a row at a time. Half of
+  // the inputs are the dtype's extreme value, so that a window of many taps reaches the 16-bit
+  // bound of its sum (128 * -128 for i8, 128 * 255 for u8).
+  const optimized::OptimizedEngine only("avg_int8_nchw");
+  check_property("avg_int8_nchw == spec", [&] {
+    const bool three_d = *rc::gen::inRange(0, 4) == 0;
+    const int kd = three_d ? *rc::gen::inRange(1, 4) : 1;
+    const bool common = *rc::gen::inRange(0, 2) == 0;  // the runs' shapes
+    const int kh = common ? *rc::gen::element(2, 3) : *rc::gen::inRange(1, 12);
+    const int kw = common ? kh : *rc::gen::inRange(1, 12);
+    const int sh = *rc::gen::inRange(1, 4), sw = *rc::gen::inRange(1, 4);
+    const int dh = common ? 1 : *rc::gen::inRange(1, 3), dw = common ? 1 : *rc::gen::inRange(1, 3);
+    const int ph = *rc::gen::inRange(0, kh), pw = *rc::gen::inRange(0, kw);
+    const int h = *rc::gen::inRange(1, 20), w = *rc::gen::inRange(1, 65);
+    const std::string dtype = *rc::gen::element<std::string>("i8", "u8");
+    const std::string spatial = three_d ? fmt::format("d{}h{}w{}:k{}x{}x{}:s1x{}x{}:dl1x{}x{}:pb0x{}x{}:pe0x{}x{}",
+                                                      *rc::gen::inRange(kd, kd + 4), h, w, kd, kh, kw, sh, sw, dh, dw,
+                                                      ph, pw, ph, pw)
+                                        : fmt::format("h{}w{}:k{}x{}:s{}x{}:dl{}x{}:pb{}x{}:pe{}x{}", h, w, kh, kw, sh,
+                                                      sw, dh, dw, ph, pw, ph, pw);
+    const std::string text = fmt::format(
+        "avg:{}:n{}c{}:{}:{}:{}:round={}", dtype, *rc::gen::inRange(1, 3), *rc::gen::inRange(1, 6), spatial,
+        *rc::gen::element<std::string>("exclude", "include_clip", "include_full"),
+        *rc::gen::element<std::string>("floor", "ceil"),
+        *rc::gen::element<std::string>("half_even", "half_away", "half_up", "toward_zero", "floor"));
+    const Result<Problem> parsed = parse_problem(text);
+    RC_PRE(parsed.ok() && static_cast<bool>(validate(*parsed)) && static_cast<bool>(only.supports(*parsed, Layout::channels_first)));
+    Case c{*parsed, *input_gen(*parsed, true)};
+    if (*rc::gen::inRange(0, 2) == 0) {
+      const double extreme = dtype == "i8" ? -128.0 : 255.0;
+      for (double& v : c.input.values) v = extreme;
+    }
+    const std::string failure = engine_failure(only, c, Layout::channels_first, *rc::gen::inRange(1, 3));
+    RC_LOG() << text << ": " << failure;
+    RC_ASSERT(failure.empty());
+  });
+}
+
 TEST_CASE("mutant kernels are caught") {
   for (optimized::Mutation mutation : {optimized::Mutation::window_edge, optimized::Mutation::border_divisor}) {
     const optimized::OptimizedEngine mutant({}, mutation);

@@ -1592,9 +1592,10 @@ void InitAvgNchwScratch(D d, const Plan& P, const AvgNchwShape& shape, const Reg
 #endif
 }
 
-// Makes scratch.factors and scratch.empty_columns those of output row (od, oh), when they are not.
-template <class S, class Acc, class R>
-void UseRowFactors(const Plan& P, int64_t od, int64_t oh, AvgNchwScratch<S, Acc, R>& scratch) {
+// Makes scratch.factors and scratch.empty_columns those of output row (od, oh), when they are not
+// (scratch: avg_nchw's or avg_int8_nchw's, which keep the same four members).
+template <class Acc, class Scratch>
+void UseRowFactors(const Plan& P, int64_t od, int64_t oh, Scratch& scratch) {
   const AxisTable &AD = P.axis[0], &AH = P.axis[1], &AW = P.axis[2];
   const int64_t key = RowFactorsKey(P, od, oh);
   if (key == scratch.factors_for) return;
@@ -1672,7 +1673,7 @@ void AvgNchwRows(D d, const Plan& P, const RunArgs& a, const AvgNchwShape& shape
           WriteEmpty(P, a, at.plane / P.channels, at.plane % P.channels, row * OW + ow, P.divisor(od, oh, ow) == 0);
         continue;
       }
-      UseRowFactors(P, od, oh, scratch);
+      UseRowFactors<Acc>(P, od, oh, scratch);
       const float* factors = scratch.factors;
       const Acc* row_sums = sums + (row - first_row) * sums_length;  // from column -pad
       S* dst = out + row * OW;
@@ -1753,7 +1754,7 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
             for (int64_t oh = 0; oh < AH.out;) {
               int64_t past = oh + 1;
               if (AH.count(oh) > 0) {
-                UseRowFactors(P, od, oh, scratch);
+                UseRowFactors<Acc>(P, od, oh, scratch);
                 if (scratch.empty_count == 0) {
                   const int64_t key = scratch.factors_for;
                   while (past < AH.out && AH.count(past) > 0 && RowFactorsKey(P, od, past) == key) ++past;
@@ -1780,6 +1781,240 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
     InitAvgNchwScratch(d, P, shape, nullptr, scratch);
     AvgNchwRows<D, S>(d, P, a, shape, InputWindowRows<S>{&P, in}, scratch, begin, end);
   });
+}
+
+// ---- avg_int8_nchw: i8 and u8 rows of up to 64 values, summed in 16-bit lanes -------------
+//
+// A row of at most int8_row_limit (64) bytes is one masked 512-bit load. Widened, the window's
+// rows add up in two vectors of 32 16-bit lanes, columns 0..31 and 32..63: exactly, since a
+// window of at most int8_window_limit (128) taps sums to at most 128 * 255 = 32640 in magnitude.
+// Output lane j's tap t is column "j*s - pb + t*dl" of that pair, one VPERMT2W, zeroed where the
+// tap is not one of the output's in-bounds taps [first[j], past[j]) ("T_sum" sums those alone).
+// avg_nchw sums the same rows in 32-bit lanes, 16 to a vector, and stores and reloads a row of
+// sums; blocked_nchw transposes 16 planes there and back. The int8 layer of notes/perf.md (56x56
+// planes, 3x3 at stride 2) took 0.32 ms cold at 1 thread through blocked_nchw, and takes 0.08
+// here (optimized/bench, in one process).
+
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+// Tap t of output vector v (outputs 32v .. 32v + 31): lanes[t][v] are its columns in the row's
+// vector pair, present[t][v] the outputs that have the tap.
+struct Int8RowTaps {
+  int64_t taps = 0, out_vectors = 0;
+  std::vector<int16_t> lanes;      // 32 at [(t * 2 + v) * 32]
+  std::vector<__mmask32> present;  // [t * 2 + v]
+
+  void Build(const AxisTable& AW) {
+    taps = AW.kernel;
+    out_vectors = (AW.out + 31) / 32;
+    lanes.assign(static_cast<size_t>(2 * taps * 32), 0);
+    present.assign(static_cast<size_t>(2 * taps), 0);
+    for (int64_t t = 0; t < taps; ++t)
+      for (int64_t v = 0; v < out_vectors; ++v) {
+        const size_t k = static_cast<size_t>(t * 2 + v);
+        int16_t* columns = lanes.data() + k * 32;
+        __mmask32 mask = 0;
+        for (int64_t i = 0; i < 32; ++i) {
+          const int64_t j = v * 32 + i;
+          if (j >= AW.out || t < AW.first[static_cast<size_t>(j)] || t >= AW.past[static_cast<size_t>(j)]) continue;
+          columns[i] = static_cast<int16_t>(AW.start(j) + t * AW.dilation);  // in [0, AW.in): in-bounds
+          mask |= __mmask32{1} << i;
+        }
+        present[k] = mask;
+      }
+  }
+};
+
+// avg_int8_nchw's per-thread factor table of the current output row (UseRowFactors' members).
+struct Int8Scratch {
+  float* factors = nullptr;
+  int64_t* empty_columns = nullptr;
+  int64_t empty_count = 0, factors_for = -1;
+};
+
+// The row's 64 bytes (those past `row_mask` zero) as 16-bit lanes: columns 0..31 and 32..63.
+template <class S>
+HWY_INLINE void WidenRow(const S* HWY_RESTRICT row, __mmask64 row_mask, __m512i& lo, __m512i& hi) {
+  const __m512i x = _mm512_maskz_loadu_epi8(row_mask, row);
+  if constexpr (std::is_signed_v<S>) {
+    lo = _mm512_cvtepi8_epi16(_mm512_castsi512_si256(x));
+    hi = _mm512_cvtepi8_epi16(_mm512_extracti64x4_epi64(x, 1));
+  } else {
+    lo = _mm512_cvtepu8_epi16(_mm512_castsi512_si256(x));
+    hi = _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64(x, 1));
+  }
+}
+
+// The window's input rows of one output row: `depths` slices `depth_step` apart, each with `rows`
+// rows `row_step` apart, from `first` (scan order: depth, then row).
+template <class S>
+struct Int8WindowRows {
+  const S* first;
+  int64_t depths, depth_step, rows, row_step;
+};
+
+// 32 quotients (two vectors of 16 i32 lanes, each within the storage type's range) as 32 bytes
+// in order: packed with saturation within 128-bit blocks, then the blocks' dwords gathered. All in
+// registers: GCC folds a narrowing VPMOVSDB followed by a masked store into its memory form, which
+// took 14% of the kernel's samples on Zen 5.
+template <class S>
+HWY_INLINE __m256i NarrowQuotients(__m512i lo, __m512i hi) {
+  const __m512i words = _mm512_packs_epi32(lo, hi);  // block k: lo[4k..4k+3], hi[4k..4k+3]
+  const __m512i bytes = std::is_signed_v<S> ? _mm512_packs_epi16(words, words) : _mm512_packus_epi16(words, words);
+  // Block k's dword 0 holds lo[4k..4k+3], dword 1 hi[4k..4k+3].
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
+  return _mm512_castsi512_si256(_mm512_permutexvar_epi32(order, bytes));
+}
+
+// The sum over the window's rows of each column: columns 0..31 in lo, 32..63 in hi (kRows rows
+// of one slice when not 0, else the window's slices and rows).
+template <int kRows, class S>
+HWY_INLINE void SumWindowRows(const Int8WindowRows<S>& window, __mmask64 row_mask, __m512i& lo, __m512i& hi) {
+  lo = _mm512_setzero_si512();
+  hi = _mm512_setzero_si512();
+  const int64_t depths = kRows > 0 ? 1 : window.depths, rows = kRows > 0 ? kRows : window.rows;
+  for (int64_t z = 0; z < depths; ++z) {
+    const S* row = window.first + z * window.depth_step;
+#pragma GCC unroll 4
+    for (int64_t r = 0; r < rows; ++r, row += window.row_step) {
+      __m512i row_lo, row_hi;
+      WidenRow(row, row_mask, row_lo, row_hi);
+      lo = _mm512_add_epi16(lo, row_lo);
+      hi = _mm512_add_epi16(hi, row_hi);
+    }
+  }
+}
+
+// dst[0 .. n) = finish(sums[0 .. n)), n <= 32, from 32 sums in 16-bit lanes and their factors.
+template <class S>
+HWY_INLINE void FinishInt8Vector(__m512i sums, hn::Vec<hn::ScalableTag<float>> factors_lo,
+                                 hn::Vec<hn::ScalableTag<float>> factors_hi, IntRounding rule, __mmask32 store, S* dst) {
+  const hn::ScalableTag<int32_t> d32;
+  const auto quotient = [&](__m256i sum16, hn::Vec<hn::ScalableTag<float>> factors) HWY_ATTR {
+    return FinishAverage(d32, hn::Vec<decltype(d32)>{_mm512_cvtepi16_epi32(sum16)}, factors, rule).raw;
+  };
+  const __m256i q = NarrowQuotients<S>(quotient(_mm512_castsi512_si256(sums), factors_lo),
+                                       quotient(_mm512_extracti64x4_epi64(sums, 1), factors_hi));
+  _mm256_mask_storeu_epi8(dst, store, q);
+}
+
+HWY_INLINE __mmask32 FirstBytes(int64_t n) { return n >= 32 ? ~__mmask32{0} : (__mmask32{1} << n) - 1; }
+
+// dst[ow] = finish(sum over the window's rows and its W taps), for ow < out_w.
+template <class S>
+HWY_INLINE void SumInt8Row(const Int8WindowRows<S>& window, __mmask64 row_mask, const Int8RowTaps& taps,
+                           int64_t out_w, const float* HWY_RESTRICT factors, IntRounding rule, S* HWY_RESTRICT dst) {
+  const hn::ScalableTag<float> df;
+  __m512i lo, hi;
+  SumWindowRows<0>(window, row_mask, lo, hi);
+  for (int64_t v = 0; v < taps.out_vectors; ++v) {
+    __m512i sum = _mm512_setzero_si512();
+    for (int64_t t = 0; t < taps.taps; ++t) {
+      const size_t k = static_cast<size_t>(t * 2 + v);
+      const __m512i columns = _mm512_loadu_si512(taps.lanes.data() + k * 32);
+      sum = _mm512_add_epi16(sum, _mm512_maskz_permutex2var_epi16(taps.present[k], lo, columns, hi));
+    }
+    FinishInt8Vector(sum, hn::LoadU(df, factors + v * 32), hn::LoadU(df, factors + v * 32 + 16), rule,
+                     FirstBytes(out_w - v * 32), dst + v * 32);
+  }
+}
+
+// `count` output rows of at most 32 outputs whose windows are kRows whole rows of one slice and
+// kTaps columns, with one factor table and no empty output (a 2-D layer's interior rows), the
+// first window's rows from `first`: the taps' columns and masks and the factors stay in
+// registers (the int8 layer of notes/perf.md, hot, 1 thread: 0.18 ms a row at a time, 0.xx so).
+template <int kRows, int kTaps, class S>
+HWY_NOINLINE void SumInt8Rows(const S* HWY_RESTRICT first, int64_t row_step, int64_t window_step, int64_t count,
+                              __mmask64 row_mask, const Int8RowTaps& taps, const float* HWY_RESTRICT factors,
+                              IntRounding rule, int64_t out_w, S* HWY_RESTRICT dst) {
+  const hn::ScalableTag<float> df;
+  __m512i columns[kTaps];
+  __mmask32 present[kTaps];
+  for (int t = 0; t < kTaps; ++t) {
+    columns[t] = _mm512_loadu_si512(taps.lanes.data() + t * 2 * 32);
+    present[t] = taps.present[static_cast<size_t>(t * 2)];
+  }
+  const auto factors_lo = hn::LoadU(df, factors), factors_hi = hn::LoadU(df, factors + 16);
+  const __mmask32 store = FirstBytes(out_w);
+  for (int64_t i = 0; i < count; ++i, first += window_step, dst += out_w) {
+    __m512i lo, hi;
+    SumWindowRows<kRows>(Int8WindowRows<S>{first, 1, 0, kRows, row_step}, row_mask, lo, hi);
+    __m512i sum = _mm512_maskz_permutex2var_epi16(present[0], lo, columns[0], hi);
+    for (int t = 1; t < kTaps; ++t)
+      sum = _mm512_add_epi16(sum, _mm512_maskz_permutex2var_epi16(present[t], lo, columns[t], hi));
+    FinishInt8Vector(sum, factors_lo, factors_hi, rule, store, dst);
+  }
+}
+#endif
+
+template <class S, class Acc>
+void AvgInt8Nchw(const Plan& P, const RunArgs& a) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  if constexpr (std::is_integral_v<S>) {
+    const AxisTable &AD = P.axis[0], &AH = P.axis[1], &AW = P.axis[2];
+    const int64_t OW = AW.out;
+    const __mmask64 row_mask = AW.in >= 64 ? ~__mmask64{0} : (__mmask64{1} << AW.in) - 1;
+    const S* in = reinterpret_cast<const S*>(a.input);
+    S* out = reinterpret_cast<S*>(a.output);
+    const IntRounding rule = P.p.int_rounding;
+    // The shapes with runs of their own (SumInt8Rows): one slice, rows of at most 32 outputs.
+    using Run = void (*)(const S*, int64_t, int64_t, int64_t, __mmask64, const Int8RowTaps&, const float*, IntRounding,
+                         int64_t, S*);
+    Run run = nullptr;
+    if (AD.kernel == 1 && OW <= 32) {
+      if (AH.kernel == 3 && AW.kernel == 3) run = SumInt8Rows<3, 3, S>;
+      if (AH.kernel == 2 && AW.kernel == 2) run = SumInt8Rows<2, 2, S>;
+    }
+    ParallelRanges(a.threads, P.batch * P.channels * AD.out * AH.out, [&](int64_t begin, int64_t end) HWY_ATTR {
+      thread_local Int8RowTaps taps;
+      thread_local std::vector<float> factors_tl;
+      thread_local std::vector<int64_t> empty_tl;
+      taps.Build(AW);
+      Int8Scratch scratch;
+      scratch.factors = LineScratch(factors_tl, 64);
+      std::fill(scratch.factors + OW, scratch.factors + 64, 1.0f);  // lanes past the row: finite, not stored
+      scratch.empty_columns = Scratch(empty_tl, static_cast<size_t>(OW));
+      OutputRow at(P, begin);
+      for (int64_t row = begin; row < end;) {
+        const int64_t od = at.od, oh = at.oh;
+        if (AD.count(od) == 0 || AH.count(oh) == 0) {
+          for (int64_t ow = 0; ow < OW; ++ow)
+            WriteEmpty(P, a, at.plane / P.channels, at.plane % P.channels, row * OW + ow, P.divisor(od, oh, ow) == 0);
+          ++row;
+          at.Next(P);
+          continue;
+        }
+        if (RowFactorsKey(P, od, oh) != scratch.factors_for) UseRowFactors<Acc>(P, od, oh, scratch);
+        const int64_t id = AD.start(od) + AD.first[static_cast<size_t>(od)] * AD.dilation;
+        const int64_t ih = AH.start(oh) + AH.first[static_cast<size_t>(oh)] * AH.dilation;
+        const S* first = in + at.plane * P.in_plane + (id * AH.in + ih) * AW.in;
+        if (run && AH.count(oh) == AH.kernel && scratch.empty_count == 0) {
+          // The run of rows from here with whole windows and this factor table, in this thread's range.
+          const int64_t key = scratch.factors_for;
+          int64_t past = oh + 1;
+          while (past < AH.out && row + (past - oh) < end && AH.count(past) == AH.kernel &&
+                 RowFactorsKey(P, od, past) == key)
+            ++past;
+          run(first, AH.dilation * AW.in, AH.stride * AW.in, past - oh, row_mask, taps, scratch.factors, rule, OW,
+              out + row * OW);
+          row += past - oh;
+          at = OutputRow(P, row);
+          continue;
+        }
+        const Int8WindowRows<S> window{first, AD.count(od), AD.dilation * AH.in * AW.in, AH.count(oh),
+                                       AH.dilation * AW.in};
+        SumInt8Row(window, row_mask, taps, OW, scratch.factors, rule, out + row * OW);
+        for (int64_t e = 0; e < scratch.empty_count; ++e) {
+          const int64_t ow = scratch.empty_columns[e];
+          WriteEmpty(P, a, at.plane / P.channels, at.plane % P.channels, row * OW + ow, P.divisor(od, oh, ow) == 0);
+        }
+        ++row;
+        at.Next(P);
+      }
+    });
+    return;
+  }
+#endif
+  AvgNchw<S, Acc>(P, a);  // below AVX-512 (no VPERMT2W), avg_nchw's code
 }
 
 // ---- avg_plane_nchw: a small plane, stride 1, output rows as long as the input's -----------
@@ -3021,6 +3256,7 @@ void RunTyped(KernelId id, const Plan& P, const RunArgs& a) {
     case KernelId::pool_nchw: return PoolNchw<S, Acc>(P, a);
     case KernelId::avg_nhwc: return AvgNhwc<S, Acc>(P, a);
     case KernelId::avg_nchw: return AvgNchw<S, Acc>(P, a);
+    case KernelId::avg_int8_nchw: return AvgInt8Nchw<S, Acc>(P, a);
     case KernelId::avg_plane_nchw: return AvgPlaneNchw<S, Acc>(P, a);
     case KernelId::avg_sliding:
       return P.layout == Layout::channels_first ? AvgSlidingNchw<S, Acc>(P, a) : AvgSliding<S, Acc>(P, a);

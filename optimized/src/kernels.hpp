@@ -14,6 +14,7 @@ enum class KernelId {
   global_avg_nchw,  // a window covering each whole plane: one contiguous reduction per plane
   global_avg_nhwc,  // a window covering each whole image: its pixels summed in memory order, a chunk of channels at a time
   avg_plane_nchw,   // stride 1, out_w == w: each plane summed as one flat array, along H then W (masked)
+  avg_int8_nchw,    // i8/u8 rows of up to 64 values: window rows summed in 16-bit lanes, W taps by permutes
   blocked_nchw,     // 16 planes transposed into an NHWC image, Plan::block's kernel, transposed back
   avg_sliding,      // block prefix and suffix sums along H (and W in NHWC); O(1) per output in them
   avg_nchw,         // per output row: the window's rows summed whole, then the taps along W

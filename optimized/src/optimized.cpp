@@ -154,6 +154,21 @@ Status accepts_avg_nchw(const Problem& p, Layout layout) {
   return row_scratch_limit(p);
 }
 
+Status accepts_avg_int8_nchw(const Problem& p, Layout layout) {
+  if (Status s = common_limits(p); !s) return s;
+  if (Status s = wants(layout == Layout::channels_first && p.op == Op::avg, "avg in nchw only"); !s) return s;
+  if (p.dtype != DType::i8 && p.dtype != DType::u8)
+    return Error{fmt::format("dtype {}: i8 and u8 only", dtype_name(p.dtype))};
+  const Axis& w = p.axes.back();
+  const int64_t out_w = formulas::output_extent(formulas::terms_of<int64_t>(w), p.rounding);
+  if (w.extent > int8_row_limit || out_w > int8_row_limit)
+    return Error{fmt::format("rows of {} values, {} outputs: each at most {} (one vector of bytes)", w.extent, out_w,
+                             int8_row_limit)};
+  if (taps_of(p) > int8_window_limit)
+    return Error{fmt::format("window of {} taps: at most {} (sums within 16 bits)", taps_of(p), int8_window_limit)};
+  return Ok{};
+}
+
 // The problem blocked_nchw runs for each group of planes: one NHWC image of block_channels channels.
 Problem block_problem(const Problem& p) {
   Problem b = p;
@@ -226,6 +241,9 @@ constexpr KernelInfo kernels[] = {
     {"avg_plane_nchw", "stride 1 and output rows as long as the input's: each plane as one flat array, "
      "summed along H over whole runs of rows, then along W with per-column masks (-0 for taps outside the row)",
      accepts_avg_plane_nchw, prefers_avg_plane_nchw},
+    {"avg_int8_nchw", "i8 and u8 rows of up to 64 values: per output row, the window's rows summed in 16-bit "
+     "lanes (one vector pair per row), then each tap along W picked from the pair by a permute (AVX-512; "
+     "avg_nchw's code below it)", accepts_avg_int8_nchw},
     {"blocked_nchw", "16 planes at a time transposed (in registers) into an NHWC image of 16 channels, "
      "the NHWC kernel dispatch picks for it, then transposed back", accepts_blocked_nchw, prefers_blocked_nchw},
     {"avg_sliding", "block prefix and suffix sums (van Herk) along H, and in NHWC along W too: per output, "

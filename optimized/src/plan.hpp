@@ -16,6 +16,11 @@ namespace poolspec::optimized {
 // blocked_nchw's group: this many consecutive NCHW planes become one NHWC image's channels.
 inline constexpr int64_t block_channels = 16;
 
+// avg_int8_nchw's scope: rows (and output rows) of at most one 512-bit vector of bytes, and
+// windows of at most 128 taps, whose sums of i8 or u8 values stay within 16 bits (|sum| <= 32640).
+inline constexpr int64_t int8_row_limit = 64;
+inline constexpr int64_t int8_window_limit = 128;
+
 struct AxisTable {
   int64_t in = 1, out = 1, kernel = 1, stride = 1, dilation = 1, pad_begin = 0;
   // For output index j: its in-bounds taps are [first[j], past[j]) ("0 <= j*s - pb + t*dl < d"),
