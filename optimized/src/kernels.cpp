@@ -1831,10 +1831,14 @@ struct Int8Scratch {
   int64_t empty_count = 0, factors_for = -1;
 };
 
-// The row's 64 bytes (those past `row_mask` zero) as 16-bit lanes: columns 0..31 and 32..63.
+// The row's 64 bytes as 16-bit lanes: columns 0..31 and 32..63. Bytes past the row are read
+// where they are still inside the input (`end`), and summed in lanes no tap selects; the last rows
+// of the input are loaded through `row_mask`. On Zen 5 a masked load of a line that is not in
+// cache is slow: the int8 layer of notes/perf.md cold, 1 thread, took 0.42-0.55 ms with every row
+// masked, 0.10 ms so (hot: 0.09 either way).
 template <class S>
-HWY_INLINE void WidenRow(const S* HWY_RESTRICT row, __mmask64 row_mask, __m512i& lo, __m512i& hi) {
-  const __m512i x = _mm512_maskz_loadu_epi8(row_mask, row);
+HWY_INLINE void WidenRow(const S* HWY_RESTRICT row, __mmask64 row_mask, const S* end, __m512i& lo, __m512i& hi) {
+  const __m512i x = end - row >= 64 ? _mm512_loadu_si512(row) : _mm512_maskz_loadu_epi8(row_mask, row);
   if constexpr (std::is_signed_v<S>) {
     lo = _mm512_cvtepi8_epi16(_mm512_castsi512_si256(x));
     hi = _mm512_cvtepi8_epi16(_mm512_extracti64x4_epi64(x, 1));
@@ -1845,11 +1849,12 @@ HWY_INLINE void WidenRow(const S* HWY_RESTRICT row, __mmask64 row_mask, __m512i&
 }
 
 // The window's input rows of one output row: `depths` slices `depth_step` apart, each with `rows`
-// rows `row_step` apart, from `first` (scan order: depth, then row).
+// rows `row_step` apart, from `first` (scan order: depth, then row), in an input that ends at `end`.
 template <class S>
 struct Int8WindowRows {
   const S* first;
   int64_t depths, depth_step, rows, row_step;
+  const S* end;
 };
 
 // 32 quotients (two vectors of 16 i32 lanes, each within the storage type's range) as 32 bytes
@@ -1877,7 +1882,7 @@ HWY_INLINE void SumWindowRows(const Int8WindowRows<S>& window, __mmask64 row_mas
 #pragma GCC unroll 4
     for (int64_t r = 0; r < rows; ++r, row += window.row_step) {
       __m512i row_lo, row_hi;
-      WidenRow(row, row_mask, row_lo, row_hi);
+      WidenRow(row, row_mask, window.end, row_lo, row_hi);
       lo = _mm512_add_epi16(lo, row_lo);
       hi = _mm512_add_epi16(hi, row_hi);
     }
@@ -1924,8 +1929,9 @@ HWY_INLINE void SumInt8Row(const Int8WindowRows<S>& window, __mmask64 row_mask, 
 // registers (the int8 layer of notes/perf.md, hot, 1 thread: 0.18 ms a row at a time, 0.xx so).
 template <int kRows, int kTaps, class S>
 HWY_NOINLINE void SumInt8Rows(const S* HWY_RESTRICT first, int64_t row_step, int64_t window_step, int64_t count,
-                              __mmask64 row_mask, const Int8RowTaps& taps, const float* HWY_RESTRICT factors,
-                              IntRounding rule, int64_t out_w, S* HWY_RESTRICT dst) {
+                              __mmask64 row_mask, const S* end, const Int8RowTaps& taps,
+                              const float* HWY_RESTRICT factors, IntRounding rule, int64_t out_w,
+                              S* HWY_RESTRICT dst) {
   const hn::ScalableTag<float> df;
   __m512i columns[kTaps];
   __mmask32 present[kTaps];
@@ -1937,7 +1943,7 @@ HWY_NOINLINE void SumInt8Rows(const S* HWY_RESTRICT first, int64_t row_step, int
   const __mmask32 store = FirstBytes(out_w);
   for (int64_t i = 0; i < count; ++i, first += window_step, dst += out_w) {
     __m512i lo, hi;
-    SumWindowRows<kRows>(Int8WindowRows<S>{first, 1, 0, kRows, row_step}, row_mask, lo, hi);
+    SumWindowRows<kRows>(Int8WindowRows<S>{first, 1, 0, kRows, row_step, end}, row_mask, lo, hi);
     __m512i sum = _mm512_maskz_permutex2var_epi16(present[0], lo, columns[0], hi);
     for (int t = 1; t < kTaps; ++t)
       sum = _mm512_add_epi16(sum, _mm512_maskz_permutex2var_epi16(present[t], lo, columns[t], hi));
@@ -1954,11 +1960,12 @@ void AvgInt8Nchw(const Plan& P, const RunArgs& a) {
     const int64_t OW = AW.out;
     const __mmask64 row_mask = AW.in >= 64 ? ~__mmask64{0} : (__mmask64{1} << AW.in) - 1;
     const S* in = reinterpret_cast<const S*>(a.input);
+    const S* in_end = in + P.batch * P.channels * P.in_plane;
     S* out = reinterpret_cast<S*>(a.output);
     const IntRounding rule = P.p.int_rounding;
     // The shapes with runs of their own (SumInt8Rows): one slice, rows of at most 32 outputs.
-    using Run = void (*)(const S*, int64_t, int64_t, int64_t, __mmask64, const Int8RowTaps&, const float*, IntRounding,
-                         int64_t, S*);
+    using Run = void (*)(const S*, int64_t, int64_t, int64_t, __mmask64, const S*, const Int8RowTaps&, const float*,
+                         IntRounding, int64_t, S*);
     Run run = nullptr;
     if (AD.kernel == 1 && OW <= 32) {
       if (AH.kernel == 3 && AW.kernel == 3) run = SumInt8Rows<3, 3, S>;
@@ -1994,14 +2001,14 @@ void AvgInt8Nchw(const Plan& P, const RunArgs& a) {
           while (past < AH.out && row + (past - oh) < end && AH.count(past) == AH.kernel &&
                  RowFactorsKey(P, od, past) == key)
             ++past;
-          run(first, AH.dilation * AW.in, AH.stride * AW.in, past - oh, row_mask, taps, scratch.factors, rule, OW,
-              out + row * OW);
+          run(first, AH.dilation * AW.in, AH.stride * AW.in, past - oh, row_mask, in_end, taps, scratch.factors, rule,
+              OW, out + row * OW);
           row += past - oh;
           at = OutputRow(P, row);
           continue;
         }
         const Int8WindowRows<S> window{first, AD.count(od), AD.dilation * AH.in * AW.in, AH.count(oh),
-                                       AH.dilation * AW.in};
+                                       AH.dilation * AW.in, in_end};
         SumInt8Row(window, row_mask, taps, OW, scratch.factors, rule, out + row * OW);
         for (int64_t e = 0; e < scratch.empty_count; ++e) {
           const int64_t ow = scratch.empty_columns[e];
