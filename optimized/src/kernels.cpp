@@ -1785,8 +1785,8 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
 
 // ---- avg_int8_nchw: i8 and u8 rows of up to 64 values, summed in 16-bit lanes -------------
 //
-// A row of at most int8_row_limit (64) bytes is one masked 512-bit load. Widened, the window's
-// rows add up in two vectors of 32 16-bit lanes, columns 0..31 and 32..63: exactly, since a
+// A row of at most int8_row_limit (64) bytes is one 512-bit load. Widened, the window's rows add
+// up in two vectors of 32 16-bit lanes, the even columns and the odd ones: exactly, since a
 // window of at most int8_window_limit (128) taps sums to at most 128 * 255 = 32640 in magnitude.
 // Output lane j's tap t is column "j*s - pb + t*dl" of that pair, one VPERMT2W, zeroed where the
 // tap is not one of the output's in-bounds taps [first[j], past[j]) ("T_sum" sums those alone).
@@ -1796,8 +1796,8 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
 // here (optimized/bench, in one process).
 
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-// Tap t of output vector v (outputs 32v .. 32v + 31): lanes[t][v] are its columns in the row's
-// vector pair, present[t][v] the outputs that have the tap.
+// Tap t of output vector v (outputs 32v .. 32v + 31): lanes[t][v] are its columns' lanes in the
+// row's (even, odd) vector pair, present[t][v] the outputs that have the tap.
 struct Int8RowTaps {
   int64_t taps = 0, out_vectors = 0;
   std::vector<int16_t> lanes;      // 32 at [(t * 2 + v) * 32]
@@ -1816,7 +1816,8 @@ struct Int8RowTaps {
         for (int64_t i = 0; i < 32; ++i) {
           const int64_t j = v * 32 + i;
           if (j >= AW.out || t < AW.first[static_cast<size_t>(j)] || t >= AW.past[static_cast<size_t>(j)]) continue;
-          columns[i] = static_cast<int16_t>(AW.start(j) + t * AW.dilation);  // in [0, AW.in): in-bounds
+          const int64_t column = AW.start(j) + t * AW.dilation;  // in [0, AW.in): in-bounds
+          columns[i] = static_cast<int16_t>(column / 2 + 32 * (column % 2));  // its lane in (even, odd)
           mask |= __mmask32{1} << i;
         }
         present[k] = mask;
@@ -1831,20 +1832,22 @@ struct Int8Scratch {
   int64_t empty_count = 0, factors_for = -1;
 };
 
-// The row's 64 bytes as 16-bit lanes: columns 0..31 and 32..63. Bytes past the row are read
+// The row's 64 bytes as 16-bit lanes: its even columns in `even` (lane i: column 2i), its odd
+// ones in `odd` (column 2i + 1), by shifts within each 16-bit lane rather than by widening shuffles,
+// which competed with the taps' permutes for the shuffle ports. Bytes past the row are read
 // where they are still inside the input (`end`), and summed in lanes no tap selects; the last rows
 // of the input are loaded through `row_mask`. On Zen 5 a masked load of a line that is not in
 // cache is slow: the int8 layer of notes/perf.md cold, 1 thread, took 0.42-0.55 ms with every row
 // masked, 0.10 ms so (hot: 0.09 either way).
 template <class S>
-HWY_INLINE void WidenRow(const S* HWY_RESTRICT row, __mmask64 row_mask, const S* end, __m512i& lo, __m512i& hi) {
+HWY_INLINE void WidenRow(const S* HWY_RESTRICT row, __mmask64 row_mask, const S* end, __m512i& even, __m512i& odd) {
   const __m512i x = end - row >= 64 ? _mm512_loadu_si512(row) : _mm512_maskz_loadu_epi8(row_mask, row);
   if constexpr (std::is_signed_v<S>) {
-    lo = _mm512_cvtepi8_epi16(_mm512_castsi512_si256(x));
-    hi = _mm512_cvtepi8_epi16(_mm512_extracti64x4_epi64(x, 1));
+    even = _mm512_srai_epi16(_mm512_slli_epi16(x, 8), 8);
+    odd = _mm512_srai_epi16(x, 8);
   } else {
-    lo = _mm512_cvtepu8_epi16(_mm512_castsi512_si256(x));
-    hi = _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64(x, 1));
+    even = _mm512_and_si512(x, _mm512_set1_epi16(0xff));
+    odd = _mm512_srli_epi16(x, 8);
   }
 }
 
@@ -1862,44 +1865,43 @@ struct Int8WindowRows {
 // registers: GCC folds a narrowing VPMOVSDB followed by a masked store into its memory form, which
 // took 14% of the kernel's samples on Zen 5.
 template <class S>
-HWY_INLINE __m256i NarrowQuotients(__m512i lo, __m512i hi) {
-  const __m512i words = _mm512_packs_epi32(lo, hi);  // block k: lo[4k..4k+3], hi[4k..4k+3]
+HWY_INLINE __m256i NarrowQuotients(__m512i first16, __m512i next16) {
+  const __m512i words = _mm512_packs_epi32(first16, next16);  // block k: first16[4k..4k+3], next16[4k..4k+3]
   const __m512i bytes = std::is_signed_v<S> ? _mm512_packs_epi16(words, words) : _mm512_packus_epi16(words, words);
-  // Block k's dword 0 holds lo[4k..4k+3], dword 1 hi[4k..4k+3].
+  // Block k's dword 0 holds first16[4k..4k+3], dword 1 next16[4k..4k+3].
   const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
   return _mm512_castsi512_si256(_mm512_permutexvar_epi32(order, bytes));
 }
 
-// The sum over the window's rows of each column: columns 0..31 in lo, 32..63 in hi (kRows rows
-// of one slice when not 0, else the window's slices and rows).
+// The sum over the window's rows of each column, as WidenRow lays them out (kRows rows of one
+// slice when not 0, else the window's slices and rows).
 template <int kRows, class S>
-HWY_INLINE void SumWindowRows(const Int8WindowRows<S>& window, __mmask64 row_mask, __m512i& lo, __m512i& hi) {
-  lo = _mm512_setzero_si512();
-  hi = _mm512_setzero_si512();
+HWY_INLINE void SumWindowRows(const Int8WindowRows<S>& window, __mmask64 row_mask, __m512i& even, __m512i& odd) {
+  even = _mm512_setzero_si512();
+  odd = _mm512_setzero_si512();
   const int64_t depths = kRows > 0 ? 1 : window.depths, rows = kRows > 0 ? kRows : window.rows;
   for (int64_t z = 0; z < depths; ++z) {
     const S* row = window.first + z * window.depth_step;
 #pragma GCC unroll 4
     for (int64_t r = 0; r < rows; ++r, row += window.row_step) {
-      __m512i row_lo, row_hi;
-      WidenRow(row, row_mask, window.end, row_lo, row_hi);
-      lo = _mm512_add_epi16(lo, row_lo);
-      hi = _mm512_add_epi16(hi, row_hi);
+      __m512i row_even, row_odd;
+      WidenRow(row, row_mask, window.end, row_even, row_odd);
+      even = _mm512_add_epi16(even, row_even);
+      odd = _mm512_add_epi16(odd, row_odd);
     }
   }
 }
 
-// dst[0 .. n) = finish(sums[0 .. n)), n <= 32, from 32 sums in 16-bit lanes and their factors.
+// finish(sums) as 32 bytes, from 32 sums in 16-bit lanes and their factors.
 template <class S>
-HWY_INLINE void FinishInt8Vector(__m512i sums, hn::Vec<hn::ScalableTag<float>> factors_lo,
-                                 hn::Vec<hn::ScalableTag<float>> factors_hi, IntRounding rule, __mmask32 store, S* dst) {
+HWY_INLINE __m256i FinishInt8Vector(__m512i sums, hn::Vec<hn::ScalableTag<float>> factors_lo,
+                                    hn::Vec<hn::ScalableTag<float>> factors_hi, IntRounding rule) {
   const hn::ScalableTag<int32_t> d32;
   const auto quotient = [&](__m256i sum16, hn::Vec<hn::ScalableTag<float>> factors) HWY_ATTR {
     return FinishAverage(d32, hn::Vec<decltype(d32)>{_mm512_cvtepi16_epi32(sum16)}, factors, rule).raw;
   };
-  const __m256i q = NarrowQuotients<S>(quotient(_mm512_castsi512_si256(sums), factors_lo),
-                                       quotient(_mm512_extracti64x4_epi64(sums, 1), factors_hi));
-  _mm256_mask_storeu_epi8(dst, store, q);
+  return NarrowQuotients<S>(quotient(_mm512_castsi512_si256(sums), factors_lo),
+                            quotient(_mm512_extracti64x4_epi64(sums, 1), factors_hi));
 }
 
 HWY_INLINE __mmask32 FirstBytes(int64_t n) { return n >= 32 ? ~__mmask32{0} : (__mmask32{1} << n) - 1; }
@@ -1909,17 +1911,17 @@ template <class S>
 HWY_INLINE void SumInt8Row(const Int8WindowRows<S>& window, __mmask64 row_mask, const Int8RowTaps& taps,
                            int64_t out_w, const float* HWY_RESTRICT factors, IntRounding rule, S* HWY_RESTRICT dst) {
   const hn::ScalableTag<float> df;
-  __m512i lo, hi;
-  SumWindowRows<0>(window, row_mask, lo, hi);
+  __m512i even, odd;
+  SumWindowRows<0>(window, row_mask, even, odd);
   for (int64_t v = 0; v < taps.out_vectors; ++v) {
     __m512i sum = _mm512_setzero_si512();
     for (int64_t t = 0; t < taps.taps; ++t) {
       const size_t k = static_cast<size_t>(t * 2 + v);
       const __m512i columns = _mm512_loadu_si512(taps.lanes.data() + k * 32);
-      sum = _mm512_add_epi16(sum, _mm512_maskz_permutex2var_epi16(taps.present[k], lo, columns, hi));
+      sum = _mm512_add_epi16(sum, _mm512_maskz_permutex2var_epi16(taps.present[k], even, columns, odd));
     }
-    FinishInt8Vector(sum, hn::LoadU(df, factors + v * 32), hn::LoadU(df, factors + v * 32 + 16), rule,
-                     FirstBytes(out_w - v * 32), dst + v * 32);
+    const __m256i q = FinishInt8Vector<S>(sum, hn::LoadU(df, factors + v * 32), hn::LoadU(df, factors + v * 32 + 16), rule);
+    _mm256_mask_storeu_epi8(dst + v * 32, FirstBytes(out_w - v * 32), q);
   }
 }
 
@@ -1942,12 +1944,12 @@ HWY_NOINLINE void SumInt8Rows(const S* HWY_RESTRICT first, int64_t row_step, int
   const auto factors_lo = hn::LoadU(df, factors), factors_hi = hn::LoadU(df, factors + 16);
   const __mmask32 store = FirstBytes(out_w);
   for (int64_t i = 0; i < count; ++i, first += window_step, dst += out_w) {
-    __m512i lo, hi;
-    SumWindowRows<kRows>(Int8WindowRows<S>{first, 1, 0, kRows, row_step, end}, row_mask, lo, hi);
-    __m512i sum = _mm512_maskz_permutex2var_epi16(present[0], lo, columns[0], hi);
+    __m512i even, odd;
+    SumWindowRows<kRows>(Int8WindowRows<S>{first, 1, 0, kRows, row_step, end}, row_mask, even, odd);
+    __m512i sum = _mm512_maskz_permutex2var_epi16(present[0], even, columns[0], odd);
     for (int t = 1; t < kTaps; ++t)
-      sum = _mm512_add_epi16(sum, _mm512_maskz_permutex2var_epi16(present[t], lo, columns[t], hi));
-    FinishInt8Vector(sum, factors_lo, factors_hi, rule, store, dst);
+      sum = _mm512_add_epi16(sum, _mm512_maskz_permutex2var_epi16(present[t], even, columns[t], odd));
+    _mm256_mask_storeu_epi8(dst, store, FinishInt8Vector<S>(sum, factors_lo, factors_hi, rule));
   }
 }
 #endif
