@@ -2104,6 +2104,33 @@ HWY_INLINE hn::Vec<D> PlaneColumnSums(D d, const S* HWY_RESTRICT x, int64_t W, i
   return hn::Add(hn::Add(above, middle), below);
 }
 
+// AvgPlane3x3's output vector v, from the column sums `before` and `here` of vectors v - 1 and
+// v, which it moves on by one. Its `after` column sums start at g = (v + 1) * L; kInterior: rows
+// g - W and g + W are whole vectors of the plane (g >= W, g + L + W <= size), so plain loads, the
+// same values added in the same order (the border vectors check each load's range).
+template <bool kInterior, class D, class S>
+HWY_INLINE void Plane3x3Vector(D d, const S* HWY_RESTRICT x, int64_t W, int64_t size, const uint8_t* HWY_RESTRICT masks,
+                               int64_t vectors, const float* HWY_RESTRICT factors, IntRounding rule, int64_t v,
+                               hn::Vec<D>& before, hn::Vec<D>& here, S* HWY_RESTRICT dst) {
+  constexpr int64_t L = 16;
+  const hn::Rebind<float, D> df;
+  const int64_t f = v * L, g = f + L;
+  const auto identity = hn::Set(d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
+  hn::Vec<D> after;
+  if constexpr (kInterior) after = hn::Add(hn::Add(LoadAs(d, x + g - W), LoadAs(d, x + g)), LoadAs(d, x + g + W));
+  else after = PlaneColumnSums(d, x, W, size, g, identity);
+  // Taps ow - 1, ow, ow + 1; the middle one is always in the row (pad 1). A tap outside it
+  // adds -0 (or 0) in MaskedSumsAlongW, which leaves the other operand as it is: here it is
+  // not added.
+  auto m = AddWhere(d, hn::LoadMaskBits(d, masks + v * 8), LanesFrom<L - 1>(d, before, here), here, here);
+  m = AddWhere(d, hn::LoadMaskBits(d, masks + (2 * vectors + v) * 8), m, LanesFrom<1>(d, here, after), m);
+  m = FinishAverage(d, m, hn::LoadU(df, factors + f), rule);
+  if (kInterior || f + L <= size) StoreAs(m, d, dst + f);
+  else StorePartial(m, d, dst + f, static_cast<size_t>(size - f));
+  before = here;
+  here = after;
+}
+
 // avg_plane_nchw for the common 3x3 window at stride 1, one pad on every side, out == in (the
 // Inception and GoogLeNet layers): the rows' sums never leave registers. Each vector of column
 // sums (x[f - W] + x[f]) + x[f + W], its rows where present, is formed once, and its neighbours'
@@ -2119,20 +2146,12 @@ HWY_NOINLINE void AvgPlane3x3(D d, const S* HWY_RESTRICT x, int64_t W, int64_t s
   const hn::Rebind<float, D> df;
   const auto identity = hn::Set(d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
   auto before = identity, here = PlaneColumnSums(d, x, W, size, 0, identity);
-  for (int64_t v = 0; v < vectors; ++v) {
-    const int64_t f = v * L;
-    const auto after = PlaneColumnSums(d, x, W, size, f + L, identity);
-    // Taps ow - 1, ow, ow + 1; the middle one is always in the row (pad 1). A tap outside it
-    // adds -0 (or 0) in MaskedSumsAlongW, which leaves the other operand as it is: here it is
-    // not added.
-    auto m = AddWhere(d, hn::LoadMaskBits(d, masks + v * 8), LanesFrom<L - 1>(d, before, here), here, here);
-    m = AddWhere(d, hn::LoadMaskBits(d, masks + (2 * vectors + v) * 8), m, LanesFrom<1>(d, here, after), m);
-    m = FinishAverage(d, m, hn::LoadU(df, factors + f), rule);
-    if (f + L <= size) StoreAs(m, d, dst + f);
-    else StorePartial(m, d, dst + f, static_cast<size_t>(size - f));
-    before = here;
-    here = after;
-  }
+  const int64_t interior_begin = std::min(vectors, std::max<int64_t>(0, (W + L - 1) / L - 1));
+  const int64_t interior_end = std::max(interior_begin, std::min(vectors, (size - W) / L - 1));
+  int64_t v = 0;
+  for (; v < interior_begin; ++v) Plane3x3Vector<false>(d, x, W, size, masks, vectors, factors, rule, v, before, here, dst);
+  for (; v < interior_end; ++v) Plane3x3Vector<true>(d, x, W, size, masks, vectors, factors, rule, v, before, here, dst);
+  for (; v < vectors; ++v) Plane3x3Vector<false>(d, x, W, size, masks, vectors, factors, rule, v, before, here, dst);
 }
 #endif
 
