@@ -1792,8 +1792,8 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
 // tap is not one of the output's in-bounds taps [first[j], past[j]) ("T_sum" sums those alone).
 // avg_nchw sums the same rows in 32-bit lanes, 16 to a vector, and stores and reloads a row of
 // sums; blocked_nchw transposes 16 planes there and back. The int8 layer of notes/perf.md (56x56
-// planes, 3x3 at stride 2) took 0.32 ms cold at 1 thread through blocked_nchw, and takes 0.08
-// here (optimized/bench, in one process).
+// planes, 3x3 at stride 2), 1 thread, Zen 5: blocked_nchw 0.30-0.32 ms cold, 0.23-0.25 hot; this
+// 0.10 cold, 0.08 hot.
 
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
 // Tap t of output vector v (outputs 32v .. 32v + 31): lanes[t][v] are its columns' lanes in the
@@ -1928,7 +1928,7 @@ HWY_INLINE void SumInt8Row(const Int8WindowRows<S>& window, __mmask64 row_mask, 
 // `count` output rows of at most 32 outputs whose windows are kRows whole rows of one slice and
 // kTaps columns, with one factor table and no empty output (a 2-D layer's interior rows), the
 // first window's rows from `first`: the taps' columns and masks and the factors stay in
-// registers (the int8 layer of notes/perf.md, hot, 1 thread: 0.18 ms a row at a time, 0.xx so).
+// registers (the int8 layer of notes/perf.md, hot, 1 thread: 0.18 ms a row at a time, 0.09 so).
 template <int kRows, int kTaps, class S>
 HWY_NOINLINE void SumInt8Rows(const S* HWY_RESTRICT first, int64_t row_step, int64_t window_step, int64_t count,
                               __mmask64 row_mask, const S* end, const Int8RowTaps& taps,
@@ -2107,7 +2107,8 @@ HWY_INLINE hn::Vec<D> PlaneColumnSums(D d, const S* HWY_RESTRICT x, int64_t W, i
 // AvgPlane3x3's output vector v, from the column sums `before` and `here` of vectors v - 1 and
 // v, which it moves on by one. Its `after` column sums start at g = (v + 1) * L; kInterior: rows
 // g - W and g + W are whole vectors of the plane (g >= W, g + L + W <= size), so plain loads, the
-// same values added in the same order (the border vectors check each load's range).
+// same values added in the same order (the border vectors check each load's range). Inception's
+// layer, 1 thread, Zen 5: hot 0.35 -> 0.28 ms; cold 0.41-0.43 either way (memory-bound).
 template <bool kInterior, class D, class S>
 HWY_INLINE void Plane3x3Vector(D d, const S* HWY_RESTRICT x, int64_t W, int64_t size, const uint8_t* HWY_RESTRICT masks,
                                int64_t vectors, const float* HWY_RESTRICT factors, IntRounding rule, int64_t v,
@@ -2143,7 +2144,6 @@ template <class D, class S>
 HWY_NOINLINE void AvgPlane3x3(D d, const S* HWY_RESTRICT x, int64_t W, int64_t size, const uint8_t* HWY_RESTRICT masks,
                               int64_t vectors, const float* HWY_RESTRICT factors, IntRounding rule, S* HWY_RESTRICT dst) {
   constexpr int64_t L = 16;
-  const hn::Rebind<float, D> df;
   const auto identity = hn::Set(d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
   auto before = identity, here = PlaneColumnSums(d, x, W, size, 0, identity);
   const int64_t interior_begin = std::min(vectors, std::max<int64_t>(0, (W + L - 1) / L - 1));
