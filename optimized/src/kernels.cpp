@@ -7,7 +7,8 @@
 // Arithmetic (declared in optimized.cpp's error bounds):
 // - float averages (f32, f16 via f32) sum in f32, in an order that depends on the kernel, and
 //   multiply by the f32 reciprocal of the divisor: at most prod(kernel) + 1 roundings;
-// - integer averages (i8, u8) sum exactly in i32 and divide in f32: for |sum| < 2^23 and
+// - integer averages (i8, u8) sum exactly in i32 (i16 in avg_int8_nchw: windows of at most 128
+//   taps, |sum| <= 32640), widened to i32 and divided in f32: for |sum| < 2^23 and
 //   divisors < 2^24, the f32 quotient t = fl(s / d) is on the same side of every half-integer as
 //   s / d (their distance is at least 1/(2d), the rounding error below |s/d| 2^-24 < 1/(2d)), and is
 //   exactly x.5 when s / d is; so rounding t by the problem's rule is exact;
@@ -1881,11 +1882,10 @@ HWY_INLINE void SumWindowRows(const Int8WindowRows<S>& window, __mmask64 row_mas
   odd = _mm512_setzero_si512();
   const int64_t depths = kRows > 0 ? 1 : window.depths, rows = kRows > 0 ? kRows : window.rows;
   for (int64_t z = 0; z < depths; ++z) {
-    const S* row = window.first + z * window.depth_step;
 #pragma GCC unroll 4
-    for (int64_t r = 0; r < rows; ++r, row += window.row_step) {
+    for (int64_t r = 0; r < rows; ++r) {
       __m512i row_even, row_odd;
-      WidenRow(row, row_mask, window.end, row_even, row_odd);
+      WidenRow(window.first + z * window.depth_step + r * window.row_step, row_mask, window.end, row_even, row_odd);
       even = _mm512_add_epi16(even, row_even);
       odd = _mm512_add_epi16(odd, row_odd);
     }
@@ -1943,13 +1943,13 @@ HWY_NOINLINE void SumInt8Rows(const S* HWY_RESTRICT first, int64_t row_step, int
   }
   const auto factors_lo = hn::LoadU(df, factors), factors_hi = hn::LoadU(df, factors + 16);
   const __mmask32 store = FirstBytes(out_w);
-  for (int64_t i = 0; i < count; ++i, first += window_step, dst += out_w) {
+  for (int64_t i = 0; i < count; ++i) {
     __m512i even, odd;
-    SumWindowRows<kRows>(Int8WindowRows<S>{first, 1, 0, kRows, row_step, end}, row_mask, even, odd);
+    SumWindowRows<kRows>(Int8WindowRows<S>{first + i * window_step, 1, 0, kRows, row_step, end}, row_mask, even, odd);
     __m512i sum = _mm512_maskz_permutex2var_epi16(present[0], even, columns[0], odd);
     for (int t = 1; t < kTaps; ++t)
       sum = _mm512_add_epi16(sum, _mm512_maskz_permutex2var_epi16(present[t], even, columns[t], odd));
-    _mm256_mask_storeu_epi8(dst, store, FinishInt8Vector<S>(sum, factors_lo, factors_hi, rule));
+    _mm256_mask_storeu_epi8(dst + i * out_w, store, FinishInt8Vector<S>(sum, factors_lo, factors_hi, rule));
   }
 }
 #endif
