@@ -194,13 +194,15 @@ Status accepts_blocked_nchw(const Problem& p, Layout layout) {
 }
 
 // Measured (optimized/bench): the transposition pays where the planes are small enough for the
-// two blocks to stay in L2 (1 MiB here). For max, max_nchw's rows catch up before that: even at
-// 1 thread and 1.4x faster at 2 on the ResNet stem (16 planes of 112x112: 784 KiB), so max
-// blocks stop at 512 KiB.
+// two blocks to stay in L2 (1 MiB here). For max, max_nchw's rows catch up before that: on Zen 4,
+// even at 1 thread and 1.4x faster at 2 on the ResNet stem (16 planes of 112x112: 784 KiB); on
+// Zen 5, 1.4x faster cold at 1 thread and 1.5x at 2 on GoogLeNet's 71x71 layer (315 KiB), even
+// cold at 1 thread on its 35x35 one (78 KiB, where the blocks stay faster hot), and slower on its
+// 17x17 one and the 3-D U-Net's 16^3 (256 KiB). So max blocks stop at 256 KiB.
 bool prefers_blocked_nchw(const Problem& p, Layout) {
   int64_t in_plane = 1;
   for (const Axis& a : p.axes) in_plane *= a.extent;
-  const int64_t limit = p.op == Op::max ? int64_t{1} << 19 : int64_t{1} << 20;
+  const int64_t limit = p.op == Op::max ? int64_t{1} << 18 : int64_t{1} << 20;
   return in_plane * block_channels * static_cast<int64_t>(storage_bytes(p.dtype)) <= limit;
 }
 
