@@ -1524,17 +1524,22 @@ HWY_NOINLINE void SumShortRows(D d, const R* HWY_RESTRICT plane, int64_t row_str
 }
 #endif
 
-// avg_nchw's per-thread scratch, kept between calls, and what it keeps from row to row: a batch
-// of rows of sums, the window rows of two output rows, the factor table of the current row
-// divisor and the columns written as empty.
-template <class S, class Acc, class R>
-struct AvgNchwScratch {
-  Acc* sums = nullptr;
-  const R** sources = nullptr;
-  const R** next_sources = nullptr;
+// The factor table of an NCHW output row's divisor (UseRowFactors): per output column its factor,
+// the columns written as empty, and the row factor key it was made for.
+struct RowFactorTable {
   float* factors = nullptr;
   int64_t* empty_columns = nullptr;
   int64_t empty_count = 0, factors_for = -1;
+};
+
+// avg_nchw's per-thread scratch, kept between calls, and what it keeps from row to row: a batch
+// of rows of sums, the window rows of two output rows, and the factor table of the current row
+// divisor.
+template <class S, class Acc, class R>
+struct AvgNchwScratch : RowFactorTable {
+  Acc* sums = nullptr;
+  const R** sources = nullptr;
+  const R** next_sources = nullptr;
   SharedRows<R> split;
   RegisterTaps register_taps;
   bool in_registers = false;
@@ -1593,10 +1598,9 @@ void InitAvgNchwScratch(D d, const Plan& P, const AvgNchwShape& shape, const Reg
 #endif
 }
 
-// Makes scratch.factors and scratch.empty_columns those of output row (od, oh), when they are not
-// (scratch: avg_nchw's or avg_int8_nchw's, which keep the same four members).
-template <class Acc, class Scratch>
-void UseRowFactors(const Plan& P, int64_t od, int64_t oh, Scratch& scratch) {
+// Makes scratch.factors and scratch.empty_columns those of output row (od, oh), when they are not.
+template <class Acc>
+void UseRowFactors(const Plan& P, int64_t od, int64_t oh, RowFactorTable& scratch) {
   const AxisTable &AD = P.axis[0], &AH = P.axis[1], &AW = P.axis[2];
   const int64_t key = RowFactorsKey(P, od, oh);
   if (key == scratch.factors_for) return;
@@ -1610,6 +1614,23 @@ void UseRowFactors(const Plan& P, int64_t od, int64_t oh, Scratch& scratch) {
     if (row_zero || AW.count(ow) == 0 || (by_product && AW.divisor[static_cast<size_t>(ow)] == 0))
       scratch.empty_columns[scratch.empty_count++] = ow;
   scratch.factors_for = key;
+}
+
+// NCHW output row `row` (at) whose window has no input row: every output written as empty.
+inline void WriteEmptyRow(const Plan& P, const RunArgs& a, const OutputRow& at, int64_t row) {
+  const int64_t OW = P.axis[2].out;
+  for (int64_t ow = 0; ow < OW; ++ow)
+    WriteEmpty(P, a, at.plane / P.channels, at.plane % P.channels, row * OW + ow, P.divisor(at.od, at.oh, ow) == 0);
+}
+
+// The outputs of NCHW output row `row` (at) that its factor table lists as empty.
+inline void WriteEmptyColumns(const Plan& P, const RunArgs& a, const OutputRow& at, int64_t row,
+                              const RowFactorTable& table) {
+  const int64_t OW = P.axis[2].out;
+  for (int64_t e = 0; e < table.empty_count; ++e) {
+    const int64_t ow = table.empty_columns[e];
+    WriteEmpty(P, a, at.plane / P.channels, at.plane % P.channels, row * OW + ow, P.divisor(at.od, at.oh, ow) == 0);
+  }
 }
 
 // Output rows [begin, end) of avg_nchw, whose input rows `rows_of` gives (R: their element type), in
@@ -1670,8 +1691,7 @@ void AvgNchwRows(D d, const Plan& P, const RunArgs& a, const AvgNchwShape& shape
     for (int64_t row = first_row; row < past_row; ++row, at.Next(P)) {  // 2. the taps along W, finished
       const int64_t od = at.od, oh = at.oh;
       if (AD.count(od) == 0 || AH.count(oh) == 0) {
-        for (int64_t ow = 0; ow < OW; ++ow)
-          WriteEmpty(P, a, at.plane / P.channels, at.plane % P.channels, row * OW + ow, P.divisor(od, oh, ow) == 0);
+        WriteEmptyRow(P, a, at, row);
         continue;
       }
       UseRowFactors<Acc>(P, od, oh, scratch);
@@ -1691,10 +1711,7 @@ void AvgNchwRows(D d, const Plan& P, const RunArgs& a, const AvgNchwShape& shape
         SumAlongW<3>(d, row_sums, OW, AW.stride, AW.dilation, AW.kernel, factors, rule, dst);
       else
         SumAlongW<0>(d, row_sums, OW, AW.stride, AW.dilation, AW.kernel, factors, rule, dst);
-      for (int64_t e = 0; e < scratch.empty_count; ++e) {
-        const int64_t ow = scratch.empty_columns[e];
-        WriteEmpty(P, a, at.plane / P.channels, at.plane % P.channels, row * OW + ow, P.divisor(od, oh, ow) == 0);
-      }
+      WriteEmptyColumns(P, a, at, row, scratch);
     }
   }
 }
@@ -1824,13 +1841,6 @@ struct Int8RowTaps {
         present[k] = mask;
       }
   }
-};
-
-// avg_int8_nchw's per-thread factor table of the current output row (UseRowFactors' members).
-struct Int8Scratch {
-  float* factors = nullptr;
-  int64_t* empty_columns = nullptr;
-  int64_t empty_count = 0, factors_for = -1;
 };
 
 // The row's 64 bytes as 16-bit lanes: its even columns in `even` (lane i: column 2i), its odd
@@ -1978,7 +1988,7 @@ void AvgInt8Nchw(const Plan& P, const RunArgs& a) {
       thread_local std::vector<float> factors_tl;
       thread_local std::vector<int64_t> empty_tl;
       taps.Build(AW);
-      Int8Scratch scratch;
+      RowFactorTable scratch;
       scratch.factors = LineScratch(factors_tl, 64);
       std::fill(scratch.factors + OW, scratch.factors + 64, 1.0f);  // lanes past the row: finite, not stored
       scratch.empty_columns = Scratch(empty_tl, static_cast<size_t>(OW));
@@ -1986,8 +1996,7 @@ void AvgInt8Nchw(const Plan& P, const RunArgs& a) {
       for (int64_t row = begin; row < end;) {
         const int64_t od = at.od, oh = at.oh;
         if (AD.count(od) == 0 || AH.count(oh) == 0) {
-          for (int64_t ow = 0; ow < OW; ++ow)
-            WriteEmpty(P, a, at.plane / P.channels, at.plane % P.channels, row * OW + ow, P.divisor(od, oh, ow) == 0);
+          WriteEmptyRow(P, a, at, row);
           ++row;
           at.Next(P);
           continue;
@@ -2012,10 +2021,7 @@ void AvgInt8Nchw(const Plan& P, const RunArgs& a) {
         const Int8WindowRows<S> window{first, AD.count(od), AD.dilation * AH.in * AW.in, AH.count(oh),
                                        AH.dilation * AW.in, in_end};
         SumInt8Row(window, row_mask, taps, OW, scratch.factors, rule, out + row * OW);
-        for (int64_t e = 0; e < scratch.empty_count; ++e) {
-          const int64_t ow = scratch.empty_columns[e];
-          WriteEmpty(P, a, at.plane / P.channels, at.plane % P.channels, row * OW + ow, P.divisor(od, oh, ow) == 0);
-        }
+        WriteEmptyColumns(P, a, at, row, scratch);
         ++row;
         at.Next(P);
       }
