@@ -19,6 +19,7 @@
 #include <hwy/highway.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -1524,12 +1525,40 @@ HWY_NOINLINE void SumShortRows(D d, const R* HWY_RESTRICT plane, int64_t row_str
 }
 #endif
 
-// The factor table of an NCHW output row's divisor (UseRowFactors): per output column its factor,
-// the columns written as empty, and the row factor key it was made for.
+// The factor tables of NCHW output rows' divisors (UseRowFactors): per output column its factor,
+// and the columns written as empty. The tables of the last `kept_tables` row factor keys are kept:
+// the border rows of each plane change the key row by row (7x7: seven tables per plane), and
+// building them again took 7% of the 7x7 layer.
 struct RowFactorTable {
-  float* factors = nullptr;
-  int64_t* empty_columns = nullptr;
+  static constexpr int kept_tables = 8;
+  // The current row's table, one of the kept ones, and the key it was made for.
+  const float* factors = nullptr;
+  const int64_t* empty_columns = nullptr;
   int64_t empty_count = 0, factors_for = -1;
+  struct Kept {
+    float* factors = nullptr;
+    int64_t* empty_columns = nullptr;
+    int64_t empty_count = 0, key = -1;
+  };
+  std::array<Kept, kept_tables> kept{};
+  int next_kept = 0;  // the slot a new key takes (round robin)
+
+  // Tables for rows of out_w outputs, from per-thread vectors; each table's factors start on a
+  // cache line and end with `lanes` of 1 (lanes past the row: finite, never stored).
+  void Allocate(std::vector<float>& factors_tl, std::vector<int64_t>& empty_tl, int64_t out_w, int64_t lanes) {
+    const int64_t stride = (out_w + lanes + 15) / 16 * 16;
+    float* all_factors = LineScratch(factors_tl, static_cast<size_t>(kept_tables * stride));
+    int64_t* all_empty = Scratch(empty_tl, static_cast<size_t>(kept_tables * out_w));
+    for (int t = 0; t < kept_tables; ++t) {
+      kept[t] = Kept{all_factors + t * stride, all_empty + t * out_w, 0, -1};
+      std::fill(kept[t].factors + out_w, kept[t].factors + out_w + lanes, 1.0f);
+    }
+    factors = nullptr;
+    empty_columns = nullptr;
+    empty_count = 0;
+    factors_for = -1;
+    next_kept = 0;
+  }
 };
 
 // avg_nchw's per-thread scratch, kept between calls, and what it keeps from row to row: a batch
@@ -1576,11 +1605,7 @@ void InitAvgNchwScratch(D d, const Plan& P, const AvgNchwShape& shape, const Reg
   const auto window_rows = static_cast<size_t>(AD.kernel * AH.kernel);
   scratch.sources = Scratch(sources_tl, 2 * window_rows);
   scratch.next_sources = scratch.sources + window_rows;
-  scratch.factors = LineScratch(factors_tl, static_cast<size_t>(AW.out + L));
-  std::fill(scratch.factors + AW.out, scratch.factors + AW.out + L, 1.0f);  // lanes past the row: finite, unused
-  scratch.empty_columns = Scratch(empty_tl, static_cast<size_t>(AW.out));
-  scratch.empty_count = 0;
-  scratch.factors_for = -1;
+  scratch.Allocate(factors_tl, empty_tl, AW.out, L);
   scratch.in_registers = in_registers != nullptr;  // the row's taps in registers, when they fit (RegisterTaps::Fit)
   if (in_registers) scratch.register_taps = *in_registers;
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
@@ -1604,15 +1629,26 @@ void UseRowFactors(const Plan& P, int64_t od, int64_t oh, RowFactorTable& scratc
   const AxisTable &AD = P.axis[0], &AH = P.axis[1], &AW = P.axis[2];
   const int64_t key = RowFactorsKey(P, od, oh);
   if (key == scratch.factors_for) return;
-  RowFactors<Acc>(P, od, oh, 0, AW.out, scratch.factors);
-  // Divisor 0: the override's, or a factor of the product's (plan.cpp).
-  const bool by_product = P.p.divisor != Divisor::override_value;
-  const bool row_zero = by_product ? AD.divisor[static_cast<size_t>(od)] == 0 || AH.divisor[static_cast<size_t>(oh)] == 0
-                                   : P.p.divisor_override == 0;
-  scratch.empty_count = 0;
-  for (int64_t ow = 0; ow < AW.out; ++ow)
-    if (row_zero || AW.count(ow) == 0 || (by_product && AW.divisor[static_cast<size_t>(ow)] == 0))
-      scratch.empty_columns[scratch.empty_count++] = ow;
+  RowFactorTable::Kept* table = nullptr;
+  for (RowFactorTable::Kept& k : scratch.kept)
+    if (k.key == key) table = &k;
+  if (!table) {
+    table = &scratch.kept[static_cast<size_t>(scratch.next_kept)];
+    scratch.next_kept = (scratch.next_kept + 1) % RowFactorTable::kept_tables;
+    RowFactors<Acc>(P, od, oh, 0, AW.out, table->factors);
+    // Divisor 0: the override's, or a factor of the product's (plan.cpp).
+    const bool by_product = P.p.divisor != Divisor::override_value;
+    const bool row_zero = by_product ? AD.divisor[static_cast<size_t>(od)] == 0 || AH.divisor[static_cast<size_t>(oh)] == 0
+                                     : P.p.divisor_override == 0;
+    table->empty_count = 0;
+    for (int64_t ow = 0; ow < AW.out; ++ow)
+      if (row_zero || AW.count(ow) == 0 || (by_product && AW.divisor[static_cast<size_t>(ow)] == 0))
+        table->empty_columns[table->empty_count++] = ow;
+    table->key = key;
+  }
+  scratch.factors = table->factors;
+  scratch.empty_columns = table->empty_columns;
+  scratch.empty_count = table->empty_count;
   scratch.factors_for = key;
 }
 
@@ -1989,9 +2025,7 @@ void AvgInt8Nchw(const Plan& P, const RunArgs& a) {
       thread_local std::vector<int64_t> empty_tl;
       taps.Build(AW);
       RowFactorTable scratch;
-      scratch.factors = LineScratch(factors_tl, 64);
-      std::fill(scratch.factors + OW, scratch.factors + 64, 1.0f);  // lanes past the row: finite, not stored
-      scratch.empty_columns = Scratch(empty_tl, static_cast<size_t>(OW));
+      scratch.Allocate(factors_tl, empty_tl, OW, 64 - OW);  // the finish reads 64 factors
       OutputRow at(P, begin);
       for (int64_t row = begin; row < end;) {
         const int64_t od = at.od, oh = at.oh;
