@@ -266,6 +266,23 @@ TEST_CASE("avg_nhwc: many channels at stride 1 along W, each pixel's channels in
   });
 }
 
+TEST_CASE("avg_nhwc: f32 rows of 5 to 12 vectors of channels, the shared column sums in registers") {
+  // On AVX-512, 3 window rows of 2 or 3 taps at stride 1 along W over these channel counts take
+  // SlidePixelsInRegisters; the window's first and last rows (2 rows) and the clipped columns the
+  // other paths, in the same output.
+  const optimized::OptimizedEngine only("avg_nhwc");
+  // Small RapidCheck sizes draw the first element: Inception's shape (3 taps, 192 channels) first.
+  check_property("avg_nhwc, f32, 80 to 192 channels == spec", [&] {
+    const int kw = *rc::gen::element(3, 2), ph = *rc::gen::element(1, 0, 2), pw = *rc::gen::element(1, 0, 2) % kw;
+    const int h = *rc::gen::inRange(3, 7), w = *rc::gen::inRange(kw + 2, kw + 10);
+    const std::string text = fmt::format(
+        "avg:f32:n{}c{}:h{}w{}:k3x{}:s{}x1:pb{}x{}:pe{}x{}:{}:floor", *rc::gen::inRange(1, 3),
+        16 * *rc::gen::element(12, 5, 6, 7, 8, 9, 10, 11), h, w, kw, *rc::gen::element(1, 2), ph, pw, ph, pw,
+        *rc::gen::element<std::string>("exclude", "include_clip", "include_full"));
+    kernel_matches_spec(only, text, Layout::channels_last);
+  });
+}
+
 TEST_CASE("avg_plane_nchw: the 3x3 window at stride 1 and pad 1, rows summed in registers") {
   // On AVX-512 this window takes AvgPlane3x3 (three loads per output vector, neighbours by lane
   // shifts); planes from one pixel to several vectors, rows shorter and longer than a vector.
