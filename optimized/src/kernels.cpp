@@ -581,15 +581,42 @@ struct SharedRows {
   }
 };
 
+// The window's row pointers, copied into an array of kRows when kRows > 0, so that the compiler
+// keeps them in registers; `window_rows` itself otherwise. Not to be copied (`rows` may point
+// into it).
+template <int kRows, class S>
+struct WindowRowPointers {
+  const S* copy[kRows > 0 ? kRows : 1];
+  const S* const* rows;
+  explicit WindowRowPointers(const S* const* window_rows) : rows(window_rows) {
+    if constexpr (kRows > 0) {
+      for (int i = 0; i < kRows; ++i) copy[i] = window_rows[i];
+      rows = copy;
+    }
+  }
+  WindowRowPointers(const WindowRowPointers&) = delete;
+  WindowRowPointers& operator=(const WindowRowPointers&) = delete;
+};
+
 // The sums of two output rows whose windows share input rows (adjacent rows of one plane: 6 of the
 // 7x7's 7): a_sums = the sum of the `shared` rows and `only_a`, b_sums that of `shared` and
 // `only_b` (`only_count` rows each). The shared rows are loaded once (8 row loads for the two,
 // not 14).
-template <class D, class S>
-HWY_INLINE void SumRowPair(D d, const S* const* HWY_RESTRICT shared, size_t shared_count,
-                           const S* const* HWY_RESTRICT only_a, const S* const* HWY_RESTRICT only_b,
-                           size_t only_count, int64_t length, hn::TFromD<D>* HWY_RESTRICT a_sums,
-                           hn::TFromD<D>* HWY_RESTRICT b_sums) {
+// kShared and kOnly, when nonzero, are the counts known at compile time: the row pointers then
+// stay in registers and the loops are written out. The 7x7 layer, 1 thread, Zen 5, one kernel
+// alone: NHWC cold 0.90 -> 0.85 ms, hot 0.60 -> 0.62-0.65; NCHW the same either way.
+template <int kShared, int kOnly, class D, class S>
+HWY_INLINE void SumRowPairOf(D d, const S* const* HWY_RESTRICT shared_rows, size_t shared_count,
+                             const S* const* HWY_RESTRICT only_a_rows, const S* const* HWY_RESTRICT only_b_rows,
+                             size_t only_count, int64_t length, hn::TFromD<D>* HWY_RESTRICT a_sums,
+                             hn::TFromD<D>* HWY_RESTRICT b_sums) {
+  if constexpr (kShared > 0) shared_count = kShared;
+  if constexpr (kOnly > 0) only_count = kOnly;
+  const WindowRowPointers<kShared, S> shared_pointers(shared_rows);
+  const WindowRowPointers<kOnly, S> a_pointers(only_a_rows), b_pointers(only_b_rows);
+  const S* const* shared = shared_pointers.rows;
+  const S* const* only_a = a_pointers.rows;
+  const S* const* only_b = b_pointers.rows;
   const size_t a_count = only_count, b_count = only_count;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const auto sum_at = [&](const S* const* rows, size_t count, hn::Vec<D> m, int64_t i) HWY_ATTR {
@@ -635,6 +662,19 @@ HWY_INLINE void SumRowPair(D d, const S* const* HWY_RESTRICT shared, size_t shar
     hn::StoreU(a, d, a_sums + i);
     hn::StoreU(b, d, b_sums + i);
   }
+}
+
+template <class D, class S>
+HWY_INLINE void SumRowPair(D d, const S* const* HWY_RESTRICT shared, size_t shared_count,
+                           const S* const* HWY_RESTRICT only_a, const S* const* HWY_RESTRICT only_b,
+                           size_t only_count, int64_t length, hn::TFromD<D>* HWY_RESTRICT a_sums,
+                           hn::TFromD<D>* HWY_RESTRICT b_sums) {
+  if (shared_count == 6 && only_count == 1)  // 7 rows at stride 1
+    SumRowPairOf<6, 1>(d, shared, shared_count, only_a, only_b, only_count, length, a_sums, b_sums);
+  else if (shared_count == 4 && only_count == 1)  // 5 rows at stride 1
+    SumRowPairOf<4, 1>(d, shared, shared_count, only_a, only_b, only_count, length, a_sums, b_sums);
+  else
+    SumRowPairOf<0, 0>(d, shared, shared_count, only_a, only_b, only_count, length, a_sums, b_sums);
 }
 
 // Prefetches `count` rows of `row_bytes` from sources[i] + `ahead` bytes (an address past the
@@ -830,23 +870,6 @@ HWY_INLINE hn::Vec<D> ColumnSum(D d, const S* const* HWY_RESTRICT rows, size_t c
   for (size_t r = 1; r < n; ++r) m = hn::Add(m, LoadAs(d, rows[r] + offset));
   return m;
 }
-
-// The window's row pointers, copied into an array of kRows when kRows > 0, so that the compiler
-// keeps them in registers; `window_rows` itself otherwise. Not to be copied (`rows` may point
-// into it).
-template <int kRows, class S>
-struct WindowRowPointers {
-  const S* copy[kRows > 0 ? kRows : 1];
-  const S* const* rows;
-  explicit WindowRowPointers(const S* const* window_rows) : rows(window_rows) {
-    if constexpr (kRows > 0) {
-      for (int i = 0; i < kRows; ++i) copy[i] = window_rows[i];
-      rows = copy;
-    }
-  }
-  WindowRowPointers(const WindowRowPointers&) = delete;
-  WindowRowPointers& operator=(const WindowRowPointers&) = delete;
-};
 
 // sums[v] = ColumnSum at offset + v * Lanes, for v < kVectors.
 template <int kVectors, int kRows, class D, class S>
