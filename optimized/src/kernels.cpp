@@ -603,8 +603,9 @@ struct WindowRowPointers {
 // `only_b` (`only_count` rows each). The shared rows are loaded once (8 row loads for the two,
 // not 14).
 // kShared and kOnly, when nonzero, are the counts known at compile time: the row pointers then
-// stay in registers and the loops are written out. The 7x7 layer, 1 thread, Zen 5, one kernel
-// alone: NHWC cold 0.90 -> 0.85 ms, hot 0.60 -> 0.62-0.65; NCHW the same either way.
+// stay in registers, and the loops over rows are written out. With SumColumns<7> along W, the
+// 7x7 layer, 1 thread, Zen 5, one kernel alone: NHWC cold 0.91-0.93 -> 0.80-0.81 ms, hot 0.59-0.60
+// -> 0.54-0.55; NCHW cold 0.69-0.74 -> 0.63-0.66.
 template <int kShared, int kOnly, class D, class S>
 HWY_INLINE void SumRowPairOf(D d, const S* const* HWY_RESTRICT shared_rows, size_t shared_count,
                              const S* const* HWY_RESTRICT only_a_rows, const S* const* HWY_RESTRICT only_b_rows,
@@ -631,15 +632,18 @@ HWY_INLINE void SumRowPairOf(D d, const S* const* HWY_RESTRICT shared_rows, size
   int64_t i = 0;
   for (; i + 2 * L <= length; i += 2 * L) {  // two vectors: two chains of additions
     auto m0 = LoadAs(d, shared[0] + i), m1 = LoadAs(d, shared[0] + i + L);
+#pragma GCC unroll 8
     for (size_t r = 1; r < shared_count; ++r) {
       m0 = hn::Add(m0, LoadAs(d, shared[r] + i));
       m1 = hn::Add(m1, LoadAs(d, shared[r] + i + L));
     }
     auto a0 = m0, a1 = m1, b0 = m0, b1 = m1;
+#pragma GCC unroll 8
     for (size_t r = 0; r < a_count; ++r) {
       a0 = hn::Add(a0, LoadAs(d, only_a[r] + i));
       a1 = hn::Add(a1, LoadAs(d, only_a[r] + i + L));
     }
+#pragma GCC unroll 8
     for (size_t r = 0; r < b_count; ++r) {
       b0 = hn::Add(b0, LoadAs(d, only_b[r] + i));
       b1 = hn::Add(b1, LoadAs(d, only_b[r] + i + L));
@@ -852,6 +856,10 @@ HWY_INLINE void SumColumnsAnyCount(D d, const hn::TFromD<D>* sums, int64_t C, in
     return SumColumns<2>(d, sums, C, begin, end, column_step, first_column, tap_step, count, factors, rule, dst);
   if (count == 3)
     return SumColumns<3>(d, sums, C, begin, end, column_step, first_column, tap_step, count, factors, rule, dst);
+  if (count == 5)
+    return SumColumns<5>(d, sums, C, begin, end, column_step, first_column, tap_step, count, factors, rule, dst);
+  if (count == 7)
+    return SumColumns<7>(d, sums, C, begin, end, column_step, first_column, tap_step, count, factors, rule, dst);
   SumColumns<0>(d, sums, C, begin, end, column_step, first_column, tap_step, count, factors, rule, dst);
 }
 
