@@ -1423,7 +1423,7 @@ struct OutputRow {
 
 // The input rows of an output row of an NCHW problem, in scan order; returns their number.
 template <class S>
-size_t WindowRows(const Plan& P, const S* in, const OutputRow& at, const S** sources) {
+HWY_INLINE size_t WindowRows(const Plan& P, const S* in, const OutputRow& at, const S** sources) {
   const AxisTable &AD = P.axis[0], &AH = P.axis[1];
   const int64_t od = at.od, oh = at.oh;
   const S* plane = in + at.plane * P.in_plane;
