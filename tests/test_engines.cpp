@@ -283,6 +283,21 @@ TEST_CASE("avg_nhwc: f32 rows of 5 to 12 vectors of channels, the shared column 
   });
 }
 
+TEST_CASE("avg_nhwc: 7 columns at stride 1 over 16 or 32 channels, summed by doubling in registers") {
+  // On AVX-512 the interior columns of these rows take SumSevenColumnsInRegisters (each column sum
+  // loaded once, pairs and quadruples of them carried along W); the 7x7 layer's shape first.
+  const optimized::OptimizedEngine only("avg_nhwc");
+  check_property("avg_nhwc, 7 columns, 16 or 32 channels == spec", [&] {
+    const int kh = *rc::gen::element(7, 1, 2, 3, 4, 5, 6), pw = *rc::gen::element(3, 0, 1, 2, 4, 5, 6);
+    const int ph = *rc::gen::inRange(0, kh), h = *rc::gen::inRange(kh, kh + 5), w = *rc::gen::inRange(7, 40);
+    const std::string text = fmt::format(
+        "avg:{}:n{}c{}:h{}w{}:k{}x7:s{}x1:pb{}x{}:pe{}x{}:{}:floor", *rc::gen::element<std::string>("f32", "f16", "i8", "u8"),
+        *rc::gen::inRange(1, 3), *rc::gen::element(32, 16), h, w, kh, *rc::gen::element(1, 2), ph, pw, ph, pw,
+        *rc::gen::element<std::string>("exclude", "include_clip", "include_full"));
+    kernel_matches_spec(only, text, Layout::channels_last);
+  });
+}
+
 TEST_CASE("avg_plane_nchw: the 3x3 window at stride 1 and pad 1, rows summed in registers") {
   // On AVX-512 this window takes AvgPlane3x3 (three loads per output vector, neighbours by lane
   // shifts); planes from one pixel to several vectors, rows shorter and longer than a vector.
