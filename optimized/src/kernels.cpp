@@ -1682,17 +1682,19 @@ HWY_NOINLINE void SumShortRows(D d, const R* HWY_RESTRICT plane, int64_t row_str
 // building them again took 7% of the 7x7 layer.
 struct RowFactorTable {
   static constexpr int kept_tables = 8;
-  // The current row's table, one of the kept ones, and the key it was made for.
-  const float* factors = nullptr;
-  const int64_t* empty_columns = nullptr;
-  int64_t empty_count = 0, factors_for = -1;
   struct Kept {
     float* factors = nullptr;
     int64_t* empty_columns = nullptr;
     int64_t empty_count = 0, key = -1;
   };
   std::array<Kept, kept_tables> kept{};
-  int next_kept = 0;  // the slot a new key takes (round robin)
+  const Kept* current = nullptr;  // the current row's table, one of the kept ones
+  int next_kept = 0;              // the slot a new key takes (round robin)
+
+  int64_t factors_for() const { return current ? current->key : -1; }  // the current table's key
+  const float* factors() const { return current->factors; }
+  const int64_t* empty_columns() const { return current->empty_columns; }
+  int64_t empty_count() const { return current->empty_count; }
 
   // Tables for rows of out_w outputs, from per-thread vectors; each table's factors start on a
   // cache line and end with `lanes` of 1 (lanes past the row: finite, never stored).
@@ -1704,10 +1706,7 @@ struct RowFactorTable {
       kept[t] = Kept{all_factors + t * stride, all_empty + t * out_w, 0, -1};
       std::fill(kept[t].factors + out_w, kept[t].factors + out_w + lanes, 1.0f);
     }
-    factors = nullptr;
-    empty_columns = nullptr;
-    empty_count = 0;
-    factors_for = -1;
+    current = nullptr;
     next_kept = 0;
   }
 };
@@ -1774,12 +1773,12 @@ void InitAvgNchwScratch(D d, const Plan& P, const AvgNchwShape& shape, const Reg
 #endif
 }
 
-// Makes scratch.factors and scratch.empty_columns those of output row (od, oh), when they are not.
+// Makes scratch.current the table of output row (od, oh), when it is not.
 template <class Acc>
 void UseRowFactors(const Plan& P, int64_t od, int64_t oh, RowFactorTable& scratch) {
   const AxisTable &AD = P.axis[0], &AH = P.axis[1], &AW = P.axis[2];
   const int64_t key = RowFactorsKey(P, od, oh);
-  if (key == scratch.factors_for) return;
+  if (key == scratch.factors_for()) return;
   RowFactorTable::Kept* table = nullptr;
   for (RowFactorTable::Kept& k : scratch.kept)
     if (k.key == key) table = &k;
@@ -1797,10 +1796,7 @@ void UseRowFactors(const Plan& P, int64_t od, int64_t oh, RowFactorTable& scratc
         table->empty_columns[table->empty_count++] = ow;
     table->key = key;
   }
-  scratch.factors = table->factors;
-  scratch.empty_columns = table->empty_columns;
-  scratch.empty_count = table->empty_count;
-  scratch.factors_for = key;
+  scratch.current = table;
 }
 
 // NCHW output row `row` (at) whose window has no input row: every output written as empty.
@@ -1814,8 +1810,8 @@ inline void WriteEmptyRow(const Plan& P, const RunArgs& a, const OutputRow& at, 
 inline void WriteEmptyColumns(const Plan& P, const RunArgs& a, const OutputRow& at, int64_t row,
                               const RowFactorTable& table) {
   const int64_t OW = P.axis[2].out;
-  for (int64_t e = 0; e < table.empty_count; ++e) {
-    const int64_t ow = table.empty_columns[e];
+  for (int64_t e = 0; e < table.empty_count(); ++e) {
+    const int64_t ow = table.empty_columns()[e];
     WriteEmpty(P, a, at.plane / P.channels, at.plane % P.channels, row * OW + ow, P.divisor(at.od, at.oh, ow) == 0);
   }
 }
@@ -1882,7 +1878,7 @@ void AvgNchwRows(D d, const Plan& P, const RunArgs& a, const AvgNchwShape& shape
         continue;
       }
       UseRowFactors<Acc>(P, od, oh, scratch);
-      const float* factors = scratch.factors;
+      const float* factors = scratch.factors();
       const Acc* row_sums = sums + (row - first_row) * sums_length;  // from column -pad
       S* dst = out + row * OW;
       if (scratch.in_registers) {
@@ -1964,10 +1960,10 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
               int64_t past = oh + 1;
               if (AH.count(oh) > 0) {
                 UseRowFactors<Acc>(P, od, oh, scratch);
-                if (scratch.empty_count == 0) {
-                  const int64_t key = scratch.factors_for;
+                if (scratch.empty_count() == 0) {
+                  const int64_t key = scratch.factors_for();
                   while (past < AH.out && AH.count(past) > 0 && RowFactorsKey(P, od, past) == key) ++past;
-                  scratch.short_rows(d, plane_sums, row_stride, AH, oh, past, OW, scratch.factors, P.p.int_rounding,
+                  scratch.short_rows(d, plane_sums, row_stride, AH, oh, past, OW, scratch.factors(), P.p.int_rounding,
                                      out + oh * OW);
                   oh = past;
                   continue;
@@ -2190,18 +2186,18 @@ void AvgInt8Nchw(const Plan& P, const RunArgs& a) {
           at.Next(P);
           continue;
         }
-        if (RowFactorsKey(P, od, oh) != scratch.factors_for) UseRowFactors<Acc>(P, od, oh, scratch);
+        if (RowFactorsKey(P, od, oh) != scratch.factors_for()) UseRowFactors<Acc>(P, od, oh, scratch);
         const int64_t id = AD.start(od) + AD.first[static_cast<size_t>(od)] * AD.dilation;
         const int64_t ih = AH.start(oh) + AH.first[static_cast<size_t>(oh)] * AH.dilation;
         const S* first = in + at.plane * P.in_plane + (id * AH.in + ih) * AW.in;
-        if (run && AH.count(oh) == AH.kernel && scratch.empty_count == 0) {
+        if (run && AH.count(oh) == AH.kernel && scratch.empty_count() == 0) {
           // The run of rows from here with whole windows and this factor table, in this thread's range.
-          const int64_t key = scratch.factors_for;
+          const int64_t key = scratch.factors_for();
           int64_t past = oh + 1;
           while (past < AH.out && row + (past - oh) < end && AH.count(past) == AH.kernel &&
                  RowFactorsKey(P, od, past) == key)
             ++past;
-          run(first, AH.dilation * AW.in, AH.stride * AW.in, past - oh, row_mask, in_end, taps, scratch.factors, rule,
+          run(first, AH.dilation * AW.in, AH.stride * AW.in, past - oh, row_mask, in_end, taps, scratch.factors(), rule,
               OW, out + row * OW);
           row += past - oh;
           at = OutputRow(P, row);
@@ -2209,7 +2205,7 @@ void AvgInt8Nchw(const Plan& P, const RunArgs& a) {
         }
         const Int8WindowRows<S> window{first, AD.count(od), AD.dilation * AH.in * AW.in, AH.count(oh),
                                        AH.dilation * AW.in, in_end};
-        SumInt8Row(window, row_mask, taps, OW, scratch.factors, rule, out + row * OW);
+        SumInt8Row(window, row_mask, taps, OW, scratch.factors(), rule, out + row * OW);
         WriteEmptyColumns(P, a, at, row, scratch);
         ++row;
         at.Next(P);
