@@ -2126,6 +2126,13 @@ HWY_INLINE void SumInt8Row(const Int8WindowRows<S>& window, __mmask64 row_mask, 
 // kTaps columns, with one factor table and no empty output (a 2-D layer's interior rows), the
 // first window's rows from `first`: the taps' columns and masks and the factors stay in
 // registers (the int8 layer of notes/perf.md, hot, 1 thread: 0.18 ms a row at a time, 0.09 so).
+// With 3 rows at stride 2 (window_step = 2 row_step) a window's last row is the next one's first,
+// widened once. The output rows are contiguous (dst + i * out_w), so a row with at least 32 bytes
+// of the run from its start is stored whole: the bytes past its out_w are the next rows', stored
+// after it. A masked byte
+// store took a fifth of the kernel's samples on Zen 5.
+constexpr uintptr_t kInt8PrefetchBytes = 4096;
+
 template <int kRows, int kTaps, class S>
 HWY_NOINLINE void SumInt8Rows(const S* HWY_RESTRICT first, int64_t row_step, int64_t window_step, int64_t count,
                               __mmask64 row_mask, const S* end, const Int8RowTaps& taps,
@@ -2140,13 +2147,38 @@ HWY_NOINLINE void SumInt8Rows(const S* HWY_RESTRICT first, int64_t row_step, int
   }
   const auto factors_lo = hn::LoadU(df, factors), factors_hi = hn::LoadU(df, factors + 16);
   const __mmask32 store = FirstBytes(out_w);
+  const bool shares_row = kRows == 3 && window_step == 2 * row_step;
+  __m512i shared_even = _mm512_setzero_si512(), shared_odd = _mm512_setzero_si512();
+  if (shares_row) WidenRow(first, row_mask, end, shared_even, shared_odd);
   for (int64_t i = 0; i < count; ++i) {
+    // Two lines 4 KiB ahead of the window, which moves down 2 rows (at most 128 bytes) an output
+    // row: the int8 layer of notes/perf.md, cold, went from 0.091 to 0.067 ms at 1 thread (hot
+    // 0.066 either way), 0.048 to 0.036 at 2. The hardware prefetcher alone kept too few lines in flight.
+    const uintptr_t ahead = reinterpret_cast<uintptr_t>(first + i * window_step) + kInt8PrefetchBytes;
+    __builtin_prefetch(reinterpret_cast<const void*>(ahead));
+    __builtin_prefetch(reinterpret_cast<const void*>(ahead + 64));
     __m512i even, odd;
-    SumWindowRows<kRows>(Int8WindowRows<S>{first + i * window_step, 1, 0, kRows, row_step, end}, row_mask, even, odd);
+    if (shares_row) {
+      __m512i middle_even, middle_odd, last_even, last_odd;
+      const S* top = first + i * window_step;
+      WidenRow(top + row_step, row_mask, end, middle_even, middle_odd);
+      WidenRow(top + 2 * row_step, row_mask, end, last_even, last_odd);
+      even = _mm512_add_epi16(_mm512_add_epi16(shared_even, middle_even), last_even);
+      odd = _mm512_add_epi16(_mm512_add_epi16(shared_odd, middle_odd), last_odd);
+      shared_even = last_even;
+      shared_odd = last_odd;
+    } else {
+      SumWindowRows<kRows>(Int8WindowRows<S>{first + i * window_step, 1, 0, kRows, row_step, end}, row_mask, even,
+                           odd);
+    }
     __m512i sum = _mm512_maskz_permutex2var_epi16(present[0], even, columns[0], odd);
     for (int t = 1; t < kTaps; ++t)
       sum = _mm512_add_epi16(sum, _mm512_maskz_permutex2var_epi16(present[t], even, columns[t], odd));
-    _mm256_mask_storeu_epi8(dst + i * out_w, store, FinishInt8Vector<S>(sum, factors_lo, factors_hi, rule));
+    const __m256i q = FinishInt8Vector<S>(sum, factors_lo, factors_hi, rule);
+    if ((count - i) * out_w >= 32)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i * out_w), q);
+    else
+      _mm256_mask_storeu_epi8(dst + i * out_w, store, q);
   }
 }
 #endif
@@ -2174,9 +2206,24 @@ void AvgInt8Nchw(const Plan& P, const RunArgs& a) {
       thread_local Int8RowTaps taps;
       thread_local std::vector<float> factors_tl;
       thread_local std::vector<int64_t> empty_tl;
+      thread_local std::vector<int64_t> runs_tl;
       taps.Build(AW);
       RowFactorTable scratch;
       scratch.Allocate(factors_tl, empty_tl, OW, 64 - OW);  // the finish reads 64 factors
+      // runs[od * AH.out + oh]: the end of the run of rows from oh with whole windows and oh's
+      // factor table (oh itself when its window is not whole), the same for every plane.
+      std::vector<int64_t>& runs = runs_tl;
+      runs.clear();
+      if (run) {
+        runs.resize(static_cast<size_t>(AD.out * AH.out));
+        for (int64_t od = 0; od < AD.out; ++od)
+          for (int64_t oh = AH.out - 1; oh >= 0; --oh) {
+            const size_t at = static_cast<size_t>(od * AH.out + oh);
+            const bool whole = AH.count(oh) == AH.kernel;
+            const bool joins = oh + 1 < AH.out && runs[at + 1] > oh + 1 && RowFactorsKey(P, od, oh + 1) == RowFactorsKey(P, od, oh);
+            runs[at] = !whole ? oh : joins ? runs[at + 1] : oh + 1;
+          }
+      }
       OutputRow at(P, begin);
       for (int64_t row = begin; row < end;) {
         const int64_t od = at.od, oh = at.oh;
@@ -2190,13 +2237,10 @@ void AvgInt8Nchw(const Plan& P, const RunArgs& a) {
         const int64_t id = AD.start(od) + AD.first[static_cast<size_t>(od)] * AD.dilation;
         const int64_t ih = AH.start(oh) + AH.first[static_cast<size_t>(oh)] * AH.dilation;
         const S* first = in + at.plane * P.in_plane + (id * AH.in + ih) * AW.in;
-        if (run && AH.count(oh) == AH.kernel && scratch.empty_count() == 0) {
+        const int64_t run_past = runs.empty() ? 0 : runs[static_cast<size_t>(od * AH.out + oh)];
+        if (run_past > oh && scratch.empty_count() == 0) {
           // The run of rows from here with whole windows and this factor table, in this thread's range.
-          const int64_t key = scratch.factors_for();
-          int64_t past = oh + 1;
-          while (past < AH.out && row + (past - oh) < end && AH.count(past) == AH.kernel &&
-                 RowFactorsKey(P, od, past) == key)
-            ++past;
+          const int64_t past = std::min(run_past, oh + (end - row));
           run(first, AH.dilation * AW.in, AH.stride * AW.in, past - oh, row_mask, in_end, taps, scratch.factors(), rule,
               OW, out + row * OW);
           row += past - oh;
