@@ -8,10 +8,11 @@
 // - float averages (f32, f16 via f32) sum in f32, in an order that depends on the kernel, and
 //   multiply by the f32 reciprocal of the divisor: at most prod(kernel) + 1 roundings;
 // - integer averages (i8, u8) sum exactly in i32 (i16 in avg_int8_nchw: windows of at most 128
-//   taps, |sum| <= 32640), widened to i32 and divided in f32: for |sum| < 2^23 and
-//   divisors < 2^24, the f32 quotient t = fl(s / d) is on the same side of every half-integer as
-//   s / d (their distance is at least 1/(2d), the rounding error below |s/d| 2^-24 < 1/(2d)), and is
-//   exactly x.5 when s / d is; so rounding t by the problem's rule is exact;
+//   taps, |sum| <= 32640; and in avg_nhwc's direct path, at most 3x3 taps), widened to i32 and
+//   divided in f32: for |sum| < 2^23 and divisors < 2^24, the f32 quotient t = fl(s / d) is on
+//   the same side of every half-integer as s / d (their distance is at least 1/(2d), the rounding
+//   error below |s/d| 2^-24 < 1/(2d)), and is exactly x.5 when s / d is; so rounding t by the
+//   problem's rule is exact;
 // - max compares with a strict '>' in the spec's scan order, so ties keep the first element.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels.cpp"
@@ -183,6 +184,25 @@ HWY_INLINE bool TakesScalar(Acc v, Acc m, bool propagate) {
 template <class DF>
 HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> RoundQuotient(DF df, hn::Vec<DF> t, IntRounding rule) {
   const hn::RebindToSigned<DF> di;
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  if constexpr (std::is_same_v<decltype(t.raw), __m512>) {
+    // One conversion in the rounding mode the rule takes. The quotients are within int32 (see the
+    // top), so Highway's fixups for out-of-range lanes are not needed. The int8 layer of
+    // notes/perf.md, hot, 1 thread: NCHW 0.064 -> 0.048 ms; NHWC 0.056 -> 0.039, with
+    // StoreAverageOfHalfWords' one store.
+    constexpr int kQuiet = _MM_FROUND_NO_EXC;
+    const __m512 x = t.raw;
+    switch (rule) {
+      case IntRounding::half_even: return {_mm512_cvt_roundps_epi32(x, _MM_FROUND_TO_NEAREST_INT | kQuiet)};
+      case IntRounding::toward_zero: return {_mm512_cvtt_roundps_epi32(x, kQuiet)};
+      case IntRounding::floor: return {_mm512_cvt_roundps_epi32(x, _MM_FROUND_TO_NEG_INF | kQuiet)};
+      case IntRounding::half_away:
+        return {_mm512_cvtt_roundps_epi32(hn::Add(t, hn::CopySign(hn::Set(df, 0.5f), t)).raw, kQuiet)};
+      case IntRounding::half_up:
+        return {_mm512_cvt_roundps_epi32(hn::Add(t, hn::Set(df, 0.5f)).raw, _MM_FROUND_TO_NEG_INF | kQuiet)};
+    }
+  }
+#endif
   switch (rule) {
     case IntRounding::half_even: return hn::NearestInt(t);
     case IntRounding::toward_zero: return hn::ConvertTo(di, t);
@@ -931,6 +951,55 @@ HWY_INLINE void ColumnSums(D d, const S* const* HWY_RESTRICT rows, size_t count,
   for (int v = 0; v < kVectors; ++v) sums[v] = ColumnSum<kRows>(d, rows, count, offset + v * L);
 }
 
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+// 32 quotients (two vectors of 16 i32 lanes, each within the storage type's range) as 32 bytes
+// in order: packed with saturation within 128-bit blocks, then the blocks' dwords gathered. All in
+// registers: GCC folds a narrowing VPMOVSDB followed by a masked store into its memory form, which
+// took 14% of the kernel's samples on Zen 5.
+template <class S>
+HWY_INLINE __m256i NarrowQuotients(__m512i first16, __m512i next16) {
+  const __m512i words = _mm512_packs_epi32(first16, next16);  // block k: first16[4k..4k+3], next16[4k..4k+3]
+  const __m512i bytes = std::is_signed_v<S> ? _mm512_packs_epi16(words, words) : _mm512_packus_epi16(words, words);
+  // Block k's dword 0 holds first16[4k..4k+3], dword 1 next16[4k..4k+3].
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
+  return _mm512_castsi512_si256(_mm512_permutexvar_epi32(order, bytes));
+}
+
+// finish(sums) as 32 bytes, from 32 sums in 16-bit lanes and their factors.
+template <class S>
+HWY_INLINE __m256i FinishInt8Vector(__m512i sums, hn::Vec<hn::ScalableTag<float>> factors_lo,
+                                    hn::Vec<hn::ScalableTag<float>> factors_hi, IntRounding rule) {
+  const hn::ScalableTag<int32_t> d32;
+  const auto quotient = [&](__m256i sum16, hn::Vec<hn::ScalableTag<float>> factors) HWY_ATTR {
+    return FinishAverage(d32, hn::Vec<decltype(d32)>{_mm512_cvtepi16_epi32(sum16)}, factors, rule).raw;
+  };
+  return NarrowQuotients<S>(quotient(_mm512_castsi512_si256(sums), factors_lo),
+                            quotient(_mm512_extracti64x4_epi64(sums, 1), factors_hi));
+}
+
+#endif
+
+// finish(sum) stored as S, for sums in 16-bit lanes (the 8-bit types' windows of at most 3x3 taps
+// in SlideColumns: |sum| <= 9 * 255): each half widened to 32 bits and finished as FinishAverage
+// does, so the quotients are the same.
+#if HWY_TARGET != HWY_SCALAR
+template <class D16, class S>
+HWY_INLINE void StoreAverageOfHalfWords(D16, hn::Vec<D16> sum, float factor, IntRounding rule, S* HWY_RESTRICT dst) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  if constexpr (hn::MaxLanes(D16()) == 32) {  // one 32-byte store (FinishInt8Vector: packed in registers)
+    const auto f = hn::Set(hn::ScalableTag<float>(), factor);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), FinishInt8Vector<S>(sum.raw, f, f, rule));
+    return;
+  }
+#endif
+  const hn::Repartition<int32_t, D16> d32;
+  const hn::Half<D16> dh;
+  const auto f = hn::Set(hn::Rebind<float, decltype(d32)>(), factor);
+  StoreAs(FinishAverage(d32, hn::PromoteTo(d32, hn::LowerHalf(dh, sum)), f, rule), d32, dst);
+  StoreAs(FinishAverage(d32, hn::PromoteTo(d32, hn::UpperHalf(dh, sum)), f, rule), d32, dst + hn::Lanes(d32));
+}
+#endif
+
 // Output columns [begin, end) of one row, each with kTaps in-bounds columns starting at input
 // column ow * kStride - pad, kVectors channel vectors at a time (C >= kVectors * Lanes: the last
 // chunk overlaps the one before). The next output row's new rows (`ahead`) are prefetched in
@@ -991,9 +1060,14 @@ HWY_NOINLINE void SlideColumns(D d, const S* const* HWY_RESTRICT window_rows, si
 #pragma GCC unroll 4
         for (int v = 0; v < V; ++v) sum[v] = hn::Add(carry0[v], fresh[v]);
       }
-      const auto factor = hn::Set(df, factors[ow]);
+      if constexpr (sizeof(hn::TFromD<D>) == 2) {
 #pragma GCC unroll 4
-      for (int v = 0; v < V; ++v) StoreAs(FinishAverage(d, sum[v], factor, rule), d, out + v * L);
+        for (int v = 0; v < V; ++v) StoreAverageOfHalfWords(d, sum[v], factors[ow], rule, out + v * L);
+      } else {
+        const auto factor = hn::Set(df, factors[ow]);
+#pragma GCC unroll 4
+        for (int v = 0; v < V; ++v) StoreAs(FinishAverage(d, sum[v], factor, rule), d, out + v * L);
+      }
     }
   }
 }
@@ -1107,6 +1181,38 @@ HWY_INLINE void WindowColumn(D d, const S* const* rows, size_t row_count, int64_
   }
 }
 
+// SlideColumns for the window's taps and stride (2 or 3 at 1 or 2, at most 3 rows), with as many
+// vectors of channels per pass as C has room for (four at stride 1 where `four_vectors`).
+template <class D, class S>
+HWY_INLINE void SlideColumnsOfShape(D d, const S* const* rows, size_t row_count, const S* const* ahead,
+                                    size_t ahead_count, const AxisTable& AW, int64_t C, int64_t begin, int64_t end,
+                                    bool four_vectors, const float* factors, IntRounding rule, S* dst) {
+  const int64_t pad = AW.pad_begin;
+  const bool two_vectors = C >= 2 * static_cast<int64_t>(hn::Lanes(d));
+  const auto slide = [&](auto taps, auto stride) HWY_ATTR {
+    if (row_count == 3 && four_vectors && stride() == 1)
+      SlideColumns<taps(), stride(), 3, 4>(d, rows, row_count, ahead, ahead_count, C, begin, end, pad, factors, rule, dst);
+    else if (row_count == 3 && two_vectors)
+      SlideColumns<taps(), stride(), 3, 2>(d, rows, row_count, ahead, ahead_count, C, begin, end, pad, factors, rule, dst);
+    else if (row_count == 3)
+      SlideColumns<taps(), stride(), 3, 1>(d, rows, row_count, ahead, ahead_count, C, begin, end, pad, factors, rule, dst);
+    else if (two_vectors)
+      SlideColumns<taps(), stride(), 0, 2>(d, rows, row_count, ahead, ahead_count, C, begin, end, pad, factors, rule, dst);
+    else
+      SlideColumns<taps(), stride(), 0, 1>(d, rows, row_count, ahead, ahead_count, C, begin, end, pad, factors, rule, dst);
+  };
+  using One = std::integral_constant<int, 1>;
+  using Two = std::integral_constant<int, 2>;
+  using Three = std::integral_constant<int, 3>;
+  if (AW.kernel == 3) {
+    if (AW.stride == 1) slide(Three(), One());
+    else slide(Three(), Two());
+  } else {
+    if (AW.stride == 1) slide(Two(), One());
+    else slide(Two(), Two());
+  }
+}
+
 // avg_nhwc's direct path for the interior columns [begin, end), when it applies.
 template <class D, class S>
 HWY_INLINE bool SlideColumnsIfShaped(D d, const S* const* rows, size_t row_count, const S* const* ahead,
@@ -1118,7 +1224,6 @@ HWY_INLINE bool SlideColumnsIfShaped(D d, const S* const* rows, size_t row_count
     return false;
   const int64_t pad = AW.pad_begin;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
-  const bool two_vectors = C >= 2 * L;
   // Four vectors of channels per pass along W at stride 1 where the last pass overlaps the one
   // before by little (Inception's 192 channels: 3 passes over each row, not 6; cold 0.71 -> 0.60
   // ms). Six spill registers (1.7x slower); at stride 2 (the int8 layer) four measured 7% slower.
@@ -1151,30 +1256,26 @@ HWY_INLINE bool SlideColumnsIfShaped(D d, const S* const* rows, size_t row_count
     else slide_pixels(std::integral_constant<int, 2>());
     return true;
   }
-  const auto slide = [&](auto taps, auto stride) HWY_ATTR {
-    if (row_count == 3 && four_vectors && stride() == 1)
-      SlideColumns<taps(), stride(), 3, 4>(d, rows, row_count, ahead, ahead_count, C, begin, end, pad, factors, rule, dst);
-    else if (row_count == 3 && two_vectors)
-      SlideColumns<taps(), stride(), 3, 2>(d, rows, row_count, ahead, ahead_count, C, begin, end, pad, factors, rule, dst);
-    else if (row_count == 3)
-      SlideColumns<taps(), stride(), 3, 1>(d, rows, row_count, ahead, ahead_count, C, begin, end, pad, factors, rule, dst);
-    else if (two_vectors)
-      SlideColumns<taps(), stride(), 0, 2>(d, rows, row_count, ahead, ahead_count, C, begin, end, pad, factors, rule, dst);
-    else
-      SlideColumns<taps(), stride(), 0, 1>(d, rows, row_count, ahead, ahead_count, C, begin, end, pad, factors, rule, dst);
-  };
-  using One = std::integral_constant<int, 1>;
-  using Two = std::integral_constant<int, 2>;
-  using Three = std::integral_constant<int, 3>;
-  if (AW.kernel == 3) {
-    if (AW.stride == 1) slide(Three(), One());
-    else slide(Three(), Two());
-  } else {
-    if (AW.stride == 1) slide(Two(), One());
-    else slide(Two(), Two());
-  }
+  SlideColumnsOfShape(d, rows, row_count, ahead, ahead_count, AW, C, begin, end, four_vectors, factors, rule, dst);
   return true;
 }
+
+// The same for 8-bit inputs, whose sums over at most 3x3 taps fit 16-bit lanes: twice the
+// channels per vector (the int8 layer of notes/perf.md in NHWC, 1 thread: hot 0.064 -> 0.056 ms).
+#if HWY_TARGET != HWY_SCALAR
+template <class S>
+HWY_INLINE bool SlideByteColumnsIfShaped(const S* const* rows, size_t row_count, const S* const* ahead,
+                                         size_t ahead_count, const AxisTable& AW, int64_t C, int64_t begin,
+                                         int64_t end, const float* factors, IntRounding rule, S* dst) {
+  static_assert(sizeof(S) == 1 && std::is_integral_v<S>);
+  const hn::ScalableTag<int16_t> d16;
+  if (AW.dilation != 1 || C < static_cast<int64_t>(hn::Lanes(d16)) || (AW.stride != 1 && AW.stride != 2) ||
+      (AW.kernel != 2 && AW.kernel != 3) || row_count > 3)
+    return false;
+  SlideColumnsOfShape(d16, rows, row_count, ahead, ahead_count, AW, C, begin, end, false, factors, rule, dst);
+  return true;
+}
+#endif
 
 // The input rows of NHWC output row `row` (n, od, oh), in scan order; returns their number.
 template <class S>
@@ -1278,9 +1379,14 @@ void AvgNhwcRows(const Plan& P, const RunArgs& a, const RowsOf& rows_of, bool pa
     // unless the row's is, or the override is 0), the clipped ones one at a time.
     const int64_t ib = AW.interior_begin, ie = AW.interior_end;
     const bool interior = !rows_empty && ib < ie && divisors[ib] != 0;
-    const bool direct =
-        interior &&
-        SlideColumnsIfShaped(d, sources, row_count, ahead, ahead_count, AW, C, ib, ie, factors, rule, ring, dst_row);
+    bool direct = false;
+#if HWY_TARGET != HWY_SCALAR
+    if constexpr (sizeof(S) == 1 && std::is_integral_v<S>)
+      direct = interior &&
+               SlideByteColumnsIfShaped(sources, row_count, ahead, ahead_count, AW, C, ib, ie, factors, rule, dst_row);
+#endif
+    direct = direct || (interior && SlideColumnsIfShaped(d, sources, row_count, ahead, ahead_count, AW, C, ib, ie,
+                                                         factors, rule, ring, dst_row));
     // The rows the next output row adds, prefetched whole (7x7 cold: 1.23 -> 1.04 ms with the
     // pairs below, which read two new rows at once). Not for 3-D windows (`ahead` is the last
     // depth slice's only), where it measured slower.
@@ -2058,19 +2164,6 @@ struct Int8WindowRows {
   const S* end;
 };
 
-// 32 quotients (two vectors of 16 i32 lanes, each within the storage type's range) as 32 bytes
-// in order: packed with saturation within 128-bit blocks, then the blocks' dwords gathered. All in
-// registers: GCC folds a narrowing VPMOVSDB followed by a masked store into its memory form, which
-// took 14% of the kernel's samples on Zen 5.
-template <class S>
-HWY_INLINE __m256i NarrowQuotients(__m512i first16, __m512i next16) {
-  const __m512i words = _mm512_packs_epi32(first16, next16);  // block k: first16[4k..4k+3], next16[4k..4k+3]
-  const __m512i bytes = std::is_signed_v<S> ? _mm512_packs_epi16(words, words) : _mm512_packus_epi16(words, words);
-  // Block k's dword 0 holds first16[4k..4k+3], dword 1 next16[4k..4k+3].
-  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
-  return _mm512_castsi512_si256(_mm512_permutexvar_epi32(order, bytes));
-}
-
 // The sum over the window's rows of each column, as WidenRow lays them out (kRows rows of one
 // slice when not 0, else the window's slices and rows).
 template <int kRows, class S>
@@ -2087,18 +2180,6 @@ HWY_INLINE void SumWindowRows(const Int8WindowRows<S>& window, __mmask64 row_mas
       odd = _mm512_add_epi16(odd, row_odd);
     }
   }
-}
-
-// finish(sums) as 32 bytes, from 32 sums in 16-bit lanes and their factors.
-template <class S>
-HWY_INLINE __m256i FinishInt8Vector(__m512i sums, hn::Vec<hn::ScalableTag<float>> factors_lo,
-                                    hn::Vec<hn::ScalableTag<float>> factors_hi, IntRounding rule) {
-  const hn::ScalableTag<int32_t> d32;
-  const auto quotient = [&](__m256i sum16, hn::Vec<hn::ScalableTag<float>> factors) HWY_ATTR {
-    return FinishAverage(d32, hn::Vec<decltype(d32)>{_mm512_cvtepi16_epi32(sum16)}, factors, rule).raw;
-  };
-  return NarrowQuotients<S>(quotient(_mm512_castsi512_si256(sums), factors_lo),
-                            quotient(_mm512_extracti64x4_epi64(sums, 1), factors_hi));
 }
 
 HWY_INLINE __mmask32 FirstBytes(int64_t n) { return n >= 32 ? ~__mmask32{0} : (__mmask32{1} << n) - 1; }
