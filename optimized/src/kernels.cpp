@@ -2203,6 +2203,8 @@ HWY_INLINE void SumInt8Row(const Int8WindowRows<S>& window, __mmask64 row_mask, 
   }
 }
 
+constexpr uintptr_t kInt8PrefetchBytes = 4096;  // see SumInt8Rows
+
 // `count` output rows of at most 32 outputs whose windows are kRows whole rows of one slice and
 // kTaps columns, with one factor table and no empty output (a 2-D layer's interior rows), the
 // first window's rows from `first`: the taps' columns and masks and the factors stay in
@@ -2210,10 +2212,7 @@ HWY_INLINE void SumInt8Row(const Int8WindowRows<S>& window, __mmask64 row_mask, 
 // With 3 rows at stride 2 (window_step = 2 row_step) a window's last row is the next one's first,
 // widened once. The output rows are contiguous (dst + i * out_w), so a row with at least 32 bytes
 // of the run from its start is stored whole: the bytes past its out_w are the next rows', stored
-// after it. A masked byte
-// store took a fifth of the kernel's samples on Zen 5.
-constexpr uintptr_t kInt8PrefetchBytes = 4096;
-
+// after it. A masked byte store took a fifth of the kernel's samples on Zen 5.
 template <int kRows, int kTaps, class S>
 HWY_NOINLINE void SumInt8Rows(const S* HWY_RESTRICT first, int64_t row_step, int64_t window_step, int64_t count,
                               __mmask64 row_mask, const S* end, const Int8RowTaps& taps,
@@ -2234,7 +2233,8 @@ HWY_NOINLINE void SumInt8Rows(const S* HWY_RESTRICT first, int64_t row_step, int
   for (int64_t i = 0; i < count; ++i) {
     // Two lines 4 KiB ahead of the window, which moves down 2 rows (at most 128 bytes) an output
     // row: the int8 layer of notes/perf.md, cold, went from 0.091 to 0.067 ms at 1 thread (hot
-    // 0.066 either way), 0.048 to 0.036 at 2. The hardware prefetcher alone kept too few lines in flight.
+    // 0.066 either way), 0.048 to 0.036 at 2. The hardware prefetcher alone kept too few lines in
+    // flight.
     const uintptr_t ahead = reinterpret_cast<uintptr_t>(first + i * window_step) + kInt8PrefetchBytes;
     __builtin_prefetch(reinterpret_cast<const void*>(ahead));
     __builtin_prefetch(reinterpret_cast<const void*>(ahead + 64));
@@ -2287,13 +2287,12 @@ void AvgInt8Nchw(const Plan& P, const RunArgs& a) {
       thread_local Int8RowTaps taps;
       thread_local std::vector<float> factors_tl;
       thread_local std::vector<int64_t> empty_tl;
-      thread_local std::vector<int64_t> runs_tl;
+      thread_local std::vector<int64_t> runs;
       taps.Build(AW);
       RowFactorTable scratch;
       scratch.Allocate(factors_tl, empty_tl, OW, 64 - OW);  // the finish reads 64 factors
       // runs[od * AH.out + oh]: the end of the run of rows from oh with whole windows and oh's
       // factor table (oh itself when its window is not whole), the same for every plane.
-      std::vector<int64_t>& runs = runs_tl;
       runs.clear();
       if (run) {
         runs.resize(static_cast<size_t>(AD.out * AH.out));
@@ -2301,7 +2300,8 @@ void AvgInt8Nchw(const Plan& P, const RunArgs& a) {
           for (int64_t oh = AH.out - 1; oh >= 0; --oh) {
             const size_t at = static_cast<size_t>(od * AH.out + oh);
             const bool whole = AH.count(oh) == AH.kernel;
-            const bool joins = oh + 1 < AH.out && runs[at + 1] > oh + 1 && RowFactorsKey(P, od, oh + 1) == RowFactorsKey(P, od, oh);
+            const bool joins = oh + 1 < AH.out && runs[at + 1] > oh + 1 &&
+                               RowFactorsKey(P, od, oh + 1) == RowFactorsKey(P, od, oh);
             runs[at] = !whole ? oh : joins ? runs[at + 1] : oh + 1;
           }
       }
