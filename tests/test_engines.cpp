@@ -298,6 +298,30 @@ TEST_CASE("avg_nhwc: 7 columns at stride 1 over 16 or 32 channels, summed by dou
   });
 }
 
+TEST_CASE("avg_nhwc: i8 and u8 windows of 2 or 3 columns and rows, summed in 16-bit lanes, on every SIMD target") {
+  // These take SlideColumns over 16-bit lanes wherever a row has a vector of them (32 channels on
+  // AVX-512, 16 on AVX2 and SSE4), finished through 32-bit halves; every rounding rule, channel
+  // counts with a tail chunk that overlaps the one before, strides 1 and 2.
+  const optimized::OptimizedEngine only("avg_nhwc");
+  for (const std::string& target : optimized::simd_targets()) {
+    CAPTURE(target);
+    REQUIRE(optimized::use_simd_target(target).ok());
+    check_property(fmt::format("avg_nhwc, 8-bit 3x3 windows, on {} == spec", target), [&] {
+      const int kh = *rc::gen::element(3, 2), kw = *rc::gen::element(3, 2);
+      const int sh = *rc::gen::element(2, 1), sw = *rc::gen::element(2, 1);
+      const int ph = *rc::gen::inRange(0, kh), pw = *rc::gen::inRange(0, kw);
+      const std::string text = fmt::format(
+          "avg:{}:n{}c{}:h{}w{}:k{}x{}:s{}x{}:pb{}x{}:pe{}x{}:{}:floor:round={}", *rc::gen::element<std::string>("i8", "u8"),
+          *rc::gen::inRange(1, 3), *rc::gen::element(32, 64, 16, 40, 72, 100), *rc::gen::inRange(kh, kh + 8),
+          *rc::gen::inRange(kw + 2, kw + 24), kh, kw, sh, sw, ph, pw, ph, pw,
+          *rc::gen::element<std::string>("exclude", "include_clip", "include_full"),
+          *rc::gen::element<std::string>("half_even", "half_away", "half_up", "toward_zero", "floor"));
+      kernel_matches_spec(only, text, Layout::channels_last);
+    });
+  }
+  REQUIRE(optimized::use_simd_target("").ok());
+}
+
 TEST_CASE("avg_plane_nchw: the 3x3 window at stride 1 and pad 1, rows summed in registers") {
   // On AVX-512 this window takes AvgPlane3x3 (three loads per output vector, neighbours by lane
   // shifts); planes from one pixel to several vectors, rows shorter and longer than a vector.
