@@ -1222,6 +1222,17 @@ HWY_INLINE bool SlideColumnsIfShaped(D d, const S* const* rows, size_t row_count
   if (AW.dilation != 1 || C < static_cast<int64_t>(hn::Lanes(d)) || (AW.stride != 1 && AW.stride != 2) ||
       (AW.kernel != 2 && AW.kernel != 3) || row_count > 3)
     return false;
+#if HWY_TARGET != HWY_SCALAR
+  if constexpr (sizeof(S) == 1 && std::is_integral_v<S>) {
+    // 8-bit inputs: their sums over at most 3x3 taps fit 16-bit lanes, twice the channels per
+    // vector (the int8 layer of notes/perf.md in NHWC, 1 thread: hot 0.064 -> 0.056 ms).
+    const hn::ScalableTag<int16_t> d16;
+    if (C >= static_cast<int64_t>(hn::Lanes(d16))) {
+      SlideColumnsOfShape(d16, rows, row_count, ahead, ahead_count, AW, C, begin, end, false, factors, rule, dst);
+      return true;
+    }
+  }
+#endif
   const int64_t pad = AW.pad_begin;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   // Four vectors of channels per pass along W at stride 1 where the last pass overlaps the one
@@ -1259,23 +1270,6 @@ HWY_INLINE bool SlideColumnsIfShaped(D d, const S* const* rows, size_t row_count
   SlideColumnsOfShape(d, rows, row_count, ahead, ahead_count, AW, C, begin, end, four_vectors, factors, rule, dst);
   return true;
 }
-
-// The same for 8-bit inputs, whose sums over at most 3x3 taps fit 16-bit lanes: twice the
-// channels per vector (the int8 layer of notes/perf.md in NHWC, 1 thread: hot 0.064 -> 0.056 ms).
-#if HWY_TARGET != HWY_SCALAR
-template <class S>
-HWY_INLINE bool SlideByteColumnsIfShaped(const S* const* rows, size_t row_count, const S* const* ahead,
-                                         size_t ahead_count, const AxisTable& AW, int64_t C, int64_t begin,
-                                         int64_t end, const float* factors, IntRounding rule, S* dst) {
-  static_assert(sizeof(S) == 1 && std::is_integral_v<S>);
-  const hn::ScalableTag<int16_t> d16;
-  if (AW.dilation != 1 || C < static_cast<int64_t>(hn::Lanes(d16)) || (AW.stride != 1 && AW.stride != 2) ||
-      (AW.kernel != 2 && AW.kernel != 3) || row_count > 3)
-    return false;
-  SlideColumnsOfShape(d16, rows, row_count, ahead, ahead_count, AW, C, begin, end, false, factors, rule, dst);
-  return true;
-}
-#endif
 
 // The input rows of NHWC output row `row` (n, od, oh), in scan order; returns their number.
 template <class S>
@@ -1379,14 +1373,9 @@ void AvgNhwcRows(const Plan& P, const RunArgs& a, const RowsOf& rows_of, bool pa
     // unless the row's is, or the override is 0), the clipped ones one at a time.
     const int64_t ib = AW.interior_begin, ie = AW.interior_end;
     const bool interior = !rows_empty && ib < ie && divisors[ib] != 0;
-    bool direct = false;
-#if HWY_TARGET != HWY_SCALAR
-    if constexpr (sizeof(S) == 1 && std::is_integral_v<S>)
-      direct = interior &&
-               SlideByteColumnsIfShaped(sources, row_count, ahead, ahead_count, AW, C, ib, ie, factors, rule, dst_row);
-#endif
-    direct = direct || (interior && SlideColumnsIfShaped(d, sources, row_count, ahead, ahead_count, AW, C, ib, ie,
-                                                         factors, rule, ring, dst_row));
+    const bool direct =
+        interior &&
+        SlideColumnsIfShaped(d, sources, row_count, ahead, ahead_count, AW, C, ib, ie, factors, rule, ring, dst_row);
     // The rows the next output row adds, prefetched whole (7x7 cold: 1.23 -> 1.04 ms with the
     // pairs below, which read two new rows at once). Not for 3-D windows (`ahead` is the last
     // depth slice's only), where it measured slower.
