@@ -338,8 +338,9 @@ TEST_CASE("avg_plane_nchw: the 3x3 window at stride 1 and pad 1, rows summed in 
 
 TEST_CASE("avg_int8_nchw: rows of up to 64 values, windows of up to 128 taps summed in 16 bits") {
   // Rows past 32 outputs take a second output vector; windows of 3x3 and 2x2 over one slice take
-  // the runs kept in registers (SumInt8Rows), whose rows are stored whole but the last 32 bytes
-  // (the guard bytes after the output must stay); the rest, and 3-D windows, a row at a time. Half of
+  // the runs kept in registers (SumInt8Rows), which store a row as a whole 32 bytes unless fewer
+  // remain in the run (the guard bytes after the output must stay); the rest, and 3-D windows, a
+  // row at a time. Half of
   // the inputs are the dtype's extreme value, so that a window of many taps reaches the 16-bit
   // bound of its sum (128 * -128 for i8, 128 * 255 for u8).
   const optimized::OptimizedEngine only("avg_int8_nchw");
