@@ -2409,30 +2409,47 @@ HWY_INLINE hn::Vec<D> PlaneColumnSums(D d, const S* HWY_RESTRICT x, int64_t W, i
   return hn::Add(hn::Add(above, middle), below);
 }
 
-// AvgPlane3x3's output vector v, from the column sums `before` and `here` of vectors v - 1 and
-// v, which it moves on by one. Its `after` column sums start at g = (v + 1) * L; kInterior: rows
-// g - W and g + W are whole vectors of the plane (g >= W, g + L + W <= size), so plain loads, the
-// same values added in the same order (the border vectors check each load's range). Inception's
-// layer, 1 thread, Zen 5: hot 0.35 -> 0.28 ms; cold 0.41-0.43 either way (memory-bound).
-template <bool kInterior, class D, class S>
-HWY_INLINE void Plane3x3Vector(D d, const S* HWY_RESTRICT x, int64_t W, int64_t size, const uint8_t* HWY_RESTRICT masks,
-                               int64_t vectors, const float* HWY_RESTRICT factors, IntRounding rule, int64_t v,
-                               hn::Vec<D>& before, hn::Vec<D>& here, S* HWY_RESTRICT dst) {
+// AvgPlane3x3's output vector v from the column sums of vectors v - 1, v and v + 1: the taps
+// ow - 1, ow and ow + 1. The middle one is always in the row (pad 1). A tap outside it adds -0
+// (or 0) in MaskedSumsAlongW, which leaves the other operand as it is: here it is not added.
+// Which lanes add the outer taps comes from `tap_flags` (bit tx set where tap tx is in the row)
+// by VPTESTMD. On Zen 5 that is much cheaper than loading the mask bits into a mask
+// register (KMOVW from memory, or through a general register): Inception's 35x35 planes took
+// 120 -> 90 ns each in a loop of this function alone.
+template <class D, class S>
+HWY_INLINE void Plane3x3Output(D d, const int32_t* HWY_RESTRICT tap_flags, const float* HWY_RESTRICT factors,
+                               IntRounding rule, int64_t v, hn::Vec<D> before, hn::Vec<D> here, hn::Vec<D> after,
+                               bool whole, int64_t size, S* HWY_RESTRICT dst) {
   constexpr int64_t L = 16;
   const hn::Rebind<float, D> df;
-  const int64_t f = v * L, g = f + L;
-  const auto identity = hn::Set(d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
-  hn::Vec<D> after;
-  if constexpr (kInterior) after = hn::Add(hn::Add(LoadAs(d, x + g - W), LoadAs(d, x + g)), LoadAs(d, x + g + W));
-  else after = PlaneColumnSums(d, x, W, size, g, identity);
-  // Taps ow - 1, ow, ow + 1; the middle one is always in the row (pad 1). A tap outside it
-  // adds -0 (or 0) in MaskedSumsAlongW, which leaves the other operand as it is: here it is
-  // not added.
-  auto m = AddWhere(d, hn::LoadMaskBits(d, masks + v * 8), LanesFrom<L - 1>(d, before, here), here, here);
-  m = AddWhere(d, hn::LoadMaskBits(d, masks + (2 * vectors + v) * 8), m, LanesFrom<1>(d, here, after), m);
+  const int64_t f = v * L;
+  const __m512i flags = _mm512_load_si512(tap_flags + f);
+  const hn::Mask<D> left{_mm512_test_epi32_mask(flags, _mm512_set1_epi32(1))};
+  const hn::Mask<D> right{_mm512_test_epi32_mask(flags, _mm512_set1_epi32(4))};
+  auto m = AddWhere(d, left, LanesFrom<L - 1>(d, before, here), here, here);
+  m = AddWhere(d, right, m, LanesFrom<1>(d, here, after), m);
   m = FinishAverage(d, m, hn::LoadU(df, factors + f), rule);
-  if (kInterior || f + L <= size) StoreAs(m, d, dst + f);
+  if (whole) StoreAs(m, d, dst + f);
   else StorePartial(m, d, dst + f, static_cast<size_t>(size - f));
+}
+
+// The column sums at g of an interior vector: rows g - W and g + W are whole vectors of the
+// plane (g >= W, g + L + W <= size), so plain loads, added in PlaneColumnSums' order.
+template <class D, class S>
+HWY_INLINE hn::Vec<D> InteriorColumnSums(D d, const S* HWY_RESTRICT x, int64_t W, int64_t g) {
+  return hn::Add(hn::Add(LoadAs(d, x + g - W), LoadAs(d, x + g)), LoadAs(d, x + g + W));
+}
+
+// Vector v of AvgPlane3x3 outside its interior loop, which moves `before` and `here` on by one.
+template <class D, class S>
+HWY_INLINE void Plane3x3Border(D d, const S* HWY_RESTRICT x, const char* next, int64_t W, int64_t size,
+                               const int32_t* HWY_RESTRICT tap_flags, const float* HWY_RESTRICT factors, IntRounding rule,
+                               int64_t v, hn::Vec<D>& before, hn::Vec<D>& here, S* HWY_RESTRICT dst) {
+  constexpr int64_t L = 16;
+  const auto identity = hn::Set(d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
+  __builtin_prefetch(next + v * L * static_cast<int64_t>(sizeof(S)));
+  const auto after = PlaneColumnSums(d, x, W, size, (v + 1) * L, identity);
+  Plane3x3Output(d, tap_flags, factors, rule, v, before, here, after, (v + 1) * L <= size, size, dst);
   before = here;
   here = after;
 }
@@ -2442,21 +2459,39 @@ HWY_INLINE void Plane3x3Vector(D d, const S* HWY_RESTRICT x, int64_t W, int64_t 
 // sums (x[f - W] + x[f]) + x[f + W], its rows where present, is formed once, and its neighbours'
 // lanes f - 1 and f + 1 come from VALIGND of the vectors before and after it. The additions are
 // MaskedSumsAlongW's, in its order, so the outputs are the same bits; each output vector costs
-// three loads, not SumRows' three loads and store and then three unaligned loads. Inception's
-// 35x35x192 layer, cold, ours / oneDNN nChw16c in one process: 2.1-2.4 -> 1.9-2.0 at 1 thread,
-// 1.26-1.35 -> 1.02-1.13 at 2 (Zen 4).
+// three loads, not SumRows' three loads and store and then three unaligned loads.
+//
+// The interior loop takes three vectors a pass, so that the column sums move on without register
+// copies, and it prefetches one line of the next plane (`next`) per vector: about 15 instructions
+// per output vector, where one a pass and a separate prefetch loop took 24. Inception's layer in
+// L2 (24 planes), 1 thread, Zen 5: 160 -> ? ns a plane.
 template <class D, class S>
-HWY_NOINLINE void AvgPlane3x3(D d, const S* HWY_RESTRICT x, int64_t W, int64_t size, const uint8_t* HWY_RESTRICT masks,
-                              int64_t vectors, const float* HWY_RESTRICT factors, IntRounding rule, S* HWY_RESTRICT dst) {
+HWY_NOINLINE void AvgPlane3x3(D d, const S* HWY_RESTRICT x, const char* next, int64_t W, int64_t size,
+                              const int32_t* HWY_RESTRICT tap_flags, int64_t vectors,
+                              const float* HWY_RESTRICT factors, IntRounding rule, S* HWY_RESTRICT dst) {
   constexpr int64_t L = 16;
   const auto identity = hn::Set(d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
   auto before = identity, here = PlaneColumnSums(d, x, W, size, 0, identity);
+  // Vector v needs the column sums at (v + 1) * L: interior for v in [interior_begin, interior_end).
   const int64_t interior_begin = std::min(vectors, std::max<int64_t>(0, (W + L - 1) / L - 1));
   const int64_t interior_end = std::max(interior_begin, std::min(vectors, (size - W) / L - 1));
   int64_t v = 0;
-  for (; v < interior_begin; ++v) Plane3x3Vector<false>(d, x, W, size, masks, vectors, factors, rule, v, before, here, dst);
-  for (; v < interior_end; ++v) Plane3x3Vector<true>(d, x, W, size, masks, vectors, factors, rule, v, before, here, dst);
-  for (; v < vectors; ++v) Plane3x3Vector<false>(d, x, W, size, masks, vectors, factors, rule, v, before, here, dst);
+  for (; v < interior_begin; ++v) Plane3x3Border(d, x, next, W, size, tap_flags, factors, rule, v, before, here, dst);
+  for (; v + 3 <= interior_end; v += 3) {
+    const int64_t f = v * L;
+    __builtin_prefetch(next + f * static_cast<int64_t>(sizeof(S)));
+    __builtin_prefetch(next + (f + L) * static_cast<int64_t>(sizeof(S)));
+    __builtin_prefetch(next + (f + 2 * L) * static_cast<int64_t>(sizeof(S)));
+    const auto a0 = InteriorColumnSums(d, x, W, f + L);
+    Plane3x3Output(d, tap_flags, factors, rule, v, before, here, a0, true, size, dst);
+    const auto a1 = InteriorColumnSums(d, x, W, f + 2 * L);
+    Plane3x3Output(d, tap_flags, factors, rule, v + 1, here, a0, a1, true, size, dst);
+    const auto a2 = InteriorColumnSums(d, x, W, f + 3 * L);
+    Plane3x3Output(d, tap_flags, factors, rule, v + 2, a0, a1, a2, true, size, dst);
+    before = a1;
+    here = a2;
+  }
+  for (; v < vectors; ++v) Plane3x3Border(d, x, next, W, size, tap_flags, factors, rule, v, before, here, dst);
 }
 #endif
 
@@ -2482,15 +2517,18 @@ void AvgPlaneNchw(const Plan& P, const RunArgs& a) {
     thread_local std::vector<Acc> sums_tl;
     thread_local std::vector<float> factors_tl;
     thread_local std::vector<uint8_t> masks_tl;
+    thread_local std::vector<int32_t> tap_flags_tl;
     thread_local std::vector<int64_t> empty_tl;
     thread_local std::vector<const S*> sources_tl;
     Acc* sums = Scratch(sums_tl, static_cast<size_t>(sums_length));
     const auto identity = hn::Set(d, static_cast<Acc>(std::is_floating_point_v<Acc> ? -0.0f : 0.0f));
     for (int64_t i = 0; i < sums_length; i += L) hn::StoreU(identity, d, sums + std::min(i, sums_length - L));
     // Per output: its factor; per W tap and vector: the mask of lanes whose tap is in the row
-    // (8 bytes of mask bits, enough for 64 lanes).
+    // (8 bytes of mask bits, enough for 64 lanes); for the fused 3x3 path, per output: bit tx set
+    // where tap tx is in the row.
     float* factors = LineScratch(factors_tl, static_cast<size_t>(vectors * L));
     uint8_t* masks = Scratch(masks_tl, static_cast<size_t>(kw * vectors * 8));
+    int32_t* tap_flags = LineScratch(tap_flags_tl, fused_3x3 ? static_cast<size_t>(vectors * L) : size_t{0});
     int64_t* empty = Scratch(empty_tl, static_cast<size_t>(size));
     const S** sources = Scratch(sources_tl, static_cast<size_t>(AH.kernel));
     // The tables depend on the problem and the tests' mutation alone, so a layer run again (the
@@ -2503,6 +2541,7 @@ void AvgPlaneNchw(const Plan& P, const RunArgs& a) {
       int64_t count = 0;
       std::fill(factors, factors + vectors * L, 1.0f);  // lanes past the plane: finite, unused
       std::fill(masks, masks + kw * vectors * 8, uint8_t{0});
+      if (fused_3x3) std::fill(tap_flags, tap_flags + vectors * L, 0);
       for (int64_t oh = 0; oh < OH; ++oh)
         for (int64_t ow = 0; ow < W; ++ow) {
           const int64_t f = oh * W + ow, divisor = P.divisor(0, oh, ow);
@@ -2511,7 +2550,9 @@ void AvgPlaneNchw(const Plan& P, const RunArgs& a) {
           for (int64_t tx = 0; tx < kw; ++tx) {
             const int64_t x = AW.start(ow) + tx * AW.dilation;
             const int64_t lane = f % L;
-            if (x >= 0 && x < W) masks[(tx * vectors + f / L) * 8 + lane / 8] |= static_cast<uint8_t>(1u << (lane % 8));
+            if (x < 0 || x >= W) continue;
+            masks[(tx * vectors + f / L) * 8 + lane / 8] |= static_cast<uint8_t>(1u << (lane % 8));
+            if (fused_3x3) tap_flags[f] |= 1 << tx;
           }
         }
       empty_count_tl = count;
@@ -2525,17 +2566,17 @@ void AvgPlaneNchw(const Plan& P, const RunArgs& a) {
     };
     for (int64_t plane = begin; plane < end; ++plane) {
       const S* x = in + plane * P.in_plane;
-      if (plane + 1 < end) {  // the next plane, a few KiB: cold, its loads would wait on memory
-        const char* next = reinterpret_cast<const char*>(x + P.in_plane);
-        for (int64_t b = 0; b < P.in_plane * static_cast<int64_t>(sizeof(S)); b += 64) __builtin_prefetch(next + b);
-      }
+      // The next plane, a few KiB: cold, its loads would wait on memory.
+      const char* next = reinterpret_cast<const char*>(plane + 1 < end ? x + P.in_plane : x);
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
       if (fused_3x3) {
-        AvgPlane3x3(d, x, W, size, masks, vectors, factors, rule, out + plane * P.out_plane);
+        AvgPlane3x3(d, x, next, W, size, tap_flags, vectors, factors, rule, out + plane * P.out_plane);
         write_empty_outputs(plane);
         continue;
       }
 #endif
+      for (int64_t b = 0; next != reinterpret_cast<const char*>(x) && b < P.in_plane * static_cast<int64_t>(sizeof(S)); b += 64)
+        __builtin_prefetch(next + b);
       // 1. Along H: out row oh's taps th read input row oh - pad + th * dilation, flat offset
       // f + (th * dilation - pad) * W; over the interior rows every tap reads, in one run.
       for (int64_t oh = 0; oh < OH; ++oh) {
