@@ -1182,17 +1182,21 @@ HWY_INLINE void WindowColumn(D d, const S* const* rows, size_t row_count, int64_
 }
 
 // SlideColumns for the window's taps and stride (2 or 3 at 1 or 2, at most 3 rows), with as many
-// vectors of channels per pass as C has room for (four at stride 1 where `four_vectors`).
-template <class D, class S>
+// vectors of channels per pass as C has room for (four at stride 1 where `four_vectors`; the
+// four-vector variants are compiled only where kMayTakeFour).
+template <bool kMayTakeFour, class D, class S>
 HWY_INLINE void SlideColumnsOfShape(D d, const S* const* rows, size_t row_count, const S* const* ahead,
                                     size_t ahead_count, const AxisTable& AW, int64_t C, int64_t begin, int64_t end,
                                     bool four_vectors, const float* factors, IntRounding rule, S* dst) {
   const int64_t pad = AW.pad_begin;
   const bool two_vectors = C >= 2 * static_cast<int64_t>(hn::Lanes(d));
   const auto slide = [&](auto taps, auto stride) HWY_ATTR {
-    if (row_count == 3 && four_vectors && stride() == 1)
-      SlideColumns<taps(), stride(), 3, 4>(d, rows, row_count, ahead, ahead_count, C, begin, end, pad, factors, rule, dst);
-    else if (row_count == 3 && two_vectors)
+    if constexpr (kMayTakeFour) {
+      if (row_count == 3 && four_vectors && stride() == 1)
+        return SlideColumns<taps(), stride(), 3, 4>(d, rows, row_count, ahead, ahead_count, C, begin, end, pad, factors,
+                                                    rule, dst);
+    }
+    if (row_count == 3 && two_vectors)
       SlideColumns<taps(), stride(), 3, 2>(d, rows, row_count, ahead, ahead_count, C, begin, end, pad, factors, rule, dst);
     else if (row_count == 3)
       SlideColumns<taps(), stride(), 3, 1>(d, rows, row_count, ahead, ahead_count, C, begin, end, pad, factors, rule, dst);
@@ -1228,7 +1232,7 @@ HWY_INLINE bool SlideColumnsIfShaped(D d, const S* const* rows, size_t row_count
     // vector (the int8 layer of notes/perf.md in NHWC, 1 thread: hot 0.064 -> 0.056 ms).
     const hn::ScalableTag<int16_t> d16;
     if (C >= static_cast<int64_t>(hn::Lanes(d16))) {
-      SlideColumnsOfShape(d16, rows, row_count, ahead, ahead_count, AW, C, begin, end, false, factors, rule, dst);
+      SlideColumnsOfShape<false>(d16, rows, row_count, ahead, ahead_count, AW, C, begin, end, false, factors, rule, dst);
       return true;
     }
   }
@@ -1267,7 +1271,7 @@ HWY_INLINE bool SlideColumnsIfShaped(D d, const S* const* rows, size_t row_count
     else slide_pixels(std::integral_constant<int, 2>());
     return true;
   }
-  SlideColumnsOfShape(d, rows, row_count, ahead, ahead_count, AW, C, begin, end, four_vectors, factors, rule, dst);
+  SlideColumnsOfShape<true>(d, rows, row_count, ahead, ahead_count, AW, C, begin, end, four_vectors, factors, rule, dst);
   return true;
 }
 
