@@ -2418,8 +2418,8 @@ HWY_INLINE hn::Vec<D> PlaneColumnSums(D d, const S* HWY_RESTRICT x, int64_t W, i
 // (or 0) in MaskedSumsAlongW, which leaves the other operand as it is: here it is not added.
 // Which lanes add the outer taps comes from `tap_flags` (bit tx set where tap tx is in the row)
 // by VPTESTMD. On Zen 5 that is much cheaper than loading the mask bits into a mask
-// register (KMOVW from memory, or through a general register): Inception's 35x35 planes took
-// 120 -> 90 ns each in a loop of this function alone.
+// register (KMOVW from memory, or through a general register): a stand-alone loop of this step
+// over Inception's 35x35 planes, in L1, took 120 -> 90 ns a plane.
 template <class D, class S>
 HWY_INLINE void Plane3x3Output(D d, const int32_t* HWY_RESTRICT tap_flags, const float* HWY_RESTRICT factors,
                                IntRounding rule, int64_t v, hn::Vec<D> before, hn::Vec<D> here, hn::Vec<D> after,
@@ -2513,10 +2513,15 @@ void AvgPlaneNchw(const Plan& P, const RunArgs& a) {
   const IntRounding rule = P.p.int_rounding;
   const S* in = reinterpret_cast<const S*>(a.input);
   S* out = reinterpret_cast<S*>(a.output);
+  // AvgPlane3x3 (AVX-512 only) takes the 3x3 window; its tables are the tap flags, not the masks.
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
   const auto is_3x3_same = [](const AxisTable& t) {
     return t.kernel == 3 && t.stride == 1 && t.dilation == 1 && t.pad_begin == 1 && t.out == t.in;
   };
-  [[maybe_unused]] const bool fused_3x3 = hn::MaxLanes(d) == 16 && is_3x3_same(AH) && is_3x3_same(AW);
+  const bool fused_3x3 = hn::MaxLanes(d) == 16 && is_3x3_same(AH) && is_3x3_same(AW);
+#else
+  const bool fused_3x3 = false;
+#endif
   ParallelRanges(a.threads, planes, [&](int64_t begin, int64_t end) HWY_ATTR {
     thread_local std::vector<Acc> sums_tl;
     thread_local std::vector<float> factors_tl;
@@ -2528,8 +2533,8 @@ void AvgPlaneNchw(const Plan& P, const RunArgs& a) {
     const auto identity = hn::Set(d, static_cast<Acc>(std::is_floating_point_v<Acc> ? -0.0f : 0.0f));
     for (int64_t i = 0; i < sums_length; i += L) hn::StoreU(identity, d, sums + std::min(i, sums_length - L));
     // Per output: its factor; per W tap and vector: the mask of lanes whose tap is in the row
-    // (8 bytes of mask bits, enough for 64 lanes); for the fused 3x3 path, per output: bit tx set
-    // where tap tx is in the row.
+    // (8 bytes of mask bits, enough for 64 lanes); for the fused 3x3 path instead, per output:
+    // bit tx set where tap tx is in the row.
     float* factors = LineScratch(factors_tl, static_cast<size_t>(vectors * L));
     uint8_t* masks = Scratch(masks_tl, static_cast<size_t>(kw * vectors * 8));
     int32_t* tap_flags = LineScratch(tap_flags_tl, fused_3x3 ? static_cast<size_t>(vectors * L) : size_t{0});
@@ -2555,8 +2560,8 @@ void AvgPlaneNchw(const Plan& P, const RunArgs& a) {
             const int64_t x = AW.start(ow) + tx * AW.dilation;
             const int64_t lane = f % L;
             if (x < 0 || x >= W) continue;
-            masks[(tx * vectors + f / L) * 8 + lane / 8] |= static_cast<uint8_t>(1u << (lane % 8));
             if (fused_3x3) tap_flags[f] |= 1 << tx;
+            else masks[(tx * vectors + f / L) * 8 + lane / 8] |= static_cast<uint8_t>(1u << (lane % 8));
           }
         }
       empty_count_tl = count;
@@ -2579,8 +2584,8 @@ void AvgPlaneNchw(const Plan& P, const RunArgs& a) {
         continue;
       }
 #endif
-      for (int64_t b = 0; next != reinterpret_cast<const char*>(x) && b < P.in_plane * static_cast<int64_t>(sizeof(S)); b += 64)
-        __builtin_prefetch(next + b);
+      if (plane + 1 < end)
+        for (int64_t b = 0; b < P.in_plane * static_cast<int64_t>(sizeof(S)); b += 64) __builtin_prefetch(next + b);
       // 1. Along H: out row oh's taps th read input row oh - pad + th * dilation, flat offset
       // f + (th * dilation - pad) * W; over the interior rows every tap reads, in one run.
       for (int64_t oh = 0; oh < OH; ++oh) {
