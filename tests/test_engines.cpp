@@ -198,7 +198,7 @@ void kernel_matches_spec(const optimized::OptimizedEngine& only, const std::stri
   RC_ASSERT(failure.empty());
 }
 
-TEST_CASE("avg_nchw and avg_nhwc: tall windows, whose adjacent rows are summed together") {
+TEST_CASE("avg_nchw and avg_nhwc: tall windows, adjacent output rows summed together (two, or four in avg_nhwc)") {
   for (const char* kernel : {"avg_nchw", "avg_nhwc"}) {
     const optimized::OptimizedEngine only(kernel);
     const Layout layout = std::string_view(kernel).ends_with("nchw") ? Layout::channels_first : Layout::channels_last;

@@ -701,6 +701,69 @@ HWY_INLINE void SumRowPair(D d, const S* const* HWY_RESTRICT shared, size_t shar
     SumRowPairOf<0, 0>(d, shared, shared_count, only_a, only_b, only_count, length, a_sums, b_sums);
 }
 
+// The sums of four output rows whose windows of k >= 4 rows each move down by one row (adjacent
+// rows of one plane): rows[0 .. k + 2] holds the k + 3 rows they read, and output row j's window is
+// rows[j .. j + k - 1]. With core = rows[3 .. k - 1], u = core + rows[1] + rows[2] and
+// v = core + rows[k] + rows[k + 1]: sums[0] = u + rows[0], sums[1] = u + rows[k],
+// sums[2] = v + rows[2], sums[3] = v + rows[k + 2]. k + 3 row loads for the four (10 for the
+// 7x7's, where pairs take 16), and k + 4 additions. kCore, when nonzero, is k - 3 known at compile
+// time. The 7x7 layer in NHWC, 1 thread, one kernel alone, with LinePrefetch: cold 0.67 -> 0.63 ms,
+// hot 0.45 -> 0.41 (pairs to quads).
+// One vector of SumRowQuadOf's four rows of sums, at element i: whole, or its first `rest` lanes.
+template <int kCore, bool kPartial, class D, class S>
+HWY_INLINE void QuadSumsAt(D d, const S* const* HWY_RESTRICT rows, size_t k, int64_t i, size_t rest,
+                           hn::TFromD<D>* HWY_RESTRICT s0, hn::TFromD<D>* HWY_RESTRICT s1,
+                           hn::TFromD<D>* HWY_RESTRICT s2, hn::TFromD<D>* HWY_RESTRICT s3) {
+  if constexpr (kCore > 0) k = kCore + 3;
+  const auto load = [&](size_t r) HWY_ATTR {
+    if constexpr (kPartial) return LoadPartial(d, rows[r] + i, rest);
+    else return LoadAs(d, rows[r] + i);
+  };
+  auto core = load(3);
+#pragma GCC unroll 8
+  for (size_t r = 4; r < k; ++r) core = hn::Add(core, load(r));
+  const auto u = hn::Add(core, hn::Add(load(1), load(2)));
+  const auto v = hn::Add(core, hn::Add(load(k), load(k + 1)));
+  hn::StoreU(hn::Add(u, load(0)), d, s0 + i);
+  hn::StoreU(hn::Add(u, load(k)), d, s1 + i);
+  hn::StoreU(hn::Add(v, load(2)), d, s2 + i);
+  hn::StoreU(hn::Add(v, load(k + 2)), d, s3 + i);
+}
+
+// The sums of four output rows whose windows of k >= 4 rows each move down by one row (adjacent
+// rows of one plane): rows[0 .. k + 2] holds the k + 3 rows they read, and output row j's window is
+// rows[j .. j + k - 1]. With core = rows[3 .. k - 1], u = core + rows[1] + rows[2] and
+// v = core + rows[k] + rows[k + 1]: sums[0] = u + rows[0], sums[1] = u + rows[k],
+// sums[2] = v + rows[2], sums[3] = v + rows[k + 2]. k + 3 row loads for the four (10 for the
+// 7x7's, where pairs take 16), and k + 4 additions. kCore, when nonzero, is k - 3 known at compile
+// time. The 7x7 layer in NHWC, 1 thread, one kernel alone, with LinePrefetch: cold 0.67 -> 0.63 ms,
+// hot 0.45 -> 0.41 (pairs to quads).
+template <int kCore, class D, class S>
+HWY_NOINLINE void SumRowQuadOf(D d, const S* const* HWY_RESTRICT window_rows, size_t k, int64_t length,
+                               hn::TFromD<D>* const* HWY_RESTRICT sums) {
+  constexpr int kRows = kCore > 0 ? kCore + 6 : 0;
+  const WindowRowPointers<kRows, S> pointers(window_rows);
+  const S* const* rows = pointers.rows;
+  hn::TFromD<D>* HWY_RESTRICT s0 = sums[0];
+  hn::TFromD<D>* HWY_RESTRICT s1 = sums[1];
+  hn::TFromD<D>* HWY_RESTRICT s2 = sums[2];
+  hn::TFromD<D>* HWY_RESTRICT s3 = sums[3];
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + L <= length; i += L) QuadSumsAt<kCore, false>(d, rows, k, i, 0, s0, s1, s2, s3);
+  if (i < length && length >= L)  // the last whole vector again, overlapping: the same sums
+    QuadSumsAt<kCore, false>(d, rows, k, length - L, 0, s0, s1, s2, s3);
+  else if (i < length)
+    QuadSumsAt<kCore, true>(d, rows, k, i, static_cast<size_t>(length - i), s0, s1, s2, s3);
+}
+
+template <class D, class S>
+HWY_INLINE void SumRowQuad(D d, const S* const* rows, size_t k, int64_t length, hn::TFromD<D>* const* sums) {
+  if (k == 7) return SumRowQuadOf<4>(d, rows, k, length, sums);
+  if (k == 5) return SumRowQuadOf<2>(d, rows, k, length, sums);
+  SumRowQuadOf<0>(d, rows, k, length, sums);
+}
+
 // Prefetches `count` rows of `row_bytes` from sources[i] + `ahead` bytes (an address past the
 // input is only a hint, never read).
 template <class S>
@@ -710,6 +773,26 @@ HWY_INLINE void PrefetchRows(const S* const* sources, size_t count, int64_t ahea
     for (int64_t x = 0; x < row_bytes; x += 64) __builtin_prefetch(reinterpret_cast<const void*>(at + static_cast<uintptr_t>(x)));
   }
 }
+
+// Prefetches a row, one 64-byte line per call to Next. avg_nhwc's W pass calls it once per output
+// vector, so that the row the next group of output rows adds arrives while the W pass computes;
+// prefetched whole before the H pass, it arrived while the H pass waited on it (the 7x7 layer in
+// NHWC, 1 thread, row pairs, one kernel alone: cold 0.74 -> 0.67 ms). Past the row's last line it
+// stays on that line.
+struct LinePrefetch {
+  const char* at;
+  const char* last;
+  explicit LinePrefetch(const void* row, int64_t bytes = 64)
+      : at(static_cast<const char*>(row)), last(at + ((bytes - 1) & ~int64_t{63})) {}
+  HWY_INLINE void Next() {
+    __builtin_prefetch(at);
+    at = std::min(at + 64, last);
+  }
+  void Rest() {
+    while (at < last) Next();
+    __builtin_prefetch(last);
+  }
+};
 
 // ---- slice sums: a window over depth slices summed into one plane first ---------------------
 //
@@ -837,9 +920,10 @@ HWY_INLINE void SumRows(D d, const S* const* HWY_RESTRICT rows, size_t count, in
 // Output columns [begin, end) of one row, every one with `taps` in-bounds columns starting at
 // column_start(ow) + first: each channel chunk's column sums added in W order, then finished.
 template <int kTaps, class D, class S>
-HWY_INLINE void SumColumns(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t C, int64_t begin, int64_t end,
+HWY_INLINE LinePrefetch SumColumns(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t C, int64_t begin, int64_t end,
                            int64_t column_step, int64_t first_column, int64_t tap_step, int64_t count,
-                           const float* HWY_RESTRICT factors, IntRounding rule, S* HWY_RESTRICT dst) {
+                           const float* HWY_RESTRICT factors, IntRounding rule, S* HWY_RESTRICT dst,
+                           LinePrefetch prefetch) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const int64_t taps = kTaps > 0 ? kTaps : count;
   const hn::Rebind<float, D> df;
@@ -849,6 +933,7 @@ HWY_INLINE void SumColumns(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t 
     S* out = dst + ow * C;
     int64_t c = 0;
     for (; c + L <= C; c += L) {
+      prefetch.Next();
       auto m = hn::LoadU(d, column + c);
       for (int64_t t = 1; t < taps; ++t) m = hn::Add(m, hn::LoadU(d, column + t * tap_step + c));
       StoreAs(FinishAverage(d, m, factor, rule), d, out + c);
@@ -859,6 +944,7 @@ HWY_INLINE void SumColumns(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t 
       StorePartial(FinishAverage(d, m, factor, rule), d, out + c, static_cast<size_t>(C - c));
     }
   }
+  return prefetch;
 }
 
 // SumColumns for 7 taps at stride 1 and dilation 1 over rows of kVectors whole vectors of
@@ -869,9 +955,9 @@ HWY_INLINE void SumColumns(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t 
 // vector, where SumColumns<7> takes 7 and 6 (the 7x7 layer in NHWC, 1 thread, one kernel alone:
 // hot 0.55-0.57 -> 0.45-0.46 ms, cold 0.81-0.82 -> 0.75).
 template <int kVectors, class D, class S>
-HWY_INLINE void SumSevenColumnsInRegisters(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t begin, int64_t end,
-                                           int64_t first_column, const float* HWY_RESTRICT factors, IntRounding rule,
-                                           S* HWY_RESTRICT dst) {
+HWY_NOINLINE LinePrefetch SumSevenColumnsInRegisters(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t begin, int64_t end,
+                                             int64_t first_column, const float* HWY_RESTRICT factors,
+                                             IntRounding rule, S* HWY_RESTRICT dst, LinePrefetch prefetch) {
   constexpr int64_t L = 16, C = kVectors * L;
   const hn::Rebind<float, D> df;
   using V = hn::Vec<D>;
@@ -892,6 +978,7 @@ HWY_INLINE void SumSevenColumnsInRegisters(D d, const hn::TFromD<D>* HWY_RESTRIC
     const auto factor = hn::Set(df, factors[ow]);
 #pragma GCC unroll 4
     for (int v = 0; v < kVectors; ++v) {
+      prefetch.Next();
       const V fresh = hn::LoadU(d, column + 6 * C + v * L);
       StoreAs(FinishAverage(d, hn::Add(hn::Add(p4[v][0], p2[v][1]), fresh), factor, rule), d, out + v * L);
       const V pair = hn::Add(last[v], fresh);  // p2[ow + 5]
@@ -903,6 +990,7 @@ HWY_INLINE void SumSevenColumnsInRegisters(D d, const hn::TFromD<D>* HWY_RESTRIC
       last[v] = fresh;
     }
   }
+  return prefetch;
 }
 
 template <class D, class S>
@@ -913,18 +1001,18 @@ HWY_INLINE void SumRowsAnyCount(D d, const S* const* rows, size_t count, int64_t
 }
 
 template <class D, class S>
-HWY_INLINE void SumColumnsAnyCount(D d, const hn::TFromD<D>* sums, int64_t C, int64_t begin, int64_t end,
+HWY_INLINE LinePrefetch SumColumnsAnyCount(D d, const hn::TFromD<D>* sums, int64_t C, int64_t begin, int64_t end,
                                    int64_t column_step, int64_t first_column, int64_t tap_step, int64_t count,
-                                   const float* factors, IntRounding rule, S* dst) {
-  if (count == 2)
-    return SumColumns<2>(d, sums, C, begin, end, column_step, first_column, tap_step, count, factors, rule, dst);
-  if (count == 3)
-    return SumColumns<3>(d, sums, C, begin, end, column_step, first_column, tap_step, count, factors, rule, dst);
-  if (count == 5)
-    return SumColumns<5>(d, sums, C, begin, end, column_step, first_column, tap_step, count, factors, rule, dst);
-  if (count == 7)
-    return SumColumns<7>(d, sums, C, begin, end, column_step, first_column, tap_step, count, factors, rule, dst);
-  SumColumns<0>(d, sums, C, begin, end, column_step, first_column, tap_step, count, factors, rule, dst);
+                                   const float* factors, IntRounding rule, S* dst, LinePrefetch prefetch) {
+  const auto sum = [&](auto taps) HWY_ATTR {
+    return SumColumns<taps()>(d, sums, C, begin, end, column_step, first_column, tap_step, count, factors, rule, dst,
+                       prefetch);
+  };
+  if (count == 2) return sum(std::integral_constant<int, 2>());
+  if (count == 3) return sum(std::integral_constant<int, 3>());
+  if (count == 5) return sum(std::integral_constant<int, 5>());
+  if (count == 7) return sum(std::integral_constant<int, 7>());
+  return sum(std::integral_constant<int, 0>());
 }
 
 // ---- avg_nhwc's direct path: windows of 2 or 3 columns at stride 1 or 2, no row of sums ------
@@ -1320,6 +1408,27 @@ struct NhwcSliceSumRows {
   }
 };
 
+// The k + 3 rows that SumRowQuad reads for output rows row .. row + 3, when each of their windows
+// (k rows) is the one before it moved down by one row. `window` and `next` are the windows of
+// rows row and row + 1; `later` has room for two more windows.
+template <class S, class RowsOf>
+bool QuadRows(const S* const* window, size_t k, const S* const* next, size_t next_count, const RowsOf& rows_of,
+              int64_t row, const S** later, const S** quad) {
+  const auto moved_by_one = [k](const S* const* a, const S* const* b, size_t b_count) {
+    return b_count == k && std::equal(a + 1, a + k, b);
+  };
+  const S** third = later;
+  const S** fourth = later + k;
+  if (!moved_by_one(window, next, next_count) || !moved_by_one(next, third, rows_of(row + 2, third)) ||
+      !moved_by_one(third, fourth, rows_of(row + 3, fourth)))
+    return false;
+  std::copy(window, window + k, quad);
+  quad[k] = next[k - 1];
+  quad[k + 1] = third[k - 1];
+  quad[k + 2] = fourth[k - 1];
+  return true;
+}
+
 // Output rows [begin, end) of avg_nhwc, whose window rows `rows_of` gives. `pair_rows`: adjacent
 // output rows' windows may share rows (one depth slice, or a plane of slice sums).
 template <class S, class Acc, class RowsOf>
@@ -1336,10 +1445,13 @@ void AvgNhwcRows(const Plan& P, const RunArgs& a, const RowsOf& rows_of, bool pa
   thread_local std::vector<float> factors_tl;
   thread_local std::vector<int64_t> divisors_tl;
   thread_local std::vector<Acc> ring_tl;
-  // This row's sums; and the next row's, when they were summed with this row's.
-  Acc* sums = Scratch(sums_tl, static_cast<size_t>(2 * (row_length + L)));
-  Acc* next_sums = sums + row_length + L;
-  bool next_summed = false;
+  // The sums of a group of output rows summed together (one, a pair or a quad): group[j] holds
+  // row group_first + j's, for the rows before group_end.
+  constexpr int64_t max_group = 4;
+  Acc* group[max_group];
+  group[0] = Scratch(sums_tl, static_cast<size_t>(max_group * (row_length + L)));
+  for (int64_t j = 1; j < max_group; ++j) group[j] = group[j - 1] + row_length + L;
+  int64_t group_first = begin, group_end = begin;
   SharedRows<S> split;
   // Per output column, for the rows whose divisor factor is `factors_for`: its divisor and factor.
   float* factors = Scratch(factors_tl, static_cast<size_t>(OW));
@@ -1347,8 +1459,11 @@ void AvgNhwcRows(const Plan& P, const RunArgs& a, const RowsOf& rows_of, bool pa
   int64_t factors_for = -1;
   Acc* ring = Scratch(ring_tl, static_cast<size_t>(3 * C));  // SlidePixels' column sums
   const size_t window_rows = static_cast<size_t>(AD.kernel * AH.kernel);
-  const S** sources = Scratch(sources_tl, 2 * window_rows);
+  // This row's window, the next row's, and room for two more windows and a quad's rows.
+  const S** sources = Scratch(sources_tl, 5 * window_rows + 3);
   const S** next_sources = sources + window_rows;
+  const S** later_sources = next_sources + window_rows;
+  const S** quad_rows = later_sources + 2 * window_rows;
   size_t next_count = 0;
   for (int64_t row = begin; row < end; ++row) {
     const int64_t n = row / (AD.out * AH.out), od = (row / AH.out) % AD.out, oh = row % AH.out;
@@ -1377,34 +1492,57 @@ void AvgNhwcRows(const Plan& P, const RunArgs& a, const RowsOf& rows_of, bool pa
     // unless the row's is, or the override is 0), the clipped ones one at a time.
     const int64_t ib = AW.interior_begin, ie = AW.interior_end;
     const bool interior = !rows_empty && ib < ie && divisors[ib] != 0;
-    const bool direct =
-        interior &&
-        SlideColumnsIfShaped(d, sources, row_count, ahead, ahead_count, AW, C, ib, ie, factors, rule, ring, dst_row);
-    // The rows the next output row adds, prefetched whole (7x7 cold: 1.23 -> 1.04 ms with the
-    // pairs below, which read two new rows at once). Not for 3-D windows (`ahead` is the last
-    // depth slice's only), where it measured slower.
-    if (!direct && pair_rows) PrefetchRows(ahead, ahead_count, 0, row_length * static_cast<int64_t>(sizeof(S)));
-    // Windows of more than 3 rows (never direct) share rows with the next output row's: the two
-    // are summed together (7x7: 8 row loads for two output rows, not 14).
-    if (next_summed) {
-      std::swap(sums, next_sums);
-      next_summed = false;
-    } else if (!direct && row_count > 3 && pair_rows && row + 1 < end &&
-               split.Split(sources, row_count, next_sources, next_count)) {
-      SumRowPair(d, split.shared, split.shared_count, split.only_a, split.only_b, split.only_count, row_length, sums,
-                 next_sums);
-      next_summed = true;
-    } else if (!direct && row_count > 0) {
-      SumRowsAnyCount(d, sources, row_count, row_length, sums);
+    // A row summed with the ones before it has its sums already (and is never direct: its window
+    // has more than 3 rows).
+    const bool summed = row < group_end;
+    const bool direct = !summed && interior &&
+                        SlideColumnsIfShaped(d, sources, row_count, ahead, ahead_count, AW, C, ib, ie, factors, rule,
+                                             ring, dst_row);
+    // Windows of more than 3 rows (never direct) share rows with the next output rows': four
+    // rows, or two, are summed together (7x7: 10 row loads for four output rows, 8 for two, where
+    // one at a time takes 7 each).
+    if (!summed && !direct && row_count > 0) {
+      group_first = row;
+      group_end = row + 1;
+      if (row_count > 3 && pair_rows && row + 3 < end &&
+          QuadRows(sources, row_count, next_sources, next_count, rows_of, row, later_sources, quad_rows)) {
+        SumRowQuad(d, quad_rows, row_count, row_length, group);
+        group_end = row + 4;
+      } else if (row_count > 3 && pair_rows && row + 1 < end &&
+                 split.Split(sources, row_count, next_sources, next_count)) {
+        SumRowPair(d, split.shared, split.shared_count, split.only_a, split.only_b, split.only_count, row_length,
+                   group[0], group[1]);
+        group_end = row + 2;
+      } else {
+        SumRowsAnyCount(d, sources, row_count, row_length, group[0]);
+      }
+    }
+    const Acc* sums = group[row - group_first];
+    // While this row's W pass runs: the rows that the output row after this group's rows adds
+    // (those that the next group, of the same size, adds, row by row). Not for 3-D windows (the
+    // rows would be the last depth slice's only), where a whole-row prefetch measured slower.
+    // While this row's W pass runs: the last row that the output row after this group's rows
+    // adds (for the next group, of the same size, the rows it adds one by one); its other new
+    // rows (a stride above 1) whole, now. Not for 3-D windows (the rows would be the last depth
+    // slice's only), where a whole-row prefetch measured slower.
+    LinePrefetch prefetch(sums);  // nothing new
+    if (!direct && pair_rows && row + (group_end - group_first) < end) {
+      const size_t count = rows_of(row + (group_end - group_first), later_sources);
+      const size_t adds = std::min(count, static_cast<size_t>(std::min(AH.stride, AH.kernel)));
+      const int64_t row_bytes = row_length * static_cast<int64_t>(sizeof(S));
+      if (adds > 0) {
+        PrefetchRows(later_sources + (count - adds), adds - 1, 0, row_bytes);
+        prefetch = LinePrefetch(later_sources[count - 1], row_bytes);
+      }
     }
     const bool seven = AW.kernel == 7 && AW.stride == 1 && AW.dilation == 1 && hn::MaxLanes(d) == 16;
     if (interior && !direct && seven && C == 2 * L)
-      SumSevenColumnsInRegisters<2>(d, sums, ib, ie, -AW.pad_begin * C, factors, rule, dst_row);
+      prefetch = SumSevenColumnsInRegisters<2>(d, sums, ib, ie, -AW.pad_begin * C, factors, rule, dst_row, prefetch);
     else if (interior && !direct && seven && C == L)
-      SumSevenColumnsInRegisters<1>(d, sums, ib, ie, -AW.pad_begin * C, factors, rule, dst_row);
+      prefetch = SumSevenColumnsInRegisters<1>(d, sums, ib, ie, -AW.pad_begin * C, factors, rule, dst_row, prefetch);
     else if (interior && !direct)
-      SumColumnsAnyCount(d, sums, C, ib, ie, column_step, -AW.pad_begin * C, tap_step, AW.kernel, factors, rule,
-                         dst_row);
+      prefetch = SumColumnsAnyCount(d, sums, C, ib, ie, column_step, -AW.pad_begin * C, tap_step, AW.kernel, factors, rule,
+                         dst_row, prefetch);
     for (int64_t ow = 0; ow < OW; ++ow) {
       if (ow == ib && interior) ow = ie;
       if (ow >= OW) break;
@@ -1420,9 +1558,10 @@ void AvgNhwcRows(const Plan& P, const RunArgs& a, const RowsOf& rows_of, bool pa
         WindowColumn(d, sources, row_count, C, ow * column_step + first_column, tap_step, past - first,
                      hn::Set(hn::Rebind<float, D>(), factors[ow]), rule, dst_row + ow * C);
       else
-        SumColumnsAnyCount(d, sums, C, ow, ow + 1, column_step, first_column, tap_step, past - first, factors, rule,
-                           dst_row);
+        prefetch = SumColumnsAnyCount(d, sums, C, ow, ow + 1, column_step, first_column, tap_step, past - first, factors, rule,
+                           dst_row, prefetch);
     }
+    prefetch.Rest();
   }
 }
 
