@@ -284,16 +284,20 @@ TEST_CASE("avg_nhwc: f32 rows of 5 to 12 vectors of channels, the shared column 
 }
 
 TEST_CASE("avg_nhwc: 7 columns at stride 1 over 16 or 32 channels, summed by doubling in registers") {
-  // On AVX-512 the interior columns of these rows take SumSevenColumnsInRegisters (each column sum
-  // loaded once, pairs and quadruples of them carried along W); the 7x7 layer's shape first.
+  // On AVX-512 the columns of these rows take SumSevenColumnsInRegisters (each column sum loaded
+  // once, pairs and quadruples of them carried along W): every column where each one has a tap in
+  // the row (pads below 7), from sums with identity columns either side; else the interior ones.
+  // The 7x7 layer's shape first; pads on the two sides drawn apart, 7 and 8 among them.
   const optimized::OptimizedEngine only("avg_nhwc");
   check_property("avg_nhwc, 7 columns, 16 or 32 channels == spec", [&] {
-    const int kh = *rc::gen::element(7, 1, 2, 3, 4, 5, 6), pw = *rc::gen::element(3, 0, 1, 2, 4, 5, 6);
+    const int kh = *rc::gen::element(7, 1, 2, 3, 4, 5, 6), pw = *rc::gen::element(3, 0, 1, 2, 4, 5, 6, 7, 8);
+    const int pw_end = *rc::gen::element(pw, 0, 1, 2, 3, 4, 5, 6, 7, 8);
     const int ph = *rc::gen::inRange(0, kh), h = *rc::gen::inRange(kh, kh + 5), w = *rc::gen::inRange(7, 40);
     const std::string text = fmt::format(
-        "avg:{}:n{}c{}:h{}w{}:k{}x7:s{}x1:pb{}x{}:pe{}x{}:{}:floor", *rc::gen::element<std::string>("f32", "f16", "i8", "u8"),
-        *rc::gen::inRange(1, 3), *rc::gen::element(32, 16), h, w, kh, *rc::gen::element(1, 2), ph, pw, ph, pw,
-        *rc::gen::element<std::string>("exclude", "include_clip", "include_full"));
+        "avg:{}:n{}c{}:h{}w{}:k{}x7:s{}x1:pb{}x{}:pe{}x{}:{}:{}", *rc::gen::element<std::string>("f32", "f16", "i8", "u8"),
+        *rc::gen::inRange(1, 3), *rc::gen::element(32, 16), h, w, kh, *rc::gen::element(1, 2), ph, pw, ph, pw_end,
+        *rc::gen::element<std::string>("exclude", "include_clip", "include_full"),
+        *rc::gen::element<std::string>("floor", "ceil"));
     kernel_matches_spec(only, text, Layout::channels_last);
   });
 }

@@ -1445,12 +1445,30 @@ void AvgNhwcRows(const Plan& P, const RunArgs& a, const RowsOf& rows_of, bool pa
   thread_local std::vector<float> factors_tl;
   thread_local std::vector<int64_t> divisors_tl;
   thread_local std::vector<Acc> ring_tl;
+  // 7 columns at stride 1 over one or two vectors of channels: SumSevenColumnsInRegisters. When
+  // every output column has a tap in the row (the first: pad_begin < 7; the last: OW <= W +
+  // pad_begin), it takes the border columns too, from rows of sums with the padding's columns on
+  // either side (at most 6) holding the identity, -0: adding it changes no sum, nor a zero's sign.
+  const bool seven = AW.kernel == 7 && AW.stride == 1 && AW.dilation == 1 && hn::MaxLanes(d) == 16 &&
+                     (C == L || C == 2 * L);
+  const bool seven_borders = seven && AW.pad_begin < AW.kernel && OW <= W + AW.pad_begin;
+  const int64_t sums_before = seven_borders ? AW.pad_begin * C : 0;
+  const int64_t sums_after = seven_borders ? std::max<int64_t>(0, OW + AW.kernel - 1 - AW.pad_begin - W) * C : 0;
+  const int64_t sums_stride = sums_before + row_length + sums_after + L;
   // The sums of a group of output rows summed together (one, a pair or a quad): group[j] holds
   // row group_first + j's, for the rows before group_end.
   constexpr int64_t max_group = 4;
   Acc* group[max_group];
-  group[0] = Scratch(sums_tl, static_cast<size_t>(max_group * (row_length + L)));
-  for (int64_t j = 1; j < max_group; ++j) group[j] = group[j - 1] + row_length + L;
+  Acc* sums_rows = Scratch(sums_tl, static_cast<size_t>(max_group * sums_stride));
+  for (int64_t j = 0; j < max_group; ++j) {
+    group[j] = sums_rows + j * sums_stride + sums_before;
+    // The padding's columns: the H pass writes [0, row_length) only (C >= L here, so its last
+    // vector is a whole one inside the row).
+    if (seven_borders) {
+      std::fill(group[j] - sums_before, group[j], -Acc{0});
+      std::fill(group[j] + row_length, group[j] - sums_before + sums_stride, -Acc{0});
+    }
+  }
   int64_t group_first = begin, group_end = begin;
   SharedRows<S> split;
   // Per output column, for the rows whose divisor factor is `factors_for`: its divisor and factor.
@@ -1535,16 +1553,19 @@ void AvgNhwcRows(const Plan& P, const RunArgs& a, const RowsOf& rows_of, bool pa
         prefetch = LinePrefetch(later_sources[count - 1], row_bytes);
       }
     }
-    const bool seven = AW.kernel == 7 && AW.stride == 1 && AW.dilation == 1 && hn::MaxLanes(d) == 16;
+    // The columns summed in one run: the interior ones, or all of them.
+    const int64_t run_begin = seven_borders ? 0 : ib, run_end = seven_borders ? OW : ie;
     if (interior && !direct && seven && C == 2 * L)
-      prefetch = SumSevenColumnsInRegisters<2>(d, sums, ib, ie, -AW.pad_begin * C, factors, rule, dst_row, prefetch);
-    else if (interior && !direct && seven && C == L)
-      prefetch = SumSevenColumnsInRegisters<1>(d, sums, ib, ie, -AW.pad_begin * C, factors, rule, dst_row, prefetch);
+      prefetch = SumSevenColumnsInRegisters<2>(d, sums, run_begin, run_end, -AW.pad_begin * C, factors, rule, dst_row,
+                                               prefetch);
+    else if (interior && !direct && seven)
+      prefetch = SumSevenColumnsInRegisters<1>(d, sums, run_begin, run_end, -AW.pad_begin * C, factors, rule, dst_row,
+                                               prefetch);
     else if (interior && !direct)
       prefetch = SumColumnsAnyCount(d, sums, C, ib, ie, column_step, -AW.pad_begin * C, tap_step, AW.kernel, factors, rule,
                          dst_row, prefetch);
     for (int64_t ow = 0; ow < OW; ++ow) {
-      if (ow == ib && interior) ow = ie;
+      if (ow == run_begin && interior) ow = run_end;
       if (ow >= OW) break;
       const int64_t first = AW.first[static_cast<size_t>(ow)], past = AW.past[static_cast<size_t>(ow)];
       const int64_t divisor = divisors[ow];
