@@ -701,14 +701,6 @@ HWY_INLINE void SumRowPair(D d, const S* const* HWY_RESTRICT shared, size_t shar
     SumRowPairOf<0, 0>(d, shared, shared_count, only_a, only_b, only_count, length, a_sums, b_sums);
 }
 
-// The sums of four output rows whose windows of k >= 4 rows each move down by one row (adjacent
-// rows of one plane): rows[0 .. k + 2] holds the k + 3 rows they read, and output row j's window is
-// rows[j .. j + k - 1]. With core = rows[3 .. k - 1], u = core + rows[1] + rows[2] and
-// v = core + rows[k] + rows[k + 1]: sums[0] = u + rows[0], sums[1] = u + rows[k],
-// sums[2] = v + rows[2], sums[3] = v + rows[k + 2]. k + 3 row loads for the four (10 for the
-// 7x7's, where pairs take 16), and k + 4 additions. kCore, when nonzero, is k - 3 known at compile
-// time. The 7x7 layer in NHWC, 1 thread, one kernel alone, with LinePrefetch: cold 0.67 -> 0.63 ms,
-// hot 0.45 -> 0.41 (pairs to quads).
 // One vector of SumRowQuadOf's four rows of sums, at element i: whole, or its first `rest` lanes.
 template <int kCore, bool kPartial, class D, class S>
 HWY_INLINE void QuadSumsAt(D d, const S* const* HWY_RESTRICT rows, size_t k, int64_t i, size_t rest,
@@ -920,10 +912,10 @@ HWY_INLINE void SumRows(D d, const S* const* HWY_RESTRICT rows, size_t count, in
 // Output columns [begin, end) of one row, every one with `taps` in-bounds columns starting at
 // column_start(ow) + first: each channel chunk's column sums added in W order, then finished.
 template <int kTaps, class D, class S>
-HWY_INLINE LinePrefetch SumColumns(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t C, int64_t begin, int64_t end,
-                           int64_t column_step, int64_t first_column, int64_t tap_step, int64_t count,
-                           const float* HWY_RESTRICT factors, IntRounding rule, S* HWY_RESTRICT dst,
-                           LinePrefetch prefetch) {
+HWY_INLINE LinePrefetch SumColumns(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t C, int64_t begin,
+                                   int64_t end, int64_t column_step, int64_t first_column, int64_t tap_step,
+                                   int64_t count, const float* HWY_RESTRICT factors, IntRounding rule,
+                                   S* HWY_RESTRICT dst, LinePrefetch prefetch) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const int64_t taps = kTaps > 0 ? kTaps : count;
   const hn::Rebind<float, D> df;
@@ -955,9 +947,10 @@ HWY_INLINE LinePrefetch SumColumns(D d, const hn::TFromD<D>* HWY_RESTRICT sums, 
 // vector, where SumColumns<7> takes 7 and 6 (the 7x7 layer in NHWC, 1 thread, one kernel alone:
 // hot 0.55-0.57 -> 0.45-0.46 ms, cold 0.81-0.82 -> 0.75).
 template <int kVectors, class D, class S>
-HWY_NOINLINE LinePrefetch SumSevenColumnsInRegisters(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t begin, int64_t end,
-                                             int64_t first_column, const float* HWY_RESTRICT factors,
-                                             IntRounding rule, S* HWY_RESTRICT dst, LinePrefetch prefetch) {
+HWY_NOINLINE LinePrefetch SumSevenColumnsInRegisters(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t begin,
+                                                     int64_t end, int64_t first_column,
+                                                     const float* HWY_RESTRICT factors, IntRounding rule,
+                                                     S* HWY_RESTRICT dst, LinePrefetch prefetch) {
   constexpr int64_t L = 16, C = kVectors * L;
   const hn::Rebind<float, D> df;
   using V = hn::Vec<D>;
@@ -1002,11 +995,12 @@ HWY_INLINE void SumRowsAnyCount(D d, const S* const* rows, size_t count, int64_t
 
 template <class D, class S>
 HWY_INLINE LinePrefetch SumColumnsAnyCount(D d, const hn::TFromD<D>* sums, int64_t C, int64_t begin, int64_t end,
-                                   int64_t column_step, int64_t first_column, int64_t tap_step, int64_t count,
-                                   const float* factors, IntRounding rule, S* dst, LinePrefetch prefetch) {
+                                           int64_t column_step, int64_t first_column, int64_t tap_step,
+                                           int64_t count, const float* factors, IntRounding rule, S* dst,
+                                           LinePrefetch prefetch) {
   const auto sum = [&](auto taps) HWY_ATTR {
-    return SumColumns<taps()>(d, sums, C, begin, end, column_step, first_column, tap_step, count, factors, rule, dst,
-                       prefetch);
+    return SumColumns<taps()>(d, sums, C, begin, end, column_step, first_column, tap_step, count, factors, rule,
+                              dst, prefetch);
   };
   if (count == 2) return sum(std::integral_constant<int, 2>());
   if (count == 3) return sum(std::integral_constant<int, 3>());
@@ -1536,9 +1530,6 @@ void AvgNhwcRows(const Plan& P, const RunArgs& a, const RowsOf& rows_of, bool pa
       }
     }
     const Acc* sums = group[row - group_first];
-    // While this row's W pass runs: the rows that the output row after this group's rows adds
-    // (those that the next group, of the same size, adds, row by row). Not for 3-D windows (the
-    // rows would be the last depth slice's only), where a whole-row prefetch measured slower.
     // While this row's W pass runs: the last row that the output row after this group's rows
     // adds (for the next group, of the same size, the rows it adds one by one); its other new
     // rows (a stride above 1) whole, now. Not for 3-D windows (the rows would be the last depth
@@ -1562,8 +1553,8 @@ void AvgNhwcRows(const Plan& P, const RunArgs& a, const RowsOf& rows_of, bool pa
       prefetch = SumSevenColumnsInRegisters<1>(d, sums, run_begin, run_end, -AW.pad_begin * C, factors, rule, dst_row,
                                                prefetch);
     else if (interior && !direct)
-      prefetch = SumColumnsAnyCount(d, sums, C, ib, ie, column_step, -AW.pad_begin * C, tap_step, AW.kernel, factors, rule,
-                         dst_row, prefetch);
+      prefetch = SumColumnsAnyCount(d, sums, C, ib, ie, column_step, -AW.pad_begin * C, tap_step, AW.kernel,
+                                    factors, rule, dst_row, prefetch);
     for (int64_t ow = 0; ow < OW; ++ow) {
       if (ow == run_begin && interior) ow = run_end;
       if (ow >= OW) break;
@@ -1579,8 +1570,8 @@ void AvgNhwcRows(const Plan& P, const RunArgs& a, const RowsOf& rows_of, bool pa
         WindowColumn(d, sources, row_count, C, ow * column_step + first_column, tap_step, past - first,
                      hn::Set(hn::Rebind<float, D>(), factors[ow]), rule, dst_row + ow * C);
       else
-        prefetch = SumColumnsAnyCount(d, sums, C, ow, ow + 1, column_step, first_column, tap_step, past - first, factors, rule,
-                           dst_row, prefetch);
+        prefetch = SumColumnsAnyCount(d, sums, C, ow, ow + 1, column_step, first_column, tap_step, past - first,
+                                      factors, rule, dst_row, prefetch);
     }
     prefetch.Rest();
   }
