@@ -1513,8 +1513,11 @@ void AvgNhwcRows(const Plan& P, const RunArgs& a, const RowsOf& rows_of, bool pa
     // Windows of more than 3 rows (never direct) share rows with the next output rows': four
     // rows, or two, are summed together (7x7: 10 row loads for four output rows, 8 for two, where
     // one at a time takes 7 each).
-    if (!summed && !direct && row_count > 0) {
+    if (!summed) {  // a group of its own: none for a direct row or an empty window
       group_first = row;
+      group_end = row;
+    }
+    if (!summed && !direct && row_count > 0) {
       group_end = row + 1;
       if (row_count > 3 && pair_rows && row + 3 < end &&
           QuadRows(sources, row_count, next_sources, next_count, rows_of, row, later_sources, quad_rows)) {
