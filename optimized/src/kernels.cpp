@@ -1682,7 +1682,7 @@ HWY_INLINE hn::Vec<D> LanesFrom(D d, hn::Vec<D> lo, hn::Vec<D> hi) {
 // blocks (permutes). Reads sums up to round_up(out_w, L) + L.
 // kTaps, when nonzero, is `taps` known at compile time: the tap loop is written out, and its lane
 // indices are constants (the 7x7 layer, 1 thread, Zen 5, one kernel alone: hot 0.50-0.52 -> 0.42-0.43
-// ms, cold 0.63-0.65 -> 0.60).
+// ms, cold 0.63-0.65 -> 0.60; 7 taps now go by doubling, SumSevenAlongWByDoubling below).
 template <int kTaps, class D, class S>
 HWY_INLINE void SumAlongWByPairs(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t out_w, int64_t taps,
                                  const float* HWY_RESTRICT factors, IntRounding rule, S* HWY_RESTRICT dst) {
@@ -1713,6 +1713,7 @@ HWY_INLINE void SumAlongWByPairs(D d, const hn::TFromD<D>* HWY_RESTRICT sums, in
     b0 = b1;
   }
 }
+
 // SumAlongWByPairs for 7 taps, by doubling: with s the row of sums, p2[i] = s[i] + s[i + 1] and
 // p4[i] = p2[i] + p2[i + 2], dst[ow + i] = finish((p4[i] + p2[i + 4]) + s[i + 6]), lanes of the
 // pair of aligned blocks at ow (VALIGND). Each block of p2 is formed once, from its block and the
