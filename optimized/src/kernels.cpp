@@ -1538,13 +1538,20 @@ void AvgNhwcRows(const Plan& P, const RunArgs& a, const RowsOf& rows_of, bool pa
     // rows (a stride above 1) whole, now. Not for 3-D windows (the rows would be the last depth
     // slice's only), where a whole-row prefetch measured slower.
     LinePrefetch prefetch(sums);  // nothing new
-    if (!direct && pair_rows && row + (group_end - group_first) < end) {
-      const size_t count = rows_of(row + (group_end - group_first), later_sources);
-      const size_t adds = std::min(count, static_cast<size_t>(std::min(AH.stride, AH.kernel)));
+    const int64_t group_size = group_end - group_first;
+    if (!direct && pair_rows && row + group_size < end) {
+      // For a group of one, those the next row adds: `ahead`, already found.
+      const S* const* adds = ahead;
+      size_t adds_count = ahead_count;
+      if (group_size > 1) {
+        const size_t count = rows_of(row + group_size, later_sources);
+        adds_count = std::min(count, static_cast<size_t>(std::min(AH.stride, AH.kernel)));
+        adds = later_sources + (count - adds_count);
+      }
       const int64_t row_bytes = row_length * static_cast<int64_t>(sizeof(S));
-      if (adds > 0) {
-        PrefetchRows(later_sources + (count - adds), adds - 1, 0, row_bytes);
-        prefetch = LinePrefetch(later_sources[count - 1], row_bytes);
+      if (adds_count > 0) {
+        PrefetchRows(adds, adds_count - 1, 0, row_bytes);
+        prefetch = LinePrefetch(adds[adds_count - 1], row_bytes);
       }
     }
     // The columns summed in one run: the interior ones, or all of them.
