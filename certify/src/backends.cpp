@@ -1,16 +1,14 @@
 #include "backends.hpp"
 
-#include <dlfcn.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 
 #include <fmt/format.h>
 
-#include "poolspec/backend.hpp"
-#include "poolspec/optimized/optimized.hpp"
-#include "poolspec/reference/reference.hpp"
-#include "poolspec/xs3/engine.hpp"
+#include "suite.hpp"
+#include "text.hpp"
 
 namespace poolspec::certify {
 
@@ -19,70 +17,95 @@ namespace {
 // The adapters the build made (certify/adapters/), in a fixed order.
 const char* const adapter_files[] = {"libpoolspec_onednn.so", "libpoolspec_xnnpack.so", "libpoolspec_libtorch.so"};
 
+std::string adapter_folder() {
+  if (const char* dir = std::getenv("POOLSPEC_ADAPTER_DIR")) return dir;
+  const std::filesystem::path beside = std::filesystem::path(program_folder()) / "adapters";
+  std::error_code ec;
+  if (std::filesystem::is_directory(beside, ec)) return beside.string();
+  return POOLSPEC_BUILD_ADAPTER_DIR;
+}
+
+// The library's backends, through a worker of its own that ends when they are listed.
+void describe(const std::string& library, const WorkerConfig& base, BackendSelection& out) {
+  WorkerConfig config = base;
+  config.library = library;
+  config.log = "/dev/null";
+  const std::string file = library == "built-in" ? library : std::filesystem::path(library).filename().string();
+  Result<std::unique_ptr<Worker>> worker = Worker::start(config);
+  if (!worker) {
+    out.failures.push_back({library, printable(file, 80), worker.error().message});
+    return;
+  }
+  LibraryDescription d = (*worker)->describe();
+  if (!d.load_error.empty()) {
+    out.failures.push_back({library, printable(file, 80), d.load_error});
+    return;
+  }
+  for (BackendDescription& b : d.backends) {
+    if (!known_rules(b.rules)) {
+      out.failures.push_back({library, b.name,
+                              fmt::format("entry {} ({}): rules=\"{}\" is not a rule set poolspec knows (claimed, spec, xs3, "
+                                          "ngraph, openvino, onnx, pytorch, tensorflow, tflite, onednn)",
+                                          b.index, b.name, b.rules)});
+      continue;
+    }
+    out.backends.push_back({library, std::move(b)});
+  }
+}
+
 }  // namespace
 
-Result<std::vector<LoadedBackend>> load_library(const std::string& path) {
-  // RTLD_LOCAL: two vendors' libraries may define the same symbols. Never unloaded: the structs
-  // they return live in them.
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) return Error{fmt::format("backend '{}': cannot load it: {}", path, dlerror())};
-  void* symbol = dlsym(handle, POOLSPEC_BACKEND_ENTRY);
-  if (!symbol)
-    return Error{fmt::format("backend '{}': it exports no {} (backend.h)", path, POOLSPEC_BACKEND_ENTRY)};
-  const auto entry = reinterpret_cast<poolspec_backend_entry_fn>(symbol);
-  std::vector<LoadedBackend> out;
-  for (uint32_t i = 0; i < 64; ++i) {
-    const poolspec_backend* b = entry(i);
-    if (!b) break;
-    if (Status s = check_backend(b); !s) return Error{fmt::format("backend '{}', entry {}: {}", path, i, s.error().message)};
-    out.push_back({b, path});
-  }
-  if (out.empty()) return Error{fmt::format("backend '{}': {}(0) returned no backend", path, POOLSPEC_BACKEND_ENTRY)};
-  return out;
+std::string program_folder() {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(".") : self.parent_path().string();
 }
 
-std::vector<LoadedBackend> available_backends(std::vector<std::string>* notes) {
-  std::vector<LoadedBackend> out{{reference::backend(), "built-in"},
-                                 {optimized::backend(), "built-in"},
-                                 {xs3::backend(), "built-in"}};
-  const char* dir = std::getenv("POOLSPEC_ADAPTER_DIR");
-  const std::filesystem::path adapters = dir ? dir : POOLSPEC_BUILD_ADAPTER_DIR;
-  for (const char* file : adapter_files) {
-    const std::filesystem::path path = adapters / file;
-    if (!std::filesystem::exists(path)) continue;
-    Result<std::vector<LoadedBackend>> loaded = load_library(path.string());
-    if (!loaded) {
-      if (notes) notes->push_back(loaded.error().message);
-      continue;
+Result<BackendSelection> select_backends(const std::vector<std::string>& wanted, const WorkerConfig& worker) {
+  BackendSelection all;
+  const auto add_adapters = [&] {
+    const std::filesystem::path folder = adapter_folder();
+    for (const char* file : adapter_files) {
+      std::error_code ec;
+      if (std::filesystem::exists(folder / file, ec)) describe(std::filesystem::absolute(folder / file).string(), worker, all);
     }
-    out.insert(out.end(), loaded->begin(), loaded->end());
+  };
+  describe("built-in", worker, all);
+  if (wanted.empty()) {
+    add_adapters();
+    return all;
   }
-  return out;
-}
-
-Result<std::vector<LoadedBackend>> select_backends(const std::vector<std::string>& wanted,
-                                                   std::vector<std::string>* notes) {
-  const std::vector<LoadedBackend> all = available_backends(notes);
-  if (wanted.empty()) return all;
-  std::vector<LoadedBackend> out;
+  BackendSelection out;
+  bool adapters_added = false;
   for (const std::string& w : wanted) {
     if (w.find('/') != std::string::npos || w.ends_with(".so")) {
-      Result<std::vector<LoadedBackend>> loaded = load_library(w);
-      if (!loaded) return loaded.error();
-      out.insert(out.end(), loaded->begin(), loaded->end());
+      std::error_code ec;
+      const std::filesystem::path path = std::filesystem::absolute(w, ec);
+      if (ec || !std::filesystem::is_regular_file(path, ec) || access(path.c_str(), R_OK) != 0)
+        return Error{fmt::format("--backend {}: not a readable file (a backend is a shared library's path, or one of "
+                                 "the names --list shows)", printable(w, 200))};
+      describe(path.string(), worker, out);
       continue;
     }
-    bool found = false;
-    for (const LoadedBackend& b : all)
-      if (w == b.abi->name) {
-        out.push_back(b);
-        found = true;
-      }
-    if (!found) {
-      std::string names;
-      for (const LoadedBackend& b : all) names += fmt::format(" {}", b.abi->name);
-      return Error{fmt::format("--backend {}: no such backend (available:{}; or give a shared library's path)", w, names)};
+    const auto matches = [&] {
+      bool found = false;
+      for (const LoadedBackend& b : all.backends)
+        if (w == b.name()) {
+          out.backends.push_back(b);
+          found = true;
+        }
+      return found;
+    };
+    if (matches()) continue;
+    if (!adapters_added) {
+      adapters_added = true;
+      add_adapters();
+      if (matches()) continue;
     }
+    std::string names;
+    for (const LoadedBackend& b : all.backends) names += fmt::format(" {}", b.name());
+    return Error{fmt::format("--backend {}: no such backend (available:{}; or give a shared library's path)",
+                             printable(w, 200), names)};
   }
   return out;
 }

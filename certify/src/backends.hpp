@@ -1,29 +1,43 @@
 // The backends `poolspec certify` can hold to the spec: the in-tree engines (built in), the
 // adapters for real libraries (shared libraries built beside poolspec when their library is
 // found), and any shared library given by path that exports poolspec_backend_entry (backend.h).
+// poolspec never loads a backend library itself: a worker (worker.hpp) loads it and describes it.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "poolspec/backend.h"
 #include "poolspec/result.hpp"
+#include "worker.hpp"
 
 namespace poolspec::certify {
 
 struct LoadedBackend {
-  const poolspec_backend* abi = nullptr;
-  std::string origin;  // "built-in", or the shared library's path
+  std::string library;  // what the worker loads: an absolute path, or "built-in"
+  BackendDescription description;
+  std::string origin() const { return library; }
+  const std::string& name() const { return description.name; }
 };
 
-// Every backend a shared library provides (entry(0), entry(1), ... until NULL), each checked.
-Result<std::vector<LoadedBackend>> load_library(const std::string& path);
+// A library (or one of its backends) that could not be loaded: a certification failure of its own.
+struct LoadFailure {
+  std::string library;
+  std::string name;  // the library's file name when no backend name is known
+  std::string detail;
+};
 
-// reference, optimized, xs3; then the adapters found (oneDNN, XNNPACK, libtorch).
-std::vector<LoadedBackend> available_backends(std::vector<std::string>* notes);
+struct BackendSelection {
+  std::vector<LoadedBackend> backends;
+  std::vector<LoadFailure> failures;
+};
 
-// Names of available backends, or paths of shared libraries (containing '/' or ending in .so).
-Result<std::vector<LoadedBackend>> select_backends(const std::vector<std::string>& wanted,
-                                                   std::vector<std::string>* notes);
+// Names of available backends, or paths of shared libraries (containing '/' or ending in .so);
+// empty: every available backend. An unknown name or a path that is not a readable file is
+// bad input; a library that does not load is a LoadFailure. `worker` gives the limits (its
+// library and log are set here).
+Result<BackendSelection> select_backends(const std::vector<std::string>& wanted, const WorkerConfig& worker);
+
+// The folder of the running program (the worker and the adapters are looked for there first).
+std::string program_folder();
 
 }  // namespace poolspec::certify

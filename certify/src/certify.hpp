@@ -1,9 +1,11 @@
 // `poolspec certify` (DESIGN.md section 6): every backend, on a suite, under the rules it claims
-// (and others asked for), each call isolated; statuses, first mismatches, a minimal
-// counterexample and a reproducer bundle per failure; a matrix, JSON and JUnit XML.
+// (and others asked for), in a worker process of its own (worker.hpp), every problem called
+// twice; statuses, first mismatches, a minimal counterexample and a reproducer bundle per
+// failure; a matrix, JSON and JUnit XML; shards run apart and merged.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,10 +13,19 @@
 
 namespace poolspec::certify {
 
-// WAIVED: a failure of a known, documented deviation (a waiver file's entry, with its reason).
-enum class Verdict { pass, fail, unsupported, crash, hang, out_of_bounds, unwritten, waived };
-std::string_view verdict_name(Verdict v);  // PASS FAIL UNSUPPORTED CRASH HANG OUT-OF-BOUNDS UNWRITTEN WAIVED
-bool is_failure(Verdict v);                // all but PASS, UNSUPPORTED and WAIVED
+// UNSTABLE: two calls of one problem in one worker did not give the same result (a cache, a
+// JIT, state, or nondeterminism). WAIVED: a failure of a known, documented deviation (a waiver
+// file's entry, with its reason). LOAD-ERROR: the library, or the backend it declares, was
+// refused before any call.
+enum class Verdict { pass, fail, unsupported, crash, hang, out_of_bounds, unwritten, unstable, waived, load_error };
+inline constexpr Verdict all_verdicts[] = {Verdict::pass,          Verdict::fail,      Verdict::unsupported,
+                                           Verdict::crash,         Verdict::hang,      Verdict::out_of_bounds,
+                                           Verdict::unwritten,     Verdict::unstable,  Verdict::waived,
+                                           Verdict::load_error};
+// PASS FAIL UNSUPPORTED CRASH HANG OUT-OF-BOUNDS UNWRITTEN UNSTABLE WAIVED LOAD-ERROR
+std::string_view verdict_name(Verdict v);
+std::optional<Verdict> verdict_named(std::string_view name);
+bool is_failure(Verdict v);  // all but PASS, UNSUPPORTED and WAIVED
 
 struct JobResult {
   std::string backend, version, origin, claimed_rules, rules, label;
@@ -26,6 +37,7 @@ struct JobResult {
   std::vector<ElementMismatch> first;
   std::string minimal_problem;  // after shrinking (failures)
   std::string repro_dir, repro_command;
+  std::string reproduces;  // how the bundle replays in a fresh worker (failures with a bundle)
   double milliseconds = 0;
 };
 
@@ -35,7 +47,11 @@ struct CertifyOptions {
   std::vector<std::string> rules{"claimed", "openvino"};
   std::vector<std::string> layouts{"nchw", "nhwc"};
   std::string shard;                            // "i/n"
-  int64_t timeout_ms = 10000;
+  int64_t timeout_ms = 10000;                   // per call, wall clock
+  int64_t load_timeout_ms = 30000;              // loading a library (constructors, the entry)
+  int64_t memory_limit_mb = 16384;              // address space a worker may add
+  int64_t cpu_limit_s = 60;                     // CPU time per call
+  int jobs = 1;                                 // cases run at once, each with its own workers
   std::string out_dir = "certify-out";
   std::vector<std::string> filters;             // only cases whose id contains one of them
   bool shrink = true;
@@ -44,16 +60,31 @@ struct CertifyOptions {
   bool json = false;                            // the JSON report on stdout instead of the matrix
   bool list = false;                            // list the backends and suites, run nothing
   std::string problem, input;                   // one problem (and its .npy input): a replay
+  std::string warmup, warmup_input;             // a problem (and input) called first in the replay
+  std::string worker;                           // poolspec-worker; default: beside this program
+  std::string poolspec;                         // the command in reproducers; default: this program
 };
 
 int certify_command(const CertifyOptions& options);
 
+// `poolspec certify merge DIR...`: the shards' reports joined into one matrix, JSON and JUnit
+// in `out_dir`, after checking that they ran one suite with one set of options and cover it
+// exactly once.
+int merge_command(const std::vector<std::string>& shard_dirs, const std::string& out_dir, bool json);
 // Reports (certify_report.cpp).
 struct RunInfo {
   std::string suite, shard, command;
   std::vector<std::string> notes;  // adapters that could not load, and the like
   double seconds = 0;
+  // What a merge checks: the options that decide which runs a shard makes, and its cases.
+  std::string fingerprint;
+  std::vector<std::string> filters, cases;
+  std::vector<std::pair<std::string, std::string>> logs;  // backend library -> its log file
 };
+// The reports written as a set: each beside its place first, then all renamed (a failure
+// leaves the earlier set as it was).
+Status write_reports(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files);
+Result<std::vector<JobResult>> results_from_json(const std::string& json_text, RunInfo* info);
 std::string matrix_text(const std::vector<JobResult>& results);
 std::string json_report(const std::vector<JobResult>& results, const RunInfo& info);
 std::string junit_report(const std::vector<JobResult>& results, const RunInfo& info);

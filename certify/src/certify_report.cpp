@@ -1,11 +1,15 @@
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "certify.hpp"
+#include "poolspec/npy.hpp"
 #include "poolspec/problem.hpp"
 
 namespace poolspec::certify {
@@ -45,6 +49,27 @@ std::string xml_escaped(std::string_view s) {
   return out;
 }
 
+// The matrix's total columns.
+std::string short_name(Verdict v) {
+  switch (v) {
+    case Verdict::unsupported: return "UNSUP";
+    case Verdict::out_of_bounds: return "OOB";
+    case Verdict::unwritten: return "UNWR";
+    case Verdict::unstable: return "UNSTAB";
+    case Verdict::load_error: return "LOAD";
+    default: return std::string(verdict_name(v));
+  }
+}
+
+nlohmann::ordered_json number_or_text(double v) {
+  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(fmt::format("{}", v));
+}
+
+double number_from(const nlohmann::json& j) {
+  if (j.is_number()) return j.get<double>();
+  return std::stod(j.get<std::string>());
+}
+
 }  // namespace
 
 std::string matrix_text(const std::vector<JobResult>& results) {
@@ -54,8 +79,10 @@ std::string matrix_text(const std::vector<JobResult>& results) {
   for (const JobResult& r : results) {
     const std::string row = row_of(r);
     if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
-    if (std::find(columns.begin(), columns.end(), r.column) == columns.end()) columns.push_back(r.column);
-    ++cells[{row, r.column}].count[r.verdict];
+    if (r.verdict != Verdict::load_error) {
+      if (std::find(columns.begin(), columns.end(), r.column) == columns.end()) columns.push_back(r.column);
+      ++cells[{row, r.column}].count[r.verdict];
+    }
     ++totals[row].count[r.verdict];
   }
   std::sort(columns.begin(), columns.end());
@@ -63,7 +90,9 @@ std::string matrix_text(const std::vector<JobResult>& results) {
   for (const std::string& r : rows) row_width = std::max(row_width, r.size());
   std::string out = fmt::format("{:<{}}", "backend@rules", row_width);
   for (const std::string& c : columns) out += fmt::format(" | {:>14}", c);
-  out += " | PASS FAIL UNSUP CRASH HANG OOB UNWR WAIVED\n";
+  out += " |";
+  for (Verdict v : all_verdicts) out += fmt::format(" {}", short_name(v));
+  out += "\n";
   for (const std::string& row : rows) {
     out += fmt::format("{:<{}}", row, row_width);
     for (const std::string& c : columns) {
@@ -79,12 +108,13 @@ std::string matrix_text(const std::vector<JobResult>& results) {
       out += fmt::format(" | {:>14}", cell);
     }
     const Tally& t = totals[row];
-    out += fmt::format(" | {:>4} {:>4} {:>5} {:>5} {:>4} {:>3} {:>4} {:>6}\n", t.of(Verdict::pass), t.of(Verdict::fail),
-                       t.of(Verdict::unsupported), t.of(Verdict::crash), t.of(Verdict::hang), t.of(Verdict::out_of_bounds),
-                       t.of(Verdict::unwritten), t.of(Verdict::waived));
+    out += " |";
+    for (Verdict v : all_verdicts) out += fmt::format(" {:>{}}", t.of(v), short_name(v).size());
+    out += "\n";
   }
   out += "(a cell: passed / run, refusals not counted, waived failures counted as run; \"unsupported\": every\n"
-         " problem of the cell refused; a cell with a waiver is marked *)\n";
+         " problem of the cell refused; a cell with a waiver is marked *. UNSTAB: two calls of one problem\n"
+         " disagreed; LOAD: the library or its declaration refused before any call)\n";
   return out;
 }
 
@@ -96,6 +126,12 @@ std::string json_report(const std::vector<JobResult>& results, const RunInfo& in
   j["shard"] = info.shard;
   j["seconds"] = info.seconds;
   j["notes"] = info.notes;
+  j["fingerprint"] = info.fingerprint;
+  j["filters"] = info.filters;
+  j["cases"] = info.cases;
+  nlohmann::ordered_json logs = nlohmann::ordered_json::object();
+  for (const auto& [library, log] : info.logs) logs[library] = log;
+  j["logs"] = logs;
   std::set<std::string> seen;
   nlohmann::ordered_json backends = nlohmann::ordered_json::array(), runs = nlohmann::ordered_json::array();
   std::map<std::string, Tally> totals;
@@ -103,7 +139,7 @@ std::string json_report(const std::vector<JobResult>& results, const RunInfo& in
     if (seen.insert(r.backend + "|" + r.origin).second)
       backends.push_back({{"name", r.backend}, {"version", r.version}, {"origin", r.origin}, {"rules", r.claimed_rules}});
     ++totals[row_of(r)].count[r.verdict];
-    nlohmann::ordered_json run{{"backend", r.backend}, {"rules", r.rules},     {"label", r.label},
+    nlohmann::ordered_json run{{"backend", r.backend}, {"origin", r.origin},   {"rules", r.rules},     {"label", r.label},
                                {"case", r.case_id},    {"part", r.part},       {"problem", r.problem},
                                {"layout", r.layout},   {"column", r.column},   {"status", verdict_name(r.verdict)},
                                {"ms", r.milliseconds}};
@@ -118,10 +154,10 @@ std::string json_report(const std::vector<JobResult>& results, const RunInfo& in
       nlohmann::ordered_json first = nlohmann::ordered_json::array();
       for (const ElementMismatch& m : r.first) {
         nlohmann::ordered_json e{{"coordinate", m.coordinate},
-                                 {"expected", std::isfinite(m.expected) ? nlohmann::ordered_json(m.expected) : nlohmann::ordered_json(fmt::format("{}", m.expected))},
-                                 {"got", std::isfinite(m.got) ? nlohmann::ordered_json(m.got) : nlohmann::ordered_json(fmt::format("{}", m.got))},
-                                 {"error_ulps", std::isfinite(m.error_ulps) ? nlohmann::ordered_json(m.error_ulps) : nlohmann::ordered_json("inf")},
-                                 {"allowed", m.allowed}};
+                                 {"expected", number_or_text(m.expected)},
+                                 {"got", number_or_text(m.got)},
+                                 {"error_ulps", number_or_text(m.error_ulps)},
+                                 {"allowed", number_or_text(m.allowed)}};
         if (m.expected_index >= 0 || m.got_index >= 0) {
           e["expected_index"] = m.expected_index;
           e["got_index"] = m.got_index;
@@ -134,21 +170,84 @@ std::string json_report(const std::vector<JobResult>& results, const RunInfo& in
     if (!r.repro_dir.empty()) {
       run["repro_dir"] = r.repro_dir;
       run["repro_command"] = r.repro_command;
+      run["reproduces"] = r.reproduces;
     }
     runs.push_back(run);
   }
   nlohmann::ordered_json summary = nlohmann::ordered_json::object();
   for (const auto& [row, t] : totals) {
     nlohmann::ordered_json s;
-    for (Verdict v : {Verdict::pass, Verdict::fail, Verdict::unsupported, Verdict::crash, Verdict::hang,
-                      Verdict::out_of_bounds, Verdict::unwritten, Verdict::waived})
-      s[std::string(verdict_name(v))] = t.of(v);
+    for (Verdict v : all_verdicts) s[std::string(verdict_name(v))] = t.of(v);
     summary[row] = s;
   }
   j["backends"] = backends;
   j["summary"] = summary;
   j["runs"] = runs;
-  return j.dump(1);
+  // Every string in it is valid UTF-8 already (backend text is made printable where it enters);
+  // the replacement only keeps a slip from costing the whole report.
+  return j.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+Result<std::vector<JobResult>> results_from_json(const std::string& json_text, RunInfo* info) {
+  try {
+    const nlohmann::json j = nlohmann::json::parse(json_text);
+    if (j.value("tool", "") != "poolspec certify") return Error{"not a poolspec certify report"};
+    info->suite = j.at("suite").get<std::string>();
+    info->shard = j.at("shard").get<std::string>();
+    info->seconds = j.at("seconds").get<double>();
+    info->notes = j.at("notes").get<std::vector<std::string>>();
+    info->fingerprint = j.at("fingerprint").get<std::string>();
+    info->filters = j.at("filters").get<std::vector<std::string>>();
+    info->cases = j.at("cases").get<std::vector<std::string>>();
+    for (const auto& [library, log] : j.at("logs").items()) info->logs.emplace_back(library, log.get<std::string>());
+    std::map<std::string, std::pair<std::string, std::string>> described;  // name|origin -> version, rules
+    for (const auto& b : j.at("backends"))
+      described[b.at("name").get<std::string>() + "|" + b.at("origin").get<std::string>()] = {
+          b.at("version").get<std::string>(), b.at("rules").get<std::string>()};
+    std::vector<JobResult> out;
+    for (const auto& run : j.at("runs")) {
+      JobResult r;
+      r.backend = run.at("backend").get<std::string>();
+      r.origin = run.at("origin").get<std::string>();
+      std::tie(r.version, r.claimed_rules) = described[r.backend + "|" + r.origin];
+      r.rules = run.at("rules").get<std::string>();
+      r.label = run.at("label").get<std::string>();
+      r.case_id = run.at("case").get<std::string>();
+      r.part = run.at("part").get<std::string>();
+      r.problem = run.at("problem").get<std::string>();
+      r.layout = run.at("layout").get<std::string>();
+      r.column = run.at("column").get<std::string>();
+      const std::optional<Verdict> v = verdict_named(run.at("status").get<std::string>());
+      if (!v) return Error{fmt::format("a run's status \"{}\" is not one poolspec gives", run.at("status").get<std::string>())};
+      r.verdict = *v;
+      r.milliseconds = run.at("ms").get<double>();
+      r.detail = run.value("detail", "");
+      r.note = run.value("note", "");
+      r.elements = run.value("elements", int64_t{0});
+      r.mismatches = run.value("mismatches", int64_t{0});
+      r.worst_fraction_of_bound = run.value("worst_fraction_of_bound", 0.0);
+      if (run.contains("first_mismatches"))
+        for (const auto& e : run.at("first_mismatches")) {
+          ElementMismatch m;
+          m.coordinate = e.at("coordinate").get<std::vector<int64_t>>();
+          m.expected = number_from(e.at("expected"));
+          m.got = number_from(e.at("got"));
+          m.error_ulps = number_from(e.at("error_ulps"));
+          m.allowed = number_from(e.at("allowed"));
+          m.expected_index = e.value("expected_index", int64_t{-1});
+          m.got_index = e.value("got_index", int64_t{-1});
+          r.first.push_back(m);
+        }
+      r.minimal_problem = run.value("minimal_problem", "");
+      r.repro_dir = run.value("repro_dir", "");
+      r.repro_command = run.value("repro_command", "");
+      r.reproduces = run.value("reproduces", "");
+      out.push_back(std::move(r));
+    }
+    return out;
+  } catch (const std::exception& e) {
+    return Error{fmt::format("not a readable report: {}", e.what())};
+  }
 }
 
 std::string junit_report(const std::vector<JobResult>& results, const RunInfo& info) {
@@ -165,7 +264,8 @@ std::string junit_report(const std::vector<JobResult>& results, const RunInfo& i
         ++t.count[r.verdict];
         seconds += r.milliseconds / 1000;
       }
-    const int64_t errors = t.of(Verdict::crash) + t.of(Verdict::hang) + t.of(Verdict::out_of_bounds) + t.of(Verdict::unwritten);
+    const int64_t errors = t.of(Verdict::crash) + t.of(Verdict::hang) + t.of(Verdict::out_of_bounds) +
+                           t.of(Verdict::unwritten) + t.of(Verdict::unstable) + t.of(Verdict::load_error);
     out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3f}\">\n",
                        xml_escaped(row), t.judged() + t.of(Verdict::unsupported), t.of(Verdict::fail), errors,
                        t.of(Verdict::unsupported), seconds);
@@ -193,6 +293,20 @@ std::string junit_report(const std::vector<JobResult>& results, const RunInfo& i
   }
   out += "</testsuites>\n";
   return out;
+}
+
+Status write_reports(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {
+  // Every report written whole beside its place first, then all renamed: a failure leaves the
+  // earlier set as it was.
+  for (const auto& [file, text] : files)
+    if (Status s = write_file_atomically(dir + "/" + file + ".next", text); !s) {
+      for (const auto& [f, t] : files) std::remove((dir + "/" + f + ".next").c_str());
+      return s;
+    }
+  for (const auto& [file, text] : files)
+    if (std::rename((dir + "/" + file + ".next").c_str(), (dir + "/" + file).c_str()) != 0)
+      return Error{fmt::format("{}/{}: cannot rename it into place", dir, file)};
+  return Ok{};
 }
 
 }  // namespace poolspec::certify

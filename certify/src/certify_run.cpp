@@ -1,19 +1,24 @@
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
+#include <random>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "backends.hpp"
 #include "certify.hpp"
-#include "isolate.hpp"
 #include "poolspec/backend.hpp"
 #include "poolspec/evaluate.hpp"
 #include "poolspec/npy.hpp"
@@ -21,6 +26,8 @@
 #include "poolspec/shape.hpp"
 #include "report.hpp"
 #include "suite.hpp"
+#include "text.hpp"
+#include "worker.hpp"
 
 namespace poolspec::certify {
 
@@ -33,9 +40,17 @@ std::string_view verdict_name(Verdict v) {
     case Verdict::hang: return "HANG";
     case Verdict::out_of_bounds: return "OUT-OF-BOUNDS";
     case Verdict::unwritten: return "UNWRITTEN";
+    case Verdict::unstable: return "UNSTABLE";
     case Verdict::waived: return "WAIVED";
+    case Verdict::load_error: return "LOAD-ERROR";
   }
   return "?";
+}
+
+std::optional<Verdict> verdict_named(std::string_view name) {
+  for (Verdict v : all_verdicts)
+    if (verdict_name(v) == name) return v;
+  return std::nullopt;
 }
 
 bool is_failure(Verdict v) { return v != Verdict::pass && v != Verdict::unsupported && v != Verdict::waived; }
@@ -55,20 +70,118 @@ std::string column_of(const Problem& p) {
 
 Layout parse_layout(const std::string& name) { return name == "nhwc" ? Layout::channels_last : Layout::channels_first; }
 
-// One call of one backend on one problem, judged against the spec.
+WorkerConfig worker_config(const CertifyOptions& o) {
+  WorkerConfig w;
+  w.program = o.worker.empty() ? program_folder() + "/poolspec-worker" : o.worker;
+  if (o.worker.empty() && access(w.program.c_str(), X_OK) != 0) w.program = POOLSPEC_BUILD_WORKER;
+  w.load_timeout = std::chrono::milliseconds(o.load_timeout_ms);
+  w.memory_limit_mb = o.memory_limit_mb;
+  w.cpu_limit_s = o.cpu_limit_s;
+  return w;
+}
+
+std::string sanitized(const std::string& s) {
+  std::string out;
+  for (char ch : s) out += std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '.' ? ch : '_';
+  return out;
+}
+
+std::string log_path(const std::string& out_dir, const std::string& library) {
+  const std::string file = library == "built-in" ? library : std::filesystem::path(library).filename().string();
+  return fmt::format("{}/logs/{}.log", out_dir, sanitized(file));
+}
+
+// One backend's worker, started again after it dies (a crash, a hang, a touched guard).
+class Runner {
+ public:
+  Runner(const LoadedBackend& backend, WorkerConfig config) : backend_(backend), config_(std::move(config)) {
+    config_.library = backend.library;
+  }
+  const LoadedBackend& backend() const { return backend_; }
+
+  CallOutcome call(const poolspec_problem& problem, const CallBuffers& buffers, std::chrono::milliseconds timeout) {
+    if (!worker_ || !worker_->alive()) {
+      if (std::string e = restart(); !e.empty()) {
+        CallOutcome out;
+        out.kind = CallOutcome::Kind::crash;
+        out.message = e;
+        return out;
+      }
+    }
+    return worker_->call(backend_.description.index, problem, buffers, timeout);
+  }
+  // The next call starts a fresh worker.
+  void fresh() { worker_.reset(); }
+
+ private:
+  std::string restart() {
+    worker_.reset();
+    Result<std::unique_ptr<Worker>> w = Worker::start(config_);
+    if (!w) return w.error().message;
+    LibraryDescription d = (*w)->describe();
+    if (!d.load_error.empty()) return fmt::format("the worker could not load the library again: {}", d.load_error);
+    const uint32_t i = backend_.description.index;
+    if (i >= d.backends.size() || d.backends[i].name != backend_.name() || d.backends[i].rules != backend_.description.rules)
+      return "the library described itself differently when loaded again";
+    worker_ = std::move(*w);
+    return "";
+  }
+
+  const LoadedBackend& backend_;
+  WorkerConfig config_;
+  std::unique_ptr<Worker> worker_;
+};
+
+// A problem's input and the spec's answers, shared by the backends that run it.
+struct SpecValues {
+  Tensor input;
+  Output expected;
+  std::optional<Tensor> abs_sums;  // float averages: per element, the window's absolute sum
+};
+
+const Tensor* abs_sums_of(SpecValues& s, const Problem& p) {
+  if (p.op != Op::avg || !is_float(p.dtype)) return nullptr;
+  if (!s.abs_sums) {
+    Result<Tensor> sums = window_abs_sums(p, s.input);
+    if (!sums) return nullptr;
+    s.abs_sums = std::move(*sums);
+  }
+  return &*s.abs_sums;
+}
+
+// One problem judged: two calls in one worker, against the spec.
 struct Judged {
   Verdict verdict = Verdict::pass;
   std::string detail;
   EngineComparison comparison;
   Output got;
-  ErrorBound bound;
 };
+
+Output read_output(const Problem& p, Layout layout, const ShapeInfo& shape, const CallOutcome& r) {
+  Output out;
+  out.values = from_storage(p.dtype, shape.output_shape, layout, r.output);
+  if (!r.indices.empty()) {
+    out.indices.resize(r.indices.size());
+    for (size_t i = 0; i < r.indices.size(); ++i)
+      out.indices[i] = r.indices[static_cast<size_t>(storage_position(shape.output_shape, static_cast<int64_t>(i), layout))];
+  }
+  return out;
+}
+
+// Why a declared accumulation cannot be used for this problem ("" when it can).
+std::string accumulation_for_problem(const poolspec_accumulation& a, const Problem& p) {
+  if (std::string e = accumulation_problem(a); !e.empty()) return e;
+  if (p.op == Op::avg && p.dtype == DType::f64 && a.sum_format == POOLSPEC_F32)
+    return "accumulation.sum_format=POOLSPEC_F32 on an f64 problem: the bound assumes sums at least as wide as the "
+           "data (it has no term for rounding the inputs)";
+  return "";
+}
 
 class Judge {
  public:
-  Judge(const LoadedBackend& backend, std::chrono::milliseconds timeout) : backend_(backend), timeout_(timeout) {}
+  Judge(Runner& runner, std::chrono::milliseconds timeout) : runner_(runner), timeout_(timeout), rng_(std::random_device{}()) {}
 
-  Judged judge(const Problem& p, Layout layout, const Tensor& input, const Output& expected) const {
+  Judged judge(const Problem& p, Layout layout, SpecValues& spec) {
     Judged j;
     Result<CProblem> c = to_c_problem(p, layout);
     if (!c) {
@@ -76,77 +189,160 @@ class Judge {
       j.detail = c.error().message;
       return j;
     }
-    const std::vector<std::byte> in = to_storage(input, layout);
+    const std::vector<std::byte> in = to_storage(spec.input, layout);
     const ShapeInfo shape = validated_shape(p).value();
     const bool with_indices = p.op == Op::max && p.indices != Indices::none;
-    CallSpec spec{in, static_cast<size_t>(shape.output_elements) * static_cast<size_t>(storage_bytes(p.dtype)),
-                  with_indices ? static_cast<size_t>(shape.output_elements) : 0, std::byte{0xA5}, timeout_};
-    CallResult first = call_isolated(*backend_.abi, c->problem, spec);
-    switch (first.outcome) {
-      case CallResult::Outcome::unsupported: j.verdict = Verdict::unsupported; j.detail = first.message; return j;
-      case CallResult::Outcome::run_error:
-        j.verdict = Verdict::fail;
-        j.detail = fmt::format("supports() accepted the problem, then run() failed: {}", first.message);
-        return j;
-      case CallResult::Outcome::crash: j.verdict = Verdict::crash; j.detail = first.message; return j;
-      case CallResult::Outcome::hang: j.verdict = Verdict::hang; j.detail = first.message; return j;
-      case CallResult::Outcome::out_of_bounds: j.verdict = Verdict::out_of_bounds; j.detail = first.message; return j;
-      case CallResult::Outcome::ran: break;
-    }
-    j.bound = bound_of(first.accumulation, p, backend_.abi->name);
-    j.got = read_output(p, layout, shape, first);
-    Result<EngineComparison> cmp = compare_output(p, input, expected, j.got, j.bound, 5);
-    if (!cmp) {
-      j.verdict = Verdict::fail;
-      j.detail = cmp.error().message;
+    const size_t width = static_cast<size_t>(storage_bytes(p.dtype));
+    const auto elements = static_cast<size_t>(shape.output_elements);
+    // Two calls: fresh buffers, poisons that differ in every byte, the data against the guard
+    // page after it, then before it.
+    const uint64_t poison = rng_();
+    CallBuffers buffers{in, elements * width, with_indices ? elements : 0, rng_(), poison, true};
+    CallOutcome calls[2];
+    calls[0] = runner_.call(c->problem, buffers, timeout_);
+    if (Judged early; stopped(calls[0], 0, early)) return early;
+    buffers.seed = rng_();
+    buffers.poison = ~poison;
+    buffers.flush_end = false;
+    calls[1] = runner_.call(c->problem, buffers, timeout_);
+    if (calls[1].kind == CallOutcome::Kind::unsupported) {
+      j.verdict = Verdict::unstable;
+      j.detail = fmt::format("supports() accepted the problem on the first call and refused it on the second: {}",
+                             calls[1].message);
       return j;
     }
-    j.comparison = *cmp;
-    if (cmp->passed()) return j;
-    // Elements that kept the poison: a second call with another poison tells unwritten from
-    // a value that happens to have the poison's bits.
-    spec.poison = std::byte{0x5A};
-    CallResult second = call_isolated(*backend_.abi, c->problem, spec);
-    if (second.outcome == CallResult::Outcome::ran) {
-      const auto width = static_cast<size_t>(storage_bytes(p.dtype));
-      int64_t unwritten = 0, example = -1;
-      for (size_t e = 0; e < static_cast<size_t>(shape.output_elements); ++e) {
-        bool a = true, b = true;
-        for (size_t k = 0; k < width; ++k) {
-          a = a && first.output[e * width + k] == std::byte{0xA5};
-          b = b && second.output[e * width + k] == std::byte{0x5A};
-        }
-        if (a && b) {
-          ++unwritten;
-          if (example < 0) example = static_cast<int64_t>(e);
-        }
-      }
-      if (unwritten > 0) {
-        j.verdict = Verdict::unwritten;
-        j.detail = fmt::format("{} of {} output elements left unwritten (they kept two different poisons); the "
-                               "first at storage offset {}", unwritten, shape.output_elements, example);
+    if (calls[1].kind == CallOutcome::Kind::run_error || calls[1].kind == CallOutcome::Kind::bad_supports) {
+      j.verdict = Verdict::unstable;
+      j.detail = fmt::format("the first call ran; on the second, {}", calls[1].message);
+      return j;
+    }
+    if (Judged early; stopped(calls[1], 1, early)) return early;
+
+    for (int k = 0; k < 2; ++k)
+      if (std::string e = accumulation_for_problem(calls[k].accumulation, p); !e.empty()) {
+        j.verdict = Verdict::fail;
+        j.detail = fmt::format("the accumulation declared for this problem (call {}) is refused: {}", k + 1, e);
         return j;
       }
+    if (std::memcmp(&calls[0].accumulation, &calls[1].accumulation, sizeof(poolspec_accumulation)) != 0) {
+      j.verdict = Verdict::unstable;
+      j.detail = "the two calls declared different accumulations for this problem";
+      return j;
     }
-    j.verdict = Verdict::fail;
-    j.detail = comparison_text(p, *cmp, j.bound);
+    if (std::string u = unwritten(calls, width, elements); !u.empty()) {
+      j.verdict = Verdict::unwritten;
+      j.detail = u;
+      j.got = read_output(p, layout, shape, calls[0]);
+      return j;
+    }
+    const ErrorBound bound = bound_of(calls[0].accumulation, p, runner_.backend().name());
+    const Tensor* sums = bound.exact ? nullptr : abs_sums_of(spec, p);
+    Output got[2];
+    Result<EngineComparison> cmp[2] = {EngineComparison{}, EngineComparison{}};
+    for (int k = 0; k < 2; ++k) {
+      got[k] = read_output(p, layout, shape, calls[k]);
+      cmp[k] = compare_output(p, spec.input, spec.expected, got[k], bound, 5, sums);
+      if (!cmp[k]) {
+        j.verdict = Verdict::fail;
+        j.detail = cmp[k].error().message;
+        return j;
+      }
+      if (k == 0 && calls[0].output == calls[1].output && calls[0].indices == calls[1].indices) break;
+    }
+    const bool same = calls[0].output == calls[1].output && calls[0].indices == calls[1].indices;
+    const bool right[2] = {cmp[0]->passed(), same ? cmp[0]->passed() : cmp[1]->passed()};
+    const int wrong = right[0] ? 1 : 0;  // the call shown
+    j.comparison = *cmp[same ? 0 : wrong];
+    j.got = std::move(got[same ? 0 : wrong]);
+    if (same) {
+      j.verdict = right[0] ? Verdict::pass : Verdict::fail;
+      if (!right[0]) j.detail = comparison_text(p, *cmp[0], bound);
+      return j;
+    }
+    const std::string first_difference = difference(calls, width, shape);
+    if (right[0] && right[1]) {
+      j.verdict = Verdict::unstable;
+      j.detail = fmt::format("the two calls' outputs differ, both within the bound: {}", first_difference);
+    } else if (right[0] != right[1]) {
+      j.verdict = Verdict::unstable;
+      j.detail = fmt::format("call {} was right and call {} wrong ({}):\n{}", right[0] ? 1 : 2, right[0] ? 2 : 1,
+                             first_difference, comparison_text(p, *cmp[wrong], bound));
+    } else {
+      j.verdict = Verdict::fail;
+      j.detail = fmt::format("{}\n(the second call's output differs from the first's too: {})",
+                             comparison_text(p, *cmp[0], bound), first_difference);
+    }
     return j;
   }
 
  private:
-  static Output read_output(const Problem& p, Layout layout, const ShapeInfo& shape, const CallResult& r) {
-    Output out;
-    out.values = from_storage(p.dtype, shape.output_shape, layout, r.output);
-    if (!r.indices.empty()) {
-      out.indices.resize(r.indices.size());
-      for (size_t i = 0; i < r.indices.size(); ++i)
-        out.indices[i] = r.indices[static_cast<size_t>(storage_position(shape.output_shape, static_cast<int64_t>(i), layout))];
+  // A call that ended the judging: its verdict.
+  static bool stopped(const CallOutcome& call, int k, Judged& j) {
+    const std::string which = k == 0 ? "" : "on the second call (the first ran): ";
+    switch (call.kind) {
+      case CallOutcome::Kind::ran: return false;
+      case CallOutcome::Kind::unsupported: j.verdict = Verdict::unsupported; j.detail = call.message; return true;
+      case CallOutcome::Kind::bad_supports: j.verdict = Verdict::fail; j.detail = call.message; return true;
+      case CallOutcome::Kind::run_error:
+        j.verdict = Verdict::fail;
+        j.detail = fmt::format("supports() accepted the problem, then run() failed: {}", call.message);
+        return true;
+      case CallOutcome::Kind::crash: j.verdict = Verdict::crash; break;
+      case CallOutcome::Kind::hang: j.verdict = Verdict::hang; break;
+      case CallOutcome::Kind::out_of_bounds: j.verdict = Verdict::out_of_bounds; break;
     }
-    return out;
+    j.detail = which + call.message;
+    return true;
   }
 
-  const LoadedBackend& backend_;
+  // Output elements (and indices) that kept their poison: in both calls (whose poisons differ
+  // in every byte), or in one call while the other wrote another value there.
+  static std::string unwritten(const CallOutcome (&calls)[2], size_t width, size_t elements) {
+    int64_t count = 0;
+    size_t example = 0;
+    int example_call = 0;
+    const auto kept = [&](const CallOutcome& c, size_t e) {
+      for (size_t k = 0; k < width; ++k)
+        if (c.output[e * width + k] != c.output_poison[(e * width + k) % 8]) return false;
+      return true;
+    };
+    for (size_t e = 0; e < elements; ++e) {
+      const bool a = kept(calls[0], e), b = kept(calls[1], e);
+      const bool ia = !calls[0].indices.empty() && calls[0].indices[e] == calls[0].index_poison;
+      const bool ib = !calls[1].indices.empty() && calls[1].indices[e] == calls[1].index_poison;
+      const bool differs = !std::equal(calls[0].output.begin() + static_cast<std::ptrdiff_t>(e * width),
+                                       calls[0].output.begin() + static_cast<std::ptrdiff_t>((e + 1) * width),
+                                       calls[1].output.begin() + static_cast<std::ptrdiff_t>(e * width)) ||
+                           (!calls[0].indices.empty() && calls[0].indices[e] != calls[1].indices[e]);
+      if ((a && b) || (ia && ib) || ((a || b || ia || ib) && differs)) {
+        if (count++ == 0) {
+          example = e;
+          example_call = (a && b) || (ia && ib) ? 0 : (a || ia) ? 1 : 2;
+        }
+      }
+    }
+    if (count == 0) return "";
+    return fmt::format("{} of {} output elements (or indices) left unwritten ({}); the first at storage offset {}", count,
+                       elements,
+                       example_call == 0 ? "they kept two different poisons over two calls"
+                                         : fmt::format("kept the poison on call {}", example_call),
+                       example);
+  }
+
+  static std::string difference(const CallOutcome (&calls)[2], size_t width, const ShapeInfo& shape) {
+    for (size_t e = 0; e < static_cast<size_t>(shape.output_elements); ++e) {
+      const bool values = !std::equal(calls[0].output.begin() + static_cast<std::ptrdiff_t>(e * width),
+                                      calls[0].output.begin() + static_cast<std::ptrdiff_t>((e + 1) * width),
+                                      calls[1].output.begin() + static_cast<std::ptrdiff_t>(e * width));
+      const bool indices = !calls[0].indices.empty() && calls[0].indices[e] != calls[1].indices[e];
+      if (values || indices) return fmt::format("the first difference at storage offset {}", e);
+    }
+    return "no element differs";
+  }
+
+  Runner& runner_;
   std::chrono::milliseconds timeout_;
+  std::mt19937_64 rng_;
 };
 
 // Smaller problems of the same rules: each attribute one step toward its smallest value.
@@ -185,36 +381,65 @@ std::vector<Problem> smaller(const Problem& p) {
   return out;
 }
 
-std::string sanitized(const std::string& s) {
-  std::string out;
-  for (char ch : s) out += std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '.' ? ch : '_';
-  return out;
+// Every option that changes a backend's outcome, as command-line words.
+std::string outcome_options(const CertifyOptions& o) {
+  return fmt::format("--timeout-ms {} --load-timeout-ms {} --memory-limit-mb {} --cpu-limit-s {}", o.timeout_ms,
+                     o.load_timeout_ms, o.memory_limit_mb, o.cpu_limit_s);
 }
 
-std::string quoted(const std::string& s) { return fmt::format("'{}'", s); }
+std::string poolspec_program(const CertifyOptions& o) {
+  if (!o.poolspec.empty()) return std::filesystem::absolute(o.poolspec).string();
+  const std::string beside = program_folder() + "/poolspec";
+  return access(beside.c_str(), X_OK) == 0 ? beside : POOLSPEC_BUILD_CLI;
+}
 
-// The reproducer bundle: problem string, input, expected and got as .npy, and the command.
-void write_bundle(JobResult& r, const std::string& dir, const std::string& backend_arg, const Problem& p,
-                  const Tensor& input, const Output& expected, const Judged& j) {
+// A failing problem, as a bundle replays it: maybe after a warm-up call of another problem.
+struct Replayable {
+  Problem problem;
+  SpecValues spec;
+  std::optional<std::pair<Problem, Tensor>> warmup;
+  Judged judged;
+  std::string reproduces;
+};
+
+// The reproducer bundle: problem string, input, expected and got as .npy, the report, and the
+// one shell-safe command that replays it from any folder.
+void write_bundle(JobResult& r, const std::string& dir, const CertifyOptions& o, const LoadedBackend& b,
+                  const Replayable& x) {
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
+  const std::filesystem::path folder = std::filesystem::absolute(dir, ec);
+  std::filesystem::create_directories(folder, ec);
   if (ec) return;
-  r.repro_dir = dir;
-  r.repro_command = fmt::format("poolspec certify --backend {} --layout {} --problem {} --input {}/input.npy",
-                                quoted(backend_arg), r.layout, quoted(format_problem(p)), dir);
-  (void)write_file_atomically(dir + "/problem.txt", format_problem(p) + "\n");
-  (void)write_file_atomically(dir + "/input.npy", encode_npy(input));
-  (void)write_file_atomically(dir + "/expected.npy", encode_npy(expected.values));
-  if (!j.got.values.values.empty()) (void)write_file_atomically(dir + "/got.npy", encode_npy(j.got.values));
-  (void)write_file_atomically(dir + "/command.txt", r.repro_command + "\n");
-  (void)write_file_atomically(dir + "/report.txt", fmt::format("{} {} on {} ({}): {}\n{}\n", r.backend, verdict_name(j.verdict),
-                                                               r.problem, r.layout, r.case_id, j.detail));
+  r.repro_dir = folder.string();
+  const std::string backend_arg = b.library == "built-in" ? b.name() : b.library;
+  std::string command = fmt::format("{} certify --backend {} --layout {} {}", shell_quoted(poolspec_program(o)),
+                                    shell_quoted(backend_arg), r.layout, outcome_options(o));
+  if (x.warmup) {
+    command += fmt::format(" --warmup {} --warmup-input {}", shell_quoted(format_problem(x.warmup->first)),
+                           shell_quoted((folder / "warmup-input.npy").string()));
+    (void)write_file_atomically((folder / "warmup.txt").string(), format_problem(x.warmup->first) + "\n");
+    (void)write_file_atomically((folder / "warmup-input.npy").string(), encode_npy(x.warmup->second));
+  }
+  command += fmt::format(" --problem {} --input {} --out {}", shell_quoted(format_problem(x.problem)),
+                         shell_quoted((folder / "input.npy").string()), shell_quoted((folder / "replay-out").string()));
+  r.repro_command = command;
+  r.reproduces = x.reproduces;
+  (void)write_file_atomically((folder / "problem.txt").string(), format_problem(x.problem) + "\n");
+  (void)write_file_atomically((folder / "input.npy").string(), encode_npy(x.spec.input));
+  (void)write_file_atomically((folder / "expected.npy").string(), encode_npy(x.spec.expected.values));
+  if (!x.judged.got.values.values.empty())
+    (void)write_file_atomically((folder / "got.npy").string(), encode_npy(x.judged.got.values));
+  (void)write_file_atomically((folder / "command.txt").string(), command + "\n");
+  (void)write_file_atomically((folder / "report.txt").string(),
+                              fmt::format("{} {} on {} ({}): {}\n{}\nreplay: {}\n", r.backend, verdict_name(x.judged.verdict),
+                                          format_problem(x.problem), r.layout, r.case_id, x.judged.detail, x.reproduces));
 }
 
 class Progress {
  public:
   explicit Progress(size_t total) : total_(total), on_(isatty(STDERR_FILENO) == 1) {}
   void step(const std::string& what) {
+    const std::lock_guard lock(mutex_);
     ++done_;
     if (!on_) return;
     const size_t width = 30, filled = total_ ? done_ * width / total_ : width;
@@ -224,6 +449,7 @@ class Progress {
   }
 
  private:
+  std::mutex mutex_;
   size_t total_, done_ = 0;
   bool on_;
 };
@@ -231,18 +457,18 @@ class Progress {
 Result<std::pair<int64_t, int64_t>> parse_shard(const std::string& text) {
   if (text.empty()) return std::pair<int64_t, int64_t>{0, 1};
   int64_t i = -1, n = -1;
-  char slash = 0;
-  if (std::sscanf(text.c_str(), "%ld%c%ld", &i, &slash, &n) != 3 || slash != '/' || n < 1 || i < 0 || i >= n)
+  char slash = 0, extra = 0;
+  if (std::sscanf(text.c_str(), "%ld%c%ld%c", &i, &slash, &n, &extra) != 3 || slash != '/' || n < 1 || i < 0 || i >= n)
     return Error{fmt::format("--shard {}: must be i/n with 0 <= i < n", text)};
   return std::pair<int64_t, int64_t>{i, n};
 }
 
 // The rule sets one backend is held to.
-std::vector<std::string> rules_for(const poolspec_backend& b, const std::vector<std::string>& wanted) {
+std::vector<std::string> rules_for(const BackendDescription& b, const std::vector<std::string>& wanted) {
   std::vector<std::string> out;
   for (const std::string& w : wanted) {
-    const std::string r = w == "claimed" ? std::string(b.rules) : w;
-    if (std::string(b.rules) == "spec" && w != "claimed") continue;  // "spec" covers every rule set
+    const std::string r = w == "claimed" ? b.rules : w;
+    if (b.rules == "spec" && w != "claimed") continue;  // "spec" covers every rule set
     if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
   }
   return out;
@@ -282,33 +508,276 @@ const Waiver* waiver_for(const std::vector<Waiver>& waivers, const JobResult& r)
   return nullptr;
 }
 
-int replay(const CertifyOptions& o, const std::vector<LoadedBackend>& backends) {
-  Result<Problem> p = parse_problem(o.problem);
-  if (!p) return cli::refuse(fmt::format("--problem: {}", p.error().message));
-  if (Status s = validate(*p); !s) return cli::refuse(fmt::format("--problem: {}", s.error().message));
-  Tensor input;
+Result<Tensor> read_input(const std::string& option, const std::string& path, const Problem& p) {
+  Result<Tensor> t = read_npy(path);
+  if (!t) return Error{fmt::format("{} {}: {}", option, path, t.error().message)};
+  if (t->dtype != p.dtype || t->shape != input_shape(p))
+    return Error{fmt::format("{} {}: {} ({}) where the problem takes {} ({})", option, path, dtype_name(t->dtype),
+                             fmt::join(t->shape, ","), dtype_name(p.dtype), fmt::join(input_shape(p), ","))};
+  return t;
+}
+
+Result<Problem> parse_valid(const std::string& option, const std::string& text) {
+  Result<Problem> p = parse_problem(text);
+  if (!p) return Error{fmt::format("{}: {}", option, p.error().message)};
+  if (Status s = validate(*p); !s) return Error{fmt::format("{}: {}", option, s.error().message)};
+  return p;
+}
+
+JobResult load_error_result(const LoadFailure& f) {
+  JobResult r;
+  r.backend = f.name.empty() ? "?" : f.name;
+  r.origin = f.library;
+  r.rules = "-";
+  r.case_id = "(load)";
+  r.part = "load";
+  r.verdict = Verdict::load_error;
+  r.detail = f.detail;
+  return r;
+}
+
+// `--problem` (and `--input`): each backend judged on one problem in a fresh worker, after the
+// warm-up call when one is given.
+int replay(const CertifyOptions& o, const BackendSelection& selection) {
+  Result<Problem> p = parse_valid("--problem", o.problem);
+  if (!p) return cli::refuse(p.error().message);
+  SpecValues spec;
   if (!o.input.empty()) {
-    Result<Tensor> t = read_npy(o.input);
-    if (!t) return cli::refuse(fmt::format("--input {}: {}", o.input, t.error().message));
-    if (t->dtype != p->dtype || t->shape != input_shape(*p))
-      return cli::refuse(fmt::format("--input {}: {} ({}) where the problem takes {} ({})", o.input, dtype_name(t->dtype),
-                                     fmt::join(t->shape, ","), dtype_name(p->dtype), fmt::join(input_shape(*p), ",")));
-    input = *t;
+    Result<Tensor> t = read_input("--input", o.input, *p);
+    if (!t) return cli::refuse(t.error().message);
+    spec.input = std::move(*t);
   } else {
     Case c;
     c.id = "replay";
-    input = make_input(c, *p);
+    spec.input = make_input(c, *p);
   }
-  Result<Output> expected = evaluate(*p, input);
+  Result<Output> expected = evaluate(*p, spec.input);
   if (!expected) return cli::refuse(expected.error().message);
+  spec.expected = std::move(*expected);
+  std::optional<Problem> warmup;
+  SpecValues warm;
+  if (!o.warmup.empty()) {
+    Result<Problem> w = parse_valid("--warmup", o.warmup);
+    if (!w) return cli::refuse(w.error().message);
+    warmup = *w;
+    if (!o.warmup_input.empty()) {
+      Result<Tensor> t = read_input("--warmup-input", o.warmup_input, *w);
+      if (!t) return cli::refuse(t.error().message);
+      warm.input = std::move(*t);
+    } else {
+      Case c;
+      c.id = "replay";
+      warm.input = make_input(c, *w);
+    }
+    Result<Output> e = evaluate(*w, warm.input);
+    if (!e) return cli::refuse(fmt::format("--warmup: {}", e.error().message));
+    warm.expected = std::move(*e);
+  }
   int code = cli::exit_ok;
-  for (const LoadedBackend& b : backends)
+  for (const LoadFailure& f : selection.failures) {
+    fmt::print("{}: LOAD-ERROR\n{}\n", f.name, f.detail);
+    code = cli::exit_check_failed;
+  }
+  WorkerConfig config = worker_config(o);
+  for (const LoadedBackend& b : selection.backends)
     for (const std::string& l : o.layouts) {
-      const Judged j = Judge(b, std::chrono::milliseconds(o.timeout_ms)).judge(*p, parse_layout(l), input, *expected);
-      fmt::print("{} ({}): {}{}\n", b.abi->name, l, verdict_name(j.verdict), j.detail.empty() ? "" : "\n" + j.detail);
+      config.log = log_path(o.out_dir, b.library);
+      Runner runner(b, config);
+      Judge judge(runner, std::chrono::milliseconds(o.timeout_ms));
+      if (warmup) {
+        const Judged w = judge.judge(*warmup, parse_layout(l), warm);
+        fmt::print("{} ({}): warm-up: {}\n", b.name(), l, verdict_name(w.verdict));
+      }
+      const Judged j = judge.judge(*p, parse_layout(l), spec);
+      fmt::print("{} ({}): {}{}\n", b.name(), l, verdict_name(j.verdict), j.detail.empty() ? "" : "\n" + j.detail);
       if (is_failure(j.verdict)) code = cli::exit_check_failed;
     }
   return code;
+}
+
+// Every option that decides which runs a shard makes: shards of one run must agree on it.
+std::string fingerprint(const CertifyOptions& o, const BackendSelection& s, int64_t shards) {
+  std::vector<std::string> backends;
+  for (const LoadedBackend& b : s.backends) backends.push_back(fmt::format("{}#{}", b.library, b.description.index));
+  return fmt::format("suite={} shards={} backends=[{}] rules=[{}] layouts=[{}] filters=[{}] waivers={} shrink={} {}",
+                     o.suite, shards, fmt::join(backends, ","), fmt::join(o.rules, ","), fmt::join(o.layouts, ","),
+                     fmt::join(o.filters, ","), o.waivers, o.shrink, outcome_options(o));
+}
+
+struct Job {
+  size_t case_index, backend_index;
+  std::string rules;
+  RuledProblem problem;
+  std::string layout;
+};
+
+// What the lanes share: the options, the suite, bundles per row, progress.
+struct RunState {
+  const CertifyOptions& o;
+  const std::vector<Case>& suite;
+  const BackendSelection& selection;
+  const std::vector<Waiver>& waivers;
+  const std::vector<Job>& jobs;
+  std::vector<JobResult>& results;
+  Progress& progress;
+  std::mutex mutex;
+  std::map<std::string, int> bundles_per_row;
+  std::string spec_error;
+};
+
+// How a failure replays in a fresh worker: the minimal problem alone, the original alone, or the
+// original after the problem the worker ran before it.
+Replayable reproducible(RunState& s, Runner& runner, const Replayable& minimal, const Replayable& original,
+                        const std::optional<std::pair<Problem, SpecValues>>& previous, Layout layout) {
+  const auto fresh_judge = [&](const Replayable& x) {
+    runner.fresh();
+    Judge judge(runner, std::chrono::milliseconds(s.o.timeout_ms));
+    SpecValues spec = x.spec;
+    return judge.judge(x.problem, layout, spec).verdict;
+  };
+  if (fresh_judge(minimal) == minimal.judged.verdict) {
+    Replayable x = minimal;
+    x.reproduces = "reproduces in a fresh worker";
+    return x;
+  }
+  if (minimal.problem != original.problem && fresh_judge(original) == original.judged.verdict) {
+    Replayable x = original;
+    x.reproduces = "reproduces in a fresh worker (the minimal problem does not: it failed after the worker's earlier calls)";
+    return x;
+  }
+  if (previous) {
+    runner.fresh();
+    Judge judge(runner, std::chrono::milliseconds(s.o.timeout_ms));
+    SpecValues warm = previous->second, spec = original.spec;
+    (void)judge.judge(previous->first, layout, warm);
+    if (judge.judge(original.problem, layout, spec).verdict == original.judged.verdict) {
+      Replayable x = original;
+      x.warmup = std::make_pair(previous->first, previous->second.input);
+      x.reproduces = "reproduces in a fresh worker after a warm-up call of the problem run before it (--warmup)";
+      return x;
+    }
+  }
+  Replayable x = original;
+  x.reproduces = "does NOT reproduce in a fresh worker, even after the problem run before it: the failure depends on "
+                 "the worker's longer history of calls (see the run's order in report.json)";
+  return x;
+}
+
+// One lane: the cases it takes, each backend in a worker of the lane's own.
+void run_lane(RunState& s, std::atomic<size_t>& next_case, const std::vector<std::pair<size_t, size_t>>& case_jobs) {
+  const WorkerConfig base = worker_config(s.o);
+  std::vector<std::unique_ptr<Runner>> runners(s.selection.backends.size());
+  std::vector<std::optional<std::pair<Problem, SpecValues>>> previous(s.selection.backends.size());
+  const auto runner_of = [&](size_t bi) -> Runner& {
+    if (!runners[bi]) {
+      WorkerConfig config = base;
+      config.log = log_path(s.o.out_dir, s.selection.backends[bi].library);
+      runners[bi] = std::make_unique<Runner>(s.selection.backends[bi], config);
+    }
+    return *runners[bi];
+  };
+  for (;;) {
+    const size_t k = next_case++;
+    if (k >= case_jobs.size()) return;
+    std::map<std::string, SpecValues> spec_cache;  // this case's problems: input, expected
+    for (size_t ji = case_jobs[k].first; ji < case_jobs[k].second; ++ji) {
+      const Job& job = s.jobs[ji];
+      const Case& c = s.suite[job.case_index];
+      const LoadedBackend& b = s.selection.backends[job.backend_index];
+      const Problem& p = job.problem.problem;
+      const std::string text = format_problem(p);
+      auto it = spec_cache.find(text);
+      if (it == spec_cache.end()) {
+        SpecValues v;
+        v.input = make_input(c, p);
+        Result<Output> expected = evaluate(p, v.input);
+        if (!expected) {
+          const std::lock_guard lock(s.mutex);
+          s.spec_error = fmt::format("case {}: the spec refuses {}: {}", c.id, text, expected.error().message);
+          return;
+        }
+        v.expected = std::move(*expected);
+        it = spec_cache.emplace(text, std::move(v)).first;
+      }
+      s.progress.step(fmt::format("{}@{} {}", b.name(), job.rules, c.id));
+
+      JobResult& r = s.results[ji];
+      r.backend = b.name();
+      r.version = b.description.version;
+      r.origin = b.origin();
+      r.claimed_rules = b.description.rules;
+      r.rules = job.rules;
+      r.label = job.problem.label;
+      r.case_id = c.id;
+      r.part = c.part;
+      r.note = c.note;
+      r.problem = text;
+      r.layout = job.layout;
+      r.column = column_of(p);
+      Runner& runner = runner_of(job.backend_index);
+      Judge judge(runner, std::chrono::milliseconds(s.o.timeout_ms));
+      const Layout layout = parse_layout(job.layout);
+      const auto t0 = Clock::now();
+      const Judged j = judge.judge(p, layout, it->second);
+      r.milliseconds = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      r.verdict = j.verdict;
+      r.detail = j.detail;
+      r.elements = j.comparison.elements;
+      r.mismatches = j.comparison.mismatches;
+      r.worst_fraction_of_bound = j.comparison.worst_fraction_of_bound;
+      r.first = j.comparison.first;
+      const std::string row = r.backend + "@" + r.rules;
+      bool bundle = false;
+      if (const Waiver* w = is_failure(j.verdict) ? waiver_for(s.waivers, r) : nullptr) {
+        r.verdict = Verdict::waived;
+        r.detail = fmt::format("waived {} ({}): {}\n{}", verdict_name(j.verdict), w->reason, s.o.waivers, j.detail);
+      } else if (is_failure(j.verdict)) {
+        const std::lock_guard lock(s.mutex);
+        bundle = s.bundles_per_row[row] < 20;
+      }
+      if (bundle) {
+        // The first failures of each backend and rule set: a minimal counterexample -- smaller
+        // problems of the same rules that fail the same way (a hang is not shrunk: each try
+        // would cost the time limit) -- and a bundle that replays in a fresh worker.
+        Replayable original{p, it->second, std::nullopt, j, ""};
+        Replayable least = original;
+        int tries = 0;
+        bool progressed = s.o.shrink && j.verdict != Verdict::hang;
+        while (progressed && tries < 120) {
+          progressed = false;
+          for (const Problem& q : smaller(least.problem)) {
+            if (++tries > 120) break;
+            Case qc = c;
+            qc.fixed_input.reset();
+            SpecValues qv;
+            qv.input = make_input(qc, q);
+            Result<Output> q_expected = evaluate(q, qv.input);
+            if (!q_expected) continue;
+            qv.expected = std::move(*q_expected);
+            Judged qj = judge.judge(q, layout, qv);
+            if (qj.verdict == j.verdict) {
+              least = Replayable{q, std::move(qv), std::nullopt, std::move(qj), ""};
+              progressed = true;
+              break;
+            }
+          }
+        }
+        r.minimal_problem = format_problem(least.problem);
+        const Replayable x = reproducible(s, runner, least, original, previous[job.backend_index], layout);
+        int n = 0;
+        {
+          const std::lock_guard lock(s.mutex);
+          n = s.bundles_per_row[row]++;
+        }
+        write_bundle(r, fmt::format("{}/repro/{}@{}/{:03}-{}-{}", s.o.out_dir, sanitized(r.backend), r.rules, n,
+                                    sanitized(c.id), r.layout),
+                     s.o, b, x);
+        previous[job.backend_index].reset();  // the worker is fresh now
+      } else {
+        previous[job.backend_index] = std::make_pair(p, it->second);
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -320,153 +789,98 @@ int certify_command(const CertifyOptions& o) {
     if (r != "claimed" && !known_rules(r))
       return cli::refuse(fmt::format("--rules {}: must be claimed, spec, xs3 or a framework "
                                      "(ngraph openvino onnx pytorch tensorflow tflite onednn)", r));
-  if (o.timeout_ms < 1) return cli::refuse(fmt::format("--timeout-ms {}: must be >= 1", o.timeout_ms));
+  const std::pair<const char*, int64_t> limits[] = {{"--timeout-ms", o.timeout_ms},
+                                                    {"--load-timeout-ms", o.load_timeout_ms},
+                                                    {"--memory-limit-mb", o.memory_limit_mb},
+                                                    {"--cpu-limit-s", o.cpu_limit_s}};
+  for (const auto& [name, value] : limits)
+    if (value < 1 || value > 100'000'000) return cli::refuse(fmt::format("{} {}: must be 1..100000000", name, value));
+  if (o.jobs < 1 || o.jobs > 256) return cli::refuse(fmt::format("--jobs {}: must be 1..256", o.jobs));
+  if (o.out_dir.empty()) return cli::refuse("--out '': must name a folder");
   Result<std::pair<int64_t, int64_t>> shard = parse_shard(o.shard);
   if (!shard) return cli::refuse(shard.error().message);
-  RunInfo info;
-  info.suite = o.suite;
-  info.shard = o.shard.empty() ? "0/1" : o.shard;
-  Result<std::vector<LoadedBackend>> backends = select_backends(o.backends, &info.notes);
-  if (!backends) return cli::refuse(backends.error().message);
-  for (const LoadedBackend& b : *backends)
-    if (!known_rules(b.abi->rules))
-      return cli::refuse(fmt::format("backend {}: rules \"{}\" is not a rule set poolspec knows", b.abi->name, b.abi->rules));
-  if (o.list) {
-    for (const LoadedBackend& b : *backends)
-      fmt::print("{:<12} {:<44} rules {:<10} {}\n", b.abi->name, b.abi->version ? b.abi->version : "", b.abi->rules, b.origin);
-    for (const std::string& n : info.notes) fmt::print("note: {}\n", n);
-    fmt::print("suites: smoke ci full\n");
-    return cli::exit_ok;
-  }
-  if (!o.problem.empty()) return replay(o, *backends);
+  if (!o.input.empty() && o.problem.empty()) return cli::refuse("--input: only with --problem (a replay)");
+  if (!o.warmup.empty() && o.problem.empty()) return cli::refuse("--warmup: only with --problem (a replay)");
+  if (!o.warmup_input.empty() && o.warmup.empty()) return cli::refuse("--warmup-input: only with --warmup");
   Result<std::vector<Waiver>> waivers = read_waivers(o.waivers);
   if (!waivers) return cli::refuse(waivers.error().message);
   Result<std::vector<Case>> suite = make_suite(o.suite);
   if (!suite) return cli::refuse(fmt::format("--suite: {}", suite.error().message));
+  std::error_code ec;
+  std::filesystem::create_directories(o.out_dir + "/logs", ec);
+  if (ec) return cli::refuse(fmt::format("--out {}: cannot make the folder: {}", o.out_dir, ec.message()));
+  // A backend's orphans come to poolspec when no PID namespace holds them, to be killed.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
 
-  // Every job, before running any: the progress bar's total.
-  struct Job {
-    size_t case_index, backend_index;
-    std::string rules;
-    RuledProblem problem;
-    std::string layout;
-  };
+  RunInfo info;
+  info.suite = o.suite;
+  info.shard = fmt::format("{}/{}", shard->first, shard->second);
+  info.filters = o.filters;
+  Result<BackendSelection> selection = select_backends(o.backends, worker_config(o));
+  if (!selection) return cli::refuse(selection.error().message);
+  if (o.list) {
+    for (const LoadedBackend& b : selection->backends)
+      fmt::print("{:<14} {:<44} rules {:<10} {}\n", b.name(), b.description.version, b.description.rules, b.origin());
+    for (const LoadFailure& f : selection->failures) fmt::print("{:<14} LOAD-ERROR: {}\n", f.name, f.detail);
+    fmt::print("suites: smoke ci full\n");
+    return selection->failures.empty() ? cli::exit_ok : cli::exit_check_failed;
+  }
+  if (!o.problem.empty()) return replay(o, *selection);
+
+  // Every job, before running any, case by case: the progress bar's total, the lanes' work.
   std::vector<Job> jobs;
+  std::vector<std::pair<size_t, size_t>> case_jobs;
   for (size_t ci = 0; ci < suite->size(); ++ci) {
     const Case& c = (*suite)[ci];
     if (static_cast<int64_t>(ci) % shard->second != shard->first) continue;
     if (!o.filters.empty() && std::none_of(o.filters.begin(), o.filters.end(),
                                            [&](const std::string& f) { return c.id.find(f) != std::string::npos; }))
       continue;
-    for (size_t bi = 0; bi < backends->size(); ++bi)
-      for (const std::string& rules : rules_for(*(*backends)[bi].abi, o.rules))
+    info.cases.push_back(c.id);
+    const size_t first = jobs.size();
+    for (size_t bi = 0; bi < selection->backends.size(); ++bi)
+      for (const std::string& rules : rules_for(selection->backends[bi].description, o.rules))
         for (RuledProblem& rp : problems_under(c, rules))
           for (const std::string& layout : o.layouts) jobs.push_back({ci, bi, rules, rp, layout});
+    if (jobs.size() > first) case_jobs.emplace_back(first, jobs.size());
   }
+  if (!o.filters.empty() && info.cases.empty())
+    return cli::refuse(fmt::format("--filter {}: no case of suite {} matches", fmt::join(o.filters, ","), o.suite));
+  info.fingerprint = fingerprint(o, *selection, shard->second);
 
   const auto start = Clock::now();
   Progress progress(jobs.size());
-  std::vector<JobResult> results;
-  std::map<std::string, std::pair<Tensor, Output>> spec_cache;  // per case: problem -> input, expected
-  size_t cached_case = SIZE_MAX;
-  std::map<std::string, int> bundles_per_backend;
-  for (const Job& job : jobs) {
-    const Case& c = (*suite)[job.case_index];
-    const LoadedBackend& b = (*backends)[job.backend_index];
-    const Problem& p = job.problem.problem;
-    if (cached_case != job.case_index) {
-      spec_cache.clear();
-      cached_case = job.case_index;
-    }
-    const std::string text = format_problem(p);
-    auto it = spec_cache.find(text);
-    if (it == spec_cache.end()) {
-      Tensor input = make_input(c, p);
-      Result<Output> expected = evaluate(p, input);
-      if (!expected) return cli::refuse(fmt::format("case {}: the spec refuses {}: {}", c.id, text, expected.error().message));
-      it = spec_cache.emplace(text, std::make_pair(std::move(input), std::move(*expected))).first;
-    }
-    const auto& [input, expected] = it->second;
-    progress.step(fmt::format("{}@{} {}", b.abi->name, job.rules, c.id));
-
-    JobResult r;
-    r.backend = b.abi->name;
-    r.version = b.abi->version ? b.abi->version : "";
-    r.origin = b.origin;
-    r.claimed_rules = b.abi->rules;
-    r.rules = job.rules;
-    r.label = job.problem.label;
-    r.case_id = c.id;
-    r.part = c.part;
-    r.note = c.note;
-    r.problem = text;
-    r.layout = job.layout;
-    r.column = column_of(p);
-    const Judge judge(b, std::chrono::milliseconds(o.timeout_ms));
-    const auto t0 = Clock::now();
-    const Judged j = judge.judge(p, parse_layout(job.layout), input, expected);
-    r.milliseconds = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    r.verdict = j.verdict;
-    r.detail = j.detail;
-    r.elements = j.comparison.elements;
-    r.mismatches = j.comparison.mismatches;
-    r.worst_fraction_of_bound = j.comparison.worst_fraction_of_bound;
-    r.first = j.comparison.first;
-    if (const Waiver* w = is_failure(j.verdict) ? waiver_for(*waivers, r) : nullptr) {
-      r.verdict = Verdict::waived;
-      r.detail = fmt::format("waived {} ({}): {}\n{}", verdict_name(j.verdict), w->reason, o.waivers, j.detail);
-    } else if (is_failure(j.verdict) && bundles_per_backend[r.backend + "@" + r.rules] < 20) {
-      // The first failures of each backend and rule set: a minimal counterexample -- smaller
-      // problems of the same rules that fail the same way (a hang is not shrunk: each try would
-      // cost the time limit) -- and a reproducer bundle.
-      // The smallest failing problem so far, with its input, the spec's output and the verdict.
-      Problem least = p;
-      Tensor least_input = input;
-      Output least_expected = expected;
-      Judged least_judged = j;
-      int tries = 0;
-      bool progressed = o.shrink && j.verdict != Verdict::hang;
-      while (progressed && tries < 120) {
-        progressed = false;
-        for (const Problem& q : smaller(least)) {
-          if (++tries > 120) break;
-          Case qc = c;
-          qc.fixed_input.reset();
-          Tensor q_input = make_input(qc, q);
-          Result<Output> q_expected = evaluate(q, q_input);
-          if (!q_expected) continue;
-          Judged qj = judge.judge(q, parse_layout(job.layout), q_input, *q_expected);
-          if (qj.verdict == j.verdict) {
-            least = q;
-            least_input = std::move(q_input);
-            least_expected = *std::move(q_expected);
-            least_judged = std::move(qj);
-            progressed = true;
-            break;
-          }
-        }
-      }
-      r.minimal_problem = format_problem(least);
-      const std::string backend_arg = b.origin == "built-in" ? std::string(b.abi->name) : b.origin;
-      const int n = bundles_per_backend[r.backend + "@" + r.rules]++;
-      write_bundle(r, fmt::format("{}/repro/{}@{}/{:03}-{}-{}", o.out_dir, sanitized(r.backend), r.rules, n,
-                                  sanitized(c.id), r.layout),
-                   backend_arg, least, least_input, least_expected, least_judged);
-    }
-    results.push_back(std::move(r));
+  std::vector<JobResult> results(jobs.size());
+  RunState state{o, *suite, *selection, *waivers, jobs, results, progress, {}, {}, {}};
+  std::atomic<size_t> next_case{0};
+  if (o.jobs == 1) {
+    run_lane(state, next_case, case_jobs);
+  } else {
+    std::vector<std::thread> lanes;
+    for (int t = 0; t < o.jobs; ++t) lanes.emplace_back([&] { run_lane(state, next_case, case_jobs); });
+    for (std::thread& t : lanes) t.join();
   }
+  sweep_orphans();
+  if (!state.spec_error.empty()) return cli::refuse(state.spec_error);
+  for (const LoadFailure& f : selection->failures) results.push_back(load_error_result(f));
   info.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   info.command = "poolspec certify";
+  std::vector<std::string> libraries;
+  for (const LoadedBackend& b : selection->backends)
+    if (std::find(libraries.begin(), libraries.end(), b.library) == libraries.end()) libraries.push_back(b.library);
+  for (const std::string& library : libraries) {
+    const std::string log = log_path(o.out_dir, library);
+    const auto size = std::filesystem::file_size(log, ec);
+    if (!ec && size > 0) {
+      info.logs.emplace_back(library, log);
+      info.notes.push_back(fmt::format("{} wrote {} bytes to stdout / stderr: {}", library, size, log));
+    }
+  }
 
-  std::error_code ec;
-  std::filesystem::create_directories(o.out_dir, ec);
   const std::string matrix = matrix_text(results);
   const std::string json = json_report(results, info);
-  for (const auto& [file, text] : {std::pair<std::string, std::string>{"matrix.txt", matrix},
-                                   {"report.json", json},
-                                   {"junit.xml", junit_report(results, info)}})
-    if (Status s = write_file_atomically(o.out_dir + "/" + file, text); !s)
-      return cli::refuse(fmt::format("--out {}: {}", o.out_dir, s.error().message));
+  if (Status s = write_reports(o.out_dir, {{"matrix.txt", matrix}, {"report.json", json}, {"junit.xml", junit_report(results, info)}}); !s)
+    return cli::refuse(fmt::format("--out {}: {}", o.out_dir, s.error().message));
   if (o.json) {
     fmt::print("{}\n", json);
   } else {
@@ -479,7 +893,7 @@ int certify_command(const CertifyOptions& o) {
       fmt::print("\n{} {}@{} {} ({}): {}\n  {}\n", verdict_name(r.verdict), r.backend, r.rules, r.case_id, r.layout, r.problem,
                  r.detail.substr(0, r.detail.find('\n', r.detail.find('\n') + 1)));
       if (!r.minimal_problem.empty() && r.minimal_problem != r.problem) fmt::print("  minimal: {}\n", r.minimal_problem);
-      if (!r.repro_command.empty()) fmt::print("  replay:  {}\n", r.repro_command);
+      if (!r.repro_command.empty()) fmt::print("  replay:  {}\n  ({})\n", r.repro_command, r.reproduces);
     }
     fmt::print("\nreports: {0}/matrix.txt {0}/report.json {0}/junit.xml\n", o.out_dir);
   }

@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> certify_rules, certify_layouts;
   CLI::App* certify_cmd = app.add_subcommand(
       "certify", "Hold backends to the spec: every available backend (or --backend) on a suite, "
-                 "each call isolated; a matrix, JSON and JUnit XML (exit 1 on any failure)");
+                 "each in a worker process of its own, every problem called twice; a matrix, JSON and JUnit XML (exit 1 on any failure)");
   certify_cmd->add_option("--suite", certify.suite, "smoke, ci (default) or full");
   certify_cmd->add_option("--backend", certify.backends,
                           "A backend's name (reference optimized xs3 onednn ...), or a shared library's path "
@@ -125,18 +125,37 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   certify_cmd->add_option("--layout", certify_layouts, "nchw, nhwc (default both)")->delimiter(',');
   certify_cmd->add_option("--shard", certify.shard, "i/n: run the i-th of n slices of the suite (CI jobs)");
-  certify_cmd->add_option("--timeout-ms", certify.timeout_ms, "Per call; past it the backend is killed: HANG");
+  certify_cmd->add_option("--timeout-ms", certify.timeout_ms, "Per call, wall clock; past it the worker is killed: HANG "
+                                                              "(default 10000)");
+  certify_cmd->add_option("--load-timeout-ms", certify.load_timeout_ms,
+                          "Loading a backend library (its constructors and entry point); past it: LOAD-ERROR (default 30000)");
+  certify_cmd->add_option("--memory-limit-mb", certify.memory_limit_mb,
+                          "Address space a backend's worker may add after it starts (default 16384)");
+  certify_cmd->add_option("--cpu-limit-s", certify.cpu_limit_s, "CPU time per call; past it: HANG (default 60)");
+  certify_cmd->add_option("--jobs", certify.jobs, "Cases run at once, each lane with workers of its own (default 1)");
   certify_cmd->add_option("--out", certify.out_dir, "Where matrix.txt, report.json, junit.xml and repro/ go "
                                                     "(default certify-out)");
   certify_cmd->add_option("--filter", certify.filters, "Only the cases whose id contains this (repeatable, or "
                                                       "comma-separated: any of them)")->delimiter(',');
   certify_cmd->add_option("--problem", certify.problem, "Replay one problem string (with --input) instead of a suite");
   certify_cmd->add_option("--input", certify.input, "The replayed problem's input (.npy, spec order)");
+  certify_cmd->add_option("--warmup", certify.warmup, "With --problem: a problem called first in the same worker "
+                                                      "(a reproducer of a failure that needs an earlier call)");
+  certify_cmd->add_option("--warmup-input", certify.warmup_input, "The warm-up problem's input (.npy, spec order)");
   certify_cmd->add_option("--waivers", certify.waivers, "Known deviations, 'backend rules column | reason' per line "
                                                       "(default certify/waivers.txt; '' for none)");
   certify_cmd->add_flag("!--no-shrink", certify.shrink, "Do not shrink failures to a minimal counterexample");
   certify_cmd->add_flag("--list", certify.list, "List the backends (and their claimed rules) and suites");
   certify_cmd->add_flag("--json", certify.json, "Print the JSON report instead of the matrix");
+  std::vector<std::string> merge_dirs;
+  std::string merge_out = "certify-out";
+  bool merge_json = false;
+  CLI::App* merge_cmd = certify_cmd->add_subcommand(
+      "merge", "Join the reports of the shards of one run (--shard i/n, each with its own --out) into one matrix, "
+               "JSON and JUnit, after checking they cover the suite exactly once");
+  merge_cmd->add_option("directories", merge_dirs, "The shards' output folders")->required();
+  merge_cmd->add_option("--out", merge_out, "Where the merged reports go (default certify-out)");
+  merge_cmd->add_flag("--json", merge_json, "Print the JSON report instead of the matrix");
 
   try {
     app.parse(argc, argv);
@@ -147,6 +166,7 @@ int main(int argc, char** argv) {
   // A framework given with empty text (ONNX's Global ops have no attributes) still counts.
   for (const auto& [framework, option] : framework_options)
     if (option->count() > 0) problem.attributes[framework] = framework_text[framework];
+  if (*merge_cmd) return poolspec::certify::merge_command(merge_dirs, merge_out, merge_json);
   if (*certify_cmd) {
     if (!certify_rules.empty()) certify.rules = certify_rules;
     if (!certify_layouts.empty()) certify.layouts = certify_layouts;

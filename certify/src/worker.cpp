@@ -1,0 +1,492 @@
+#include "worker.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "text.hpp"
+#include "worker_protocol.hpp"
+
+namespace poolspec::certify {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr size_t canary_bytes = 64;             // at least, in every region
+constexpr uint64_t max_shared = uint64_t{8} << 30;  // the call buffers of one worker
+
+size_t page() {
+  static const auto size = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return size;
+}
+uint64_t whole_pages(uint64_t n) { return (n + page() - 1) / page() * page(); }
+
+// The live workers' process ids: what sweep_orphans must leave alone.
+std::mutex live_mutex;
+std::set<int> live_workers;
+
+uint64_t splitmix(uint64_t& state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// The canary of a call: bytes from its seed, at each region's unused bytes.
+void fill_canary(std::byte* at, size_t n, uint64_t seed) {
+  for (size_t i = 0; i < n; i += 8) {
+    const uint64_t v = splitmix(seed);
+    std::memcpy(at + i, &v, std::min<size_t>(8, n - i));
+  }
+}
+
+size_t canary_changes(const std::byte* at, size_t n, uint64_t seed, size_t* first) {
+  size_t changed = 0;
+  for (size_t i = 0; i < n; i += 8) {
+    const uint64_t v = splitmix(seed);
+    std::byte expected[8];
+    std::memcpy(expected, &v, 8);
+    for (size_t k = 0; k < std::min<size_t>(8, n - i); ++k)
+      if (at[i + k] != expected[k]) {
+        if (changed++ == 0) *first = i + k;
+      }
+  }
+  return changed;
+}
+
+const char* buffer_name(uint32_t b) {
+  static const char* const names[] = {"input", "output", "indices", "message"};
+  return b < wire::buffer_count ? names[b] : "?";
+}
+
+const char* stage_name(uint32_t stage) {
+  switch (stage) {
+    case wire::loading: return "loading the library (a constructor or poolspec_backend_entry)";
+    case wire::supports: return "supports";
+    case wire::accumulation_for: return "accumulation_for";
+    case wire::run: return "run";
+    default: return "the worker, between calls";
+  }
+}
+
+bool name_is_valid(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char c : name)
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+          c == '+' || c == '-'))
+      return false;
+  return true;
+}
+
+}  // namespace
+
+std::string accumulation_problem(const poolspec_accumulation& a) {
+  if (a.sum_format != POOLSPEC_EXACT_SUMS && a.sum_format != POOLSPEC_F32 && a.sum_format != POOLSPEC_F64)
+    return fmt::format("accumulation.sum_format={}: must be POOLSPEC_EXACT_SUMS ({}), POOLSPEC_F64 ({}) or POOLSPEC_F32 ({})",
+                       a.sum_format, POOLSPEC_EXACT_SUMS, static_cast<int>(POOLSPEC_F64), static_cast<int>(POOLSPEC_F32));
+  if (a.extra_operations < 0 || a.extra_operations > 16)
+    return fmt::format("accumulation.extra_operations={}: must be 0..16", a.extra_operations);
+  if (!(a.output_ulps >= 0 && a.output_ulps <= 4))
+    return fmt::format("accumulation.output_ulps={}: must be a number in 0..4", a.output_ulps);
+  if (a.integer_units < 0 || a.integer_units > 1)
+    return fmt::format("accumulation.integer_units={}: must be 0 or 1", a.integer_units);
+  return "";
+}
+
+void sweep_orphans() {
+  const std::lock_guard lock(live_mutex);
+  for (int pass = 0; pass < 1000; ++pass) {
+    std::vector<pid_t> found;
+    if (DIR* proc = opendir("/proc")) {
+      while (dirent* e = readdir(proc)) {
+        const pid_t pid = static_cast<pid_t>(std::atol(e->d_name));
+        if (pid <= 0 || live_workers.count(pid)) continue;
+        char path[64], line[512];
+        std::snprintf(path, sizeof path, "/proc/%d/stat", pid);
+        FILE* f = std::fopen(path, "r");
+        if (!f) continue;
+        const bool read = std::fgets(line, sizeof line, f) != nullptr;
+        std::fclose(f);
+        const char* close_paren = read ? std::strrchr(line, ')') : nullptr;
+        int parent = 0;
+        if (close_paren && std::sscanf(close_paren + 2, "%*c %d", &parent) == 1 && parent == getpid())
+          found.push_back(pid);
+      }
+      closedir(proc);
+    }
+    if (found.empty()) return;
+    for (pid_t pid : found) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  }
+}
+
+Result<std::unique_ptr<Worker>> Worker::start(const WorkerConfig& config) {
+  std::unique_ptr<Worker> w(new Worker(config));
+  int sockets[2], death[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets) != 0)
+    return Error{fmt::format("cannot make the worker's socket: {}", std::strerror(errno))};
+  if (pipe2(death, O_CLOEXEC) != 0) {
+    close(sockets[0]), close(sockets[1]);
+    return Error{fmt::format("cannot make the worker's pipe: {}", std::strerror(errno))};
+  }
+  w->socket_ = sockets[0];
+  w->death_ = death[0];
+  w->memfd_ = memfd_create("poolspec-call", MFD_CLOEXEC);
+  const int log = open(config.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  const int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  std::string failure;
+  if (w->memfd_ < 0 || !w->ensure_size(page())) failure = fmt::format("cannot make the call buffers: {}", std::strerror(errno));
+  else if (log < 0) failure = fmt::format("cannot write the backend's log {}: {}", config.log, std::strerror(errno));
+  else if (null < 0) failure = "cannot open /dev/null";
+  if (failure.empty()) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, null, 0);
+    posix_spawn_file_actions_adddup2(&actions, log, 1);
+    posix_spawn_file_actions_adddup2(&actions, log, 2);
+    posix_spawn_file_actions_adddup2(&actions, sockets[1], wire::channel_fd);
+    posix_spawn_file_actions_adddup2(&actions, death[1], wire::death_fd);
+    posix_spawn_file_actions_adddup2(&actions, w->memfd_, 5);
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    sigset_t all, none;
+    sigfillset(&all);
+    sigemptyset(&none);
+    posix_spawnattr_setsigdefault(&attributes, &all);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    const std::string memory = std::to_string(config.memory_limit_mb);
+    const char* argv[] = {config.program.c_str(), config.library.c_str(), memory.c_str(), config.pid_namespace ? "1" : "0",
+                          nullptr};
+    pid_t pid = -1;
+    {
+      const std::lock_guard lock(live_mutex);
+      const int e = posix_spawn(&pid, config.program.c_str(), &actions, &attributes, const_cast<char* const*>(argv), environ);
+      if (e != 0) failure = fmt::format("cannot start {}: {}", config.program, std::strerror(e));
+      else live_workers.insert(pid);
+    }
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    w->pid_ = pid;
+  }
+  close(sockets[1]);
+  close(death[1]);
+  if (log >= 0) close(log);
+  if (null >= 0) close(null);
+  if (!failure.empty()) return Error{failure};
+  w->alive_ = true;
+  return w;
+}
+
+Worker::~Worker() {
+  stop();
+  if (shared_) munmap(shared_, shared_size_);
+  for (int fd : {socket_, death_, memfd_})
+    if (fd >= 0) close(fd);
+}
+
+void Worker::stop() {
+  if (pid_ > 0) {
+    kill(-pid_, SIGKILL);  // the worker's process group: the starter, its keeper, the worker
+    kill(pid_, SIGKILL);
+    while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    {
+      const std::lock_guard lock(live_mutex);
+      live_workers.erase(pid_);
+    }
+    pid_ = -1;
+    sweep_orphans();
+  }
+  alive_ = false;
+}
+
+bool Worker::ensure_size(uint64_t bytes) {
+  if (bytes <= shared_size_) return true;
+  if (bytes > max_shared) return false;
+  const uint64_t size = std::max<uint64_t>(bytes, shared_size_ * 2);
+  if (ftruncate(memfd_, static_cast<off_t>(size)) != 0) return false;
+  if (shared_) munmap(shared_, shared_size_);
+  void* m = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd_, 0);
+  if (m == MAP_FAILED) {
+    shared_ = nullptr;
+    shared_size_ = 0;
+    return false;
+  }
+  shared_ = static_cast<std::byte*>(m);
+  shared_size_ = size;
+  return true;
+}
+
+Worker::Wait Worker::wait_for_reply(void* reply, size_t size, std::chrono::milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  std::vector<std::byte> buffer(size + 1);
+  for (;;) {
+    pollfd fds[2] = {{socket_, POLLIN, 0}, {death_, POLLIN, 0}};
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    const int r = poll(fds, 2, static_cast<int>(std::clamp<int64_t>(left, 0, 1 << 30)));
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 0) return Wait::timeout;
+    if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+      const ssize_t got = recv(socket_, buffer.data(), buffer.size(), MSG_DONTWAIT);
+      if (got < 0 && (errno == EAGAIN || errno == EINTR)) continue;
+      if (got <= 0) return Wait::died;
+      uint32_t header[3];
+      std::memcpy(header, buffer.data(), std::min<size_t>(sizeof header, static_cast<size_t>(got)));
+      if (static_cast<size_t>(got) == size && header[0] == wire::magic && header[1] == sequence_) {
+        std::memcpy(reply, buffer.data(), size);
+        return Wait::reply;
+      }
+      if (static_cast<size_t>(got) == sizeof(wire::Reply) && header[0] == wire::magic && header[1] == sequence_ &&
+          header[2] == wire::fault) {
+        std::memcpy(reply, buffer.data(), std::min(size, sizeof(wire::Reply)));
+        return Wait::reply;
+      }
+      return Wait::died;  // not a reply of this worker's: the channel is broken
+    }
+    if (fds[1].revents) return Wait::died;
+  }
+}
+
+std::string Worker::death_text() {
+  // The keeper writes the worker's wait status, then closes the pipe.
+  int status = 0;
+  pollfd p{death_, POLLIN, 0};
+  if (poll(&p, 1, 2000) > 0 && read(death_, &status, sizeof status) == static_cast<ssize_t>(sizeof status)) {
+    worker_status_ = status;
+    if (WIFSIGNALED(status)) return fmt::format("killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    if (WIFEXITED(status)) return fmt::format("the process exited with status {}", WEXITSTATUS(status));
+  }
+  return "the worker ended (no status: its keeper was killed too)";
+}
+
+LibraryDescription Worker::describe() {
+  LibraryDescription out;
+  wire::Request q;
+  q.sequence = ++sequence_;
+  q.kind = wire::describe;
+  auto d = std::make_unique<wire::Description>();
+  if (send(socket_, &q, sizeof q, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof q)) {
+    out.load_error = "the worker did not start";
+    stop();
+    return out;
+  }
+  const Wait wait = wait_for_reply(d.get(), sizeof *d, config_.load_timeout);
+  if (wait == Wait::timeout) {
+    out.load_error = fmt::format("loading did not finish within {} ms (--load-timeout-ms): a constructor or "
+                                 "poolspec_backend_entry that never returns; killed", config_.load_timeout.count());
+    stop();
+    return out;
+  }
+  if (wait == Wait::died) {
+    out.load_error = fmt::format("the worker died while loading the library (in a constructor or in "
+                                 "poolspec_backend_entry): {}", death_text());
+    stop();
+    return out;
+  }
+  if (d->kind != wire::describe) {
+    out.load_error = "the library touched poolspec's call buffers while loading";
+    stop();
+    return out;
+  }
+  if (d->count < 0) {
+    d->detail[sizeof d->detail - 1] = '\0';
+    out.load_error = printable(d->detail);
+    stop();
+    return out;
+  }
+  if (d->count == 0) {
+    out.load_error = fmt::format("{}(0) returned no backend", POOLSPEC_BACKEND_ENTRY);
+    stop();
+    return out;
+  }
+  if (d->count > static_cast<int32_t>(wire::max_backends)) {
+    out.load_error = fmt::format("{} returned more than {} backends (a library may give at most {})", POOLSPEC_BACKEND_ENTRY,
+                                 wire::max_backends, wire::max_backends);
+    stop();
+    return out;
+  }
+  std::set<std::string> names;
+  for (int32_t i = 0; i < d->count; ++i) {
+    wire::BackendInfo& info = d->backends[i];
+    BackendDescription b;
+    b.index = static_cast<uint32_t>(i);
+    info.name[sizeof info.name - 1] = info.version[sizeof info.version - 1] = info.rules[sizeof info.rules - 1] = '\0';
+    const std::string name = info.name, where = fmt::format("entry {}", i);
+    std::string error;
+    if (info.abi_version != POOLSPEC_BACKEND_ABI_VERSION)
+      error = fmt::format("abi_version={}: this poolspec speaks version {}", info.abi_version, POOLSPEC_BACKEND_ABI_VERSION);
+    else if (!info.has_name)
+      error = "name=NULL: a backend must have a name";
+    else if (info.name_truncated || !name_is_valid(name))
+      error = fmt::format("name=\"{}\": must be 1 to 64 characters of A-Z a-z 0-9 . _ + -", printable(name, 80));
+    else if (!names.insert(name).second)
+      error = fmt::format("name=\"{}\": another backend of this library has that name", name);
+    else if (!info.has_rules || info.rules_truncated)
+      error = "rules: must name the framework rules it claims";
+    else if (!info.has_supports || !info.has_run)
+      error = "supports and run must both be given";
+    else
+      error = accumulation_problem(info.accumulation);
+    b.name = name_is_valid(name) && !info.name_truncated ? name : "";
+    b.version = info.has_version ? printable(info.version, 200) : "";
+    b.rules = printable(info.rules, 64);
+    b.accumulation = info.accumulation;
+    b.has_accumulation_for = info.has_accumulation_for;
+    if (!error.empty()) {
+      out.load_error = fmt::format("{}{}: {}", where, b.name.empty() ? "" : " (" + b.name + ")", error);
+      stop();
+      return out;
+    }
+    out.backends.push_back(std::move(b));
+  }
+  return out;
+}
+
+CallOutcome Worker::call(uint32_t index, const poolspec_problem& problem, const CallBuffers& buffers,
+                         std::chrono::milliseconds timeout) {
+  CallOutcome out;
+  const auto fail = [&](CallOutcome::Kind kind, std::string message) {
+    out.kind = kind;
+    out.message = std::move(message);
+    out.worker_died = true;
+    stop();
+    return out;
+  };
+  if (!alive_) return fail(CallOutcome::Kind::crash, "the worker is not running");
+  // The regions: input, output, indices, message, after the status page.
+  const uint64_t bytes[wire::buffer_count] = {buffers.input.size(), buffers.output_bytes,
+                                              buffers.index_count * sizeof(int64_t), wire::message_bytes};
+  wire::Request q;
+  q.sequence = ++sequence_;
+  q.kind = wire::call;
+  q.backend = index;
+  q.problem = problem;
+  q.problem.text = nullptr;
+  std::snprintf(q.text, sizeof q.text, "%s", problem.text ? problem.text : "");
+  q.cpu_seconds = static_cast<int64_t>(config_.cpu_limit_s);
+  uint64_t at = page();
+  for (uint32_t b = 0; b < wire::buffer_count; ++b) {
+    wire::Region& r = q.regions[b];
+    r.offset = at;
+    r.size = whole_pages(bytes[b] + canary_bytes);
+    r.bytes = bytes[b];
+    r.data = buffers.flush_end ? r.size - r.bytes : 0;
+    at += r.size;
+  }
+  if (!ensure_size(at)) return fail(CallOutcome::Kind::crash, fmt::format("poolspec could not make {} bytes of call buffers", at));
+  q.memfd_size = at;
+  const auto region = [&](uint32_t b) { return shared_ + q.regions[b].offset; };
+  const auto data = [&](uint32_t b) { return region(b) + q.regions[b].data; };
+  // Canaries around every buffer, the input, the poisons, an empty message.
+  for (uint32_t b = 0; b < wire::buffer_count; ++b) {
+    const wire::Region& r = q.regions[b];
+    fill_canary(region(b), r.data, buffers.seed + 2 * b);
+    fill_canary(data(b) + r.bytes, r.size - r.data - r.bytes, buffers.seed + 2 * b + 1);
+  }
+  if (!buffers.input.empty()) std::memcpy(data(wire::input), buffers.input.data(), buffers.input.size());
+  // One element's poison repeats: its 8 bytes cover every dtype's width (1, 2, 4, 8).
+  out.output_poison.resize(8);
+  std::memcpy(out.output_poison.data(), &buffers.poison, 8);
+  out.index_poison = static_cast<int64_t>(buffers.poison);
+  for (uint64_t k = 0; k < buffers.output_bytes; ++k) data(wire::output)[k] = out.output_poison[k % 8];
+  for (uint64_t k = 0; k < buffers.index_count; ++k) std::memcpy(data(wire::indices) + 8 * k, &buffers.poison, 8);
+  std::memset(data(wire::message), 0, wire::message_bytes);
+  auto* status = reinterpret_cast<volatile wire::Status*>(shared_);
+  status->stage = wire::idle;
+
+  if (send(socket_, &q, sizeof q, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof q))
+    return fail(CallOutcome::Kind::crash, fmt::format("the worker was gone before the call: {}", death_text()));
+  wire::Reply reply;
+  const Wait wait = wait_for_reply(&reply, sizeof reply, timeout);
+  const uint32_t stage = status->stage;
+  if (wait == Wait::timeout)
+    return fail(CallOutcome::Kind::hang, fmt::format("still in {} after {} ms (--timeout-ms): killed", stage_name(stage),
+                                                     timeout.count()));
+  if (wait == Wait::died) {
+    const std::string how = death_text();
+    if (worker_status_ && WIFSIGNALED(*worker_status_) && WTERMSIG(*worker_status_) == SIGXCPU)
+      return fail(CallOutcome::Kind::hang, fmt::format("used more than {} s of CPU in {} (--cpu-limit-s): killed",
+                                                       config_.cpu_limit_s, stage_name(stage)));
+    return fail(CallOutcome::Kind::crash, fmt::format("{} in {}", how, stage_name(stage)));
+  }
+  if (reply.kind == wire::fault) {
+    const uint32_t b = static_cast<uint32_t>(reply.fault_buffer);
+    std::string where;
+    if (b >= wire::buffer_count) where = "touched memory next to its buffers";
+    else if (reply.write) where = fmt::format("wrote into its input (read-only), at byte {}", reply.fault_offset);
+    else if (reply.fault_offset < 0) where = fmt::format("touched byte {} before the start of its {}", -reply.fault_offset, buffer_name(b));
+    else where = fmt::format("touched byte {} past the end of its {} ({} bytes)", reply.fault_offset - static_cast<int64_t>(bytes[b]) + 1,
+                             buffer_name(b), bytes[b]);
+    return fail(CallOutcome::Kind::out_of_bounds, fmt::format("in {}: {}", stage_name(stage), where));
+  }
+  if (reply.kind != wire::call)
+    return fail(CallOutcome::Kind::crash, "the worker's reply was not one poolspec sent for: its channel was written to");
+  // The backend's text, at most its buffer, NUL-terminated or said not to be.
+  const char* message = reinterpret_cast<const char*>(data(wire::message));
+  const size_t length = strnlen(message, wire::message_bytes);
+  out.message = printable(std::string_view(message, length));
+  if (length == wire::message_bytes)
+    out.message += fmt::format(" [not NUL-terminated within its {} bytes]", wire::message_bytes);
+  // What the backend did outside its buffers: the canaries and the input's bytes.
+  for (uint32_t b = 0; b < wire::buffer_count; ++b) {
+    const wire::Region& r = q.regions[b];
+    size_t first = 0;
+    if (const size_t n = canary_changes(region(b), r.data, buffers.seed + 2 * b, &first))
+      return fail(CallOutcome::Kind::out_of_bounds,
+                  fmt::format("wrote {} byte(s) before the start of its {}, the first {} bytes before it", n,
+                              buffer_name(b), r.data - first));
+    if (const size_t n = canary_changes(data(b) + r.bytes, r.size - r.data - r.bytes, buffers.seed + 2 * b + 1, &first))
+      return fail(CallOutcome::Kind::out_of_bounds,
+                  fmt::format("wrote {} byte(s) past the end of its {} ({} bytes), the first at byte {} past it", n,
+                              buffer_name(b), r.bytes, first + 1));
+  }
+  if (!buffers.input.empty() && std::memcmp(data(wire::input), buffers.input.data(), buffers.input.size()) != 0) {
+    size_t k = 0;
+    while (data(wire::input)[k] == buffers.input[k]) ++k;
+    return fail(CallOutcome::Kind::out_of_bounds,
+                fmt::format("changed its input (read-only), the first byte at offset {}", k));
+  }
+  out.supported = reply.supported;
+  out.accumulation = reply.accumulation;
+  if (reply.supported == 0) {
+    out.kind = CallOutcome::Kind::unsupported;
+    if (out.message.empty()) out.message = "refused (no reason given)";
+    return out;
+  }
+  if (reply.supported != 1) {
+    out.kind = CallOutcome::Kind::bad_supports;
+    out.message = fmt::format("supports() returned {}: it must return 1 or 0", reply.supported);
+    return out;
+  }
+  out.output.assign(data(wire::output), data(wire::output) + buffers.output_bytes);
+  out.indices.resize(buffers.index_count);
+  if (buffers.index_count) std::memcpy(out.indices.data(), data(wire::indices), buffers.index_count * sizeof(int64_t));
+  if (reply.run_status != 0) {
+    out.kind = CallOutcome::Kind::run_error;
+    if (out.message.empty()) out.message = fmt::format("run returned {} (no message)", reply.run_status);
+  }
+  return out;
+}
+
+}  // namespace poolspec::certify

@@ -1,0 +1,369 @@
+// poolspec-worker: runs one backend library for `poolspec certify` (worker_protocol.hpp). poolspec
+// starts it with fd 3 (the request socket), fd 4 (where the worker's death is reported) and fd 5
+// (the memfd of the call buffers); stdout and stderr go to the backend's log.
+//
+//   poolspec-worker LIBRARY MEMORY_LIMIT_MB PID_NAMESPACE
+//
+// LIBRARY is a shared library's path or "built-in" (the reference, optimized and xs3 engines).
+// Three roles, so that nothing the backend starts outlives the worker:
+//   - the starter (this process): a session of its own; with PID_NAMESPACE 1 it moves its
+//     children into a new PID namespace (when the kernel lets it), forks the keeper and waits;
+//   - the keeper: PID 1 of that namespace (or, without one, the starter itself, as a child
+//     subreaper): forks the worker, reaps everything, writes the worker's wait status to fd 4,
+//     then ends -- which, as PID 1, kills every process left in the namespace; without one, it
+//     kills every descendant it adopted first;
+//   - the worker: loads the library and answers requests until the socket closes.
+#include <dirent.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "poolspec/optimized/optimized.hpp"
+#include "poolspec/reference/reference.hpp"
+#include "poolspec/xs3/engine.hpp"
+#include "worker_protocol.hpp"
+
+namespace wire = poolspec::certify::wire;
+
+namespace {
+
+// Set before each call, read by the fault handler.
+struct CallMap {
+  std::byte* base = nullptr;  // the whole reservation: guard pages and regions
+  size_t size = 0;
+  std::byte* region[wire::buffer_count]{};
+  const wire::Region* layout = nullptr;
+  bool flush_end = true;
+  uint32_t sequence = 0;
+};
+CallMap current;
+wire::Status* status_page = nullptr;
+
+size_t page() {
+  static const auto size = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return size;
+}
+
+void send_all(const void* data, size_t size) {
+  while (send(wire::channel_fd, data, size, MSG_NOSIGNAL) < 0 && errno == EINTR) {
+  }
+}
+
+// A touch outside a buffer: say which and where, then end (async-signal-safe: send and _exit).
+void on_fault(int signal_number, siginfo_t* info, void*) {
+  const auto* at = static_cast<const std::byte*>(info->si_addr);
+  if (current.base && at >= current.base && at < current.base + current.size) {
+    wire::Reply r;
+    r.sequence = current.sequence;
+    r.kind = wire::fault;
+    for (uint32_t b = 0; b < wire::buffer_count; ++b) {
+      const std::byte* start = current.region[b];
+      const std::byte* data = start + current.layout[b].data;
+      if (at >= start && at < start + current.layout[b].size) {  // inside: the read-only input
+        r.fault_buffer = static_cast<int32_t>(b);
+        r.write = 1;
+        r.fault_offset = at - data;
+        break;
+      }
+      // The guard page before region b belongs to b when data sits at the regions' starts; the
+      // one after it, when data sits at their ends.
+      const bool before = at >= start - page() && at < start;
+      const bool after = at >= start + current.layout[b].size && at < start + current.layout[b].size + page();
+      if ((before && !current.flush_end) || (after && current.flush_end) ||
+          (before && b == 0) || (after && b + 1 == wire::buffer_count)) {
+        r.fault_buffer = static_cast<int32_t>(b);
+        r.fault_offset = at - data;
+        break;
+      }
+    }
+    send_all(&r, sizeof r);
+    _exit(86);
+  }
+  signal(signal_number, SIG_DFL);  // any other fault: returning re-raises it, with the default action
+}
+
+struct Loaded {
+  std::vector<const poolspec_backend*> backends;
+  std::string error;
+};
+
+void copy_field(const char* text, char* out, size_t size, uint8_t* present, uint8_t* truncated) {
+  *present = text != nullptr;
+  if (!text) return;
+  const size_t n = strnlen(text, size);
+  *truncated = n == size;
+  std::memcpy(out, text, n == size ? size - 1 : n);
+}
+
+Loaded load(const std::string& library, wire::Description& d) {
+  Loaded out;
+  poolspec_backend_entry_fn entry = nullptr;
+  if (library == "built-in") {
+    out.backends = {poolspec::reference::backend(), poolspec::optimized::backend(), poolspec::xs3::backend()};
+  } else {
+    // RTLD_LOCAL: two vendors' libraries may define the same symbols.
+    void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      out.error = std::string("cannot load it: ") + dlerror();
+      return out;
+    }
+    void* symbol = dlsym(handle, POOLSPEC_BACKEND_ENTRY);
+    if (!symbol) {
+      out.error = std::string("it exports no ") + POOLSPEC_BACKEND_ENTRY + " (backend.h)";
+      return out;
+    }
+    entry = reinterpret_cast<poolspec_backend_entry_fn>(symbol);
+    for (uint32_t i = 0; i <= wire::max_backends; ++i) {
+      const poolspec_backend* b = entry(i);
+      if (!b) break;
+      out.backends.push_back(b);
+    }
+  }
+  d.count = static_cast<int32_t>(out.backends.size());
+  for (size_t i = 0; i < out.backends.size(); ++i) {
+    const poolspec_backend* b = out.backends[i];
+    wire::BackendInfo& info = d.backends[i];
+    info.abi_version = b->abi_version;
+    copy_field(b->name, info.name, sizeof info.name, &info.has_name, &info.name_truncated);
+    copy_field(b->version, info.version, sizeof info.version, &info.has_version, &info.version_truncated);
+    copy_field(b->rules, info.rules, sizeof info.rules, &info.has_rules, &info.rules_truncated);
+    info.has_supports = b->supports != nullptr;
+    info.has_run = b->run != nullptr;
+    info.has_accumulation_for = b->accumulation_for != nullptr;
+    info.accumulation = b->accumulation;
+  }
+  return out;
+}
+
+bool regions_fit(const wire::Request& q) {
+  for (const wire::Region& r : q.regions)
+    if (r.offset % page() || r.size % page() || r.size == 0 || r.offset < page() || r.offset > q.memfd_size ||
+        r.size > q.memfd_size - r.offset || r.data > r.size || r.bytes > r.size - r.data)
+      return false;
+  return true;
+}
+
+void set_cpu_limit(int64_t seconds) {
+  rusage used{};
+  getrusage(RUSAGE_SELF, &used);
+  rlimit limit{};
+  getrlimit(RLIMIT_CPU, &limit);
+  limit.rlim_cur = static_cast<rlim_t>(used.ru_utime.tv_sec + used.ru_stime.tv_sec + 1 + seconds);
+  if (limit.rlim_max != RLIM_INFINITY && limit.rlim_cur > limit.rlim_max) limit.rlim_cur = limit.rlim_max;
+  setrlimit(RLIMIT_CPU, &limit);
+}
+
+void call(const wire::Request& q, const Loaded& loaded, int memfd) {
+  wire::Reply r;
+  r.sequence = q.sequence;
+  r.kind = wire::call;
+  if (q.backend >= loaded.backends.size() || !regions_fit(q)) {
+    r.supported = -1000;  // poolspec sent a request this worker cannot serve: a crash to it
+    send_all(&r, sizeof r);
+    _exit(3);
+  }
+  // [guard][region 0][guard][region 1][guard][region 2][guard][region 3][guard]
+  size_t total = page();
+  for (const wire::Region& region : q.regions) total += region.size + page();
+  void* reservation = mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (reservation == MAP_FAILED) _exit(4);
+  current.base = static_cast<std::byte*>(reservation);
+  current.size = total;
+  current.layout = q.regions;
+  current.flush_end = q.regions[wire::output].data + q.regions[wire::output].bytes == q.regions[wire::output].size;
+  current.sequence = q.sequence;
+  size_t at = page();
+  for (uint32_t b = 0; b < wire::buffer_count; ++b) {
+    const wire::Region& region = q.regions[b];
+    const int protection = b == wire::input ? PROT_READ : PROT_READ | PROT_WRITE;
+    if (mmap(current.base + at, region.size, protection, MAP_SHARED | MAP_FIXED, memfd, static_cast<off_t>(region.offset)) ==
+        MAP_FAILED)
+      _exit(4);
+    current.region[b] = current.base + at;
+    at += region.size + page();
+  }
+  std::byte* data[wire::buffer_count];
+  for (uint32_t b = 0; b < wire::buffer_count; ++b)
+    data[b] = q.regions[b].bytes ? current.region[b] + q.regions[b].data : nullptr;
+  char* message = reinterpret_cast<char*>(data[wire::message]);
+  const size_t message_size = q.regions[wire::message].bytes;
+
+  poolspec_problem problem = q.problem;  // a copy: what the backend does to it stays here
+  char text[wire::max_text];
+  std::memcpy(text, q.text, sizeof text);
+  text[sizeof text - 1] = '\0';
+  problem.text = text;
+  const poolspec_backend* b = loaded.backends[q.backend];
+  set_cpu_limit(q.cpu_seconds);
+  status_page->stage = wire::supports;
+  r.supported = b->supports(b, &problem, message, message_size);
+  if (r.supported == 1) {
+    status_page->stage = wire::accumulation_for;
+    r.accumulation = b->accumulation;
+    if (b->accumulation_for) b->accumulation_for(b, &problem, &r.accumulation);
+    status_page->stage = wire::run;
+    if (message && message_size) message[0] = '\0';
+    r.run_status = b->run(b, &problem, data[wire::input], data[wire::output],
+                          reinterpret_cast<int64_t*>(data[wire::indices]), message, message_size);
+  }
+  status_page->stage = wire::idle;
+  ++status_page->calls;
+  current.base = nullptr;
+  munmap(reservation, total);
+  send_all(&r, sizeof r);
+}
+
+[[noreturn]] void serve(const std::string& library, int64_t memory_limit_mb) {
+  close(wire::death_fd);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  const int memfd = 5;
+  void* status = mmap(nullptr, page(), PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+  if (status == MAP_FAILED) _exit(5);
+  status_page = static_cast<wire::Status*>(status);
+  // The address space may grow by the limit from here (an ASan build has reserved its shadow).
+  long pages = 0;
+  if (FILE* statm = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
+    std::fclose(statm);
+  }
+  const rlimit address_space{static_cast<rlim_t>(pages) * page() + static_cast<rlim_t>(memory_limit_mb) * 1024 * 1024,
+                             RLIM_INFINITY};
+  setrlimit(RLIMIT_AS, &address_space);
+  const rlimit file_size{rlim_t{64} << 20, rlim_t{64} << 20};  // the log, and any file the backend writes
+  setrlimit(RLIMIT_FSIZE, &file_size);
+  // The default action for every fatal signal (a sanitizer's handlers must not report the
+  // backend's crash as their own); faults at a guard are reported first.
+  for (int sig : {SIGABRT, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGTERM, SIGXCPU, SIGXFSZ}) signal(sig, SIG_DFL);
+  struct sigaction action {};
+  action.sa_sigaction = on_fault;
+  action.sa_flags = SA_SIGINFO;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGSEGV, &action, nullptr);
+  sigaction(SIGBUS, &action, nullptr);
+
+  Loaded loaded;
+  bool described = false;
+  static wire::Request q;  // large: not on the stack
+  for (;;) {
+    const ssize_t got = recv(wire::channel_fd, &q, sizeof q, 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got != static_cast<ssize_t>(sizeof q) || q.magic_number != wire::magic) _exit(0);  // poolspec is done
+    if (q.kind == wire::describe && !described) {
+      static wire::Description d;
+      d.sequence = q.sequence;
+      status_page->stage = wire::loading;
+      loaded = load(library, d);
+      status_page->stage = wire::idle;
+      described = true;
+      if (!loaded.error.empty()) {
+        d.count = -1;
+        std::snprintf(d.detail, sizeof d.detail, "%s", loaded.error.c_str());
+      }
+      send_all(&d, sizeof d);
+    } else if (q.kind == wire::call && described && loaded.error.empty()) {
+      call(q, loaded, memfd);
+    } else {
+      _exit(3);
+    }
+  }
+}
+
+// Kills and reaps every child this process has (adopted descendants included), until none is left.
+void kill_children() {
+  for (;;) {
+    bool any = false;
+    if (DIR* proc = opendir("/proc")) {
+      while (dirent* e = readdir(proc)) {
+        const pid_t pid = static_cast<pid_t>(std::atol(e->d_name));
+        if (pid <= 0) continue;
+        char path[64], line[512];
+        std::snprintf(path, sizeof path, "/proc/%d/stat", pid);
+        FILE* f = std::fopen(path, "r");
+        if (!f) continue;
+        const bool read = std::fgets(line, sizeof line, f) != nullptr;
+        std::fclose(f);
+        const char* close_paren = read ? std::strrchr(line, ')') : nullptr;
+        int parent = 0;
+        if (close_paren && std::sscanf(close_paren + 2, "%*c %d", &parent) == 1 && parent == getpid()) {
+          kill(pid, SIGKILL);
+          any = true;
+        }
+      }
+      closedir(proc);
+    }
+    while (waitpid(-1, nullptr, WNOHANG) > 0) any = true;
+    if (!any) return;
+    usleep(1000);
+  }
+}
+
+// Forks the worker, reaps every process that comes to it, reports the worker's end on fd 4.
+[[noreturn]] void keep(const std::string& library, int64_t memory_limit_mb, bool pid_namespace) {
+  const pid_t worker = fork();
+  if (worker < 0) _exit(6);
+  if (worker == 0) serve(library, memory_limit_mb);
+  close(wire::channel_fd);
+  close(5);
+  int status = 0;
+  for (;;) {
+    int s = 0;
+    const pid_t pid = waitpid(-1, &s, 0);
+    if (pid == worker) {
+      status = s;
+      break;
+    }
+    if (pid < 0 && errno != EINTR) break;
+  }
+  while (write(wire::death_fd, &status, sizeof status) < 0 && errno == EINTR) {
+  }
+  close(wire::death_fd);
+  if (!pid_namespace) kill_children();  // as PID 1, ending kills the namespace instead
+  _exit(0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::fprintf(stderr, "poolspec-worker: started by poolspec certify, not by hand\n");
+    return 2;
+  }
+  const std::string library = argv[1];
+  const int64_t memory_limit_mb = std::atoll(argv[2]);
+  const bool want_namespace = std::string(argv[3]) == "1";
+  const pid_t poolspec = getppid();
+  setsid();
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != poolspec) _exit(7);  // poolspec already gone
+  if (want_namespace && unshare(CLONE_NEWPID) == 0) {
+    const pid_t keeper = fork();  // PID 1 of the new namespace
+    if (keeper < 0) _exit(6);
+    if (keeper == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      keep(library, memory_limit_mb, true);
+    }
+    close(wire::channel_fd);
+    close(wire::death_fd);
+    close(5);
+    int status = 0;
+    while (waitpid(keeper, &status, 0) < 0 && errno == EINTR) {
+    }
+    _exit(0);
+  }
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  keep(library, memory_limit_mb, false);
+}
