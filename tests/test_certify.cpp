@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "certify.hpp"
@@ -123,6 +124,38 @@ TEST_CASE("a shard is a slice: the shards' runs add up to the whole") {
   CHECK(first + second == whole);
 }
 
+TEST_CASE("merge joins the shards of one run into its reports, and refuses what is not that") {
+  CertifyOptions o;
+  o.suite = "smoke";
+  o.backends = {"reference", POOLSPEC_MUTANT_BACKENDS};
+  o.layouts = {"nchw"};
+  o.timeout_ms = 1000;
+  o.filters = {"shapes/1d:regular", "values"};
+  const Run whole = certify(o, "merge-whole");
+  std::vector<std::string> dirs;
+  for (int i = 0; i < 3; ++i) {
+    o.shard = fmt::format("{}/3", i);
+    (void)certify(o, fmt::format("merge-shard-{}", i));
+    dirs.push_back(std::string(POOLSPEC_TEST_OUT) + fmt::format("/merge-shard-{}", i));
+  }
+  const std::string out = std::string(POOLSPEC_TEST_OUT) + "/merged";
+  CHECK(poolspec::certify::merge_command(dirs, out, false) == poolspec::cli::exit_check_failed);  // the mutants fail
+  const auto merged = nlohmann::json::parse(read_text(out + "/report.json"));
+  CHECK(merged["summary"] == whole.report["summary"]);
+  CHECK(merged["runs"].size() == whole.report["runs"].size());
+  CHECK(merged["cases"] == whole.report["cases"]);
+  CHECK(read_text(out + "/matrix.txt") == read_text(std::string(POOLSPEC_TEST_OUT) + "/merge-whole/matrix.txt"));
+  // A shard missing, given twice, or from another run.
+  CHECK(poolspec::certify::merge_command({dirs[0], dirs[1]}, out, false) == poolspec::cli::exit_bad_input);
+  CHECK(poolspec::certify::merge_command({dirs[0], dirs[1], dirs[1]}, out, false) == poolspec::cli::exit_bad_input);
+  o.shard = "2/3";
+  o.layouts = {"nchw", "nhwc"};
+  (void)certify(o, "merge-other");
+  CHECK(poolspec::certify::merge_command({dirs[0], dirs[1], std::string(POOLSPEC_TEST_OUT) + "/merge-other"}, out, false) ==
+        poolspec::cli::exit_bad_input);
+  CHECK(poolspec::certify::merge_command({dirs[0], dirs[1], "/nonexistent"}, out, false) == poolspec::cli::exit_bad_input);
+}
+
 TEST_CASE("bad certify options are refused with exit code 2") {
   CertifyOptions o;
   o.shard = "2/2";
@@ -135,6 +168,19 @@ TEST_CASE("bad certify options are refused with exit code 2") {
   CHECK(poolspec::certify::certify_command(o) == poolspec::cli::exit_bad_input);
   o = CertifyOptions{};
   o.suite = "huge";
+  CHECK(poolspec::certify::certify_command(o) == poolspec::cli::exit_bad_input);
+  o = CertifyOptions{};
+  o.backends = {"reference"};
+  o.filters = {"no-case-has-this-in-its-id"};
+  CHECK(poolspec::certify::certify_command(o) == poolspec::cli::exit_bad_input);
+  for (int64_t CertifyOptions::*limit : {&CertifyOptions::timeout_ms, &CertifyOptions::load_timeout_ms,
+                                         &CertifyOptions::memory_limit_mb, &CertifyOptions::cpu_limit_s}) {
+    o = CertifyOptions{};
+    o.*limit = 0;
+    CHECK(poolspec::certify::certify_command(o) == poolspec::cli::exit_bad_input);
+  }
+  o = CertifyOptions{};
+  o.input = "x.npy";  // without --problem
   CHECK(poolspec::certify::certify_command(o) == poolspec::cli::exit_bad_input);
 }
 

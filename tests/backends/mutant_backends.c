@@ -6,7 +6,10 @@
  *   mutant-write-past      one element written past the output                             OUT-OF-BOUNDS
  *   mutant-crash           aborts on 17 channels                                           CRASH
  *   mutant-hang            never returns on a 1-D max of batch 2                          HANG
- *   mutant-unwritten       leaves the first output element as it found it                 UNWRITTEN */
+ *   mutant-unwritten       leaves the first output element as it found it                 UNWRITTEN
+ * expect: FAIL|OUT-OF-BOUNDS|CRASH|HANG|UNWRITTEN
+ * args: --filter shapes/1d:ic_tail,regressions/int8_average_ties
+ */
 #define poolspec_backend_entry minimal_backend_entry
 #include "minimal_backend.c"
 #undef poolspec_backend_entry

@@ -1,0 +1,227 @@
+// One hostile backend (tests/backends/evil/*.c) certified by the real `poolspec certify`, from
+// the outside, as CI would run it:
+//
+//   certify_evil_check POOLSPEC LIBRARY SOURCE OUT
+//
+// The source's header says what must happen (` * expect: STATUS|STATUS`, and optionally
+// ` * args: ...` for more certify options). Checked: poolspec ends by itself with exit 0 or 1 (0
+// exactly when no failure), its --json stdout parses, all three reports are written, the matrix
+// holds no control character, the library's runs show an expected status and no failure
+// outside the list, no process of the library outlives poolspec, and one reproducer bundle of
+// each status replays its status from another folder with its command.txt.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+extern char** environ;
+
+namespace {
+
+int failures = 0;
+
+void check(bool ok, const std::string& what) {
+  if (ok) return;
+  ++failures;
+  std::cerr << "FAILED: " << what << "\n";
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> words(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+std::string header_field(const std::string& source, const std::string& field) {
+  std::istringstream in(source);
+  for (std::string line; std::getline(in, line);) {
+    const size_t at = line.find(" * " + field + ":");
+    if (at == 0) return line.substr(field.size() + 4);
+    if (line.find("*/") != std::string::npos) break;
+  }
+  return "";
+}
+
+struct Ran {
+  int status = -1;  // the wait status
+  bool timed_out = false;
+  std::string out;
+};
+
+// Runs argv with stdout read through a pipe (so a process that keeps it open shows as a run that
+// does not end) and stderr to a file, in `cwd`, for at most `seconds`.
+Ran run_command(const std::vector<std::string>& args, const std::string& cwd, const std::string& err, int seconds) {
+  Ran r;
+  int out[2];
+  if (pipe(out) != 0) return r;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_addclose(&actions, out[0]);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  const int e = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(out[1]);
+  if (e != 0) {
+    close(out[0]);
+    return r;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  char buffer[65536];
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) {
+      r.timed_out = true;
+      kill(pid, SIGKILL);
+      break;
+    }
+    pollfd p{out[0], POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(left)) <= 0) continue;
+    const ssize_t n = read(out[0], buffer, sizeof buffer);
+    if (n <= 0) break;  // end of stdout: every holder closed it
+    r.out.append(buffer, static_cast<size_t>(n));
+  }
+  close(out[0]);
+  waitpid(pid, &r.status, 0);
+  return r;
+}
+
+// Processes whose command line names the library (its workers, and what they forked).
+std::vector<int> processes_naming(const std::string& library) {
+  std::vector<int> out;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmdline = read_text(entry.path() / "cmdline");
+    for (char& c : cmdline)
+      if (c == '\0') c = ' ';
+    if (cmdline.find(library) != std::string::npos && std::stoi(name) != getpid()) out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+bool is_failure(const std::string& status) {
+  return status != "PASS" && status != "UNSUPPORTED" && status != "WAIVED";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 5) {
+    std::cerr << "usage: certify_evil_check POOLSPEC LIBRARY SOURCE OUT\n";
+    return 2;
+  }
+  const std::string poolspec = argv[1], library = argv[2], source_path = argv[3], out = argv[4];
+  const std::string source = read_text(source_path);
+  std::set<std::string> expected;
+  {
+    std::string list = header_field(source, "expect");
+    for (char& c : list)
+      if (c == '|') c = ' ';
+    for (const std::string& w : words(list)) expected.insert(w);
+  }
+  if (expected.empty()) {
+    std::cerr << source_path << ": no ' * expect: STATUS' line in its header\n";
+    return 2;
+  }
+  std::filesystem::remove_all(out);
+  std::filesystem::create_directories(out + "/elsewhere");
+  std::vector<std::string> args = {poolspec,  "certify",       "--backend", library,           "--suite",
+                                   "smoke",   "--layout",      "nchw",      "--filter",        "shapes/1d:regular:avg_exclude,shapes/1d:regular:max",
+                                   "--timeout-ms", "1000",     "--load-timeout-ms", "5000",    "--out",
+                                   out + "/reports", "--json"};
+  for (const std::string& w : words(header_field(source, "args"))) args.push_back(w);
+
+  const Ran r = run_command(args, out, out + "/stderr.txt", 600);
+  check(!r.timed_out, "poolspec certify ended by itself (its stdout closed and it exited) within 600 s");
+  check(WIFEXITED(r.status), "poolspec exited (was not killed by a signal)");
+  const int code = WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1;
+  check(code == 0 || code == 1, "exit code 0 or 1, got " + std::to_string(code) + "; stderr: " + read_text(out + "/stderr.txt"));
+  for (const char* file : {"matrix.txt", "report.json", "junit.xml"})
+    check(std::filesystem::exists(out + "/reports/" + file), std::string("wrote ") + file);
+  nlohmann::json report;
+  try {
+    report = nlohmann::json::parse(r.out);
+    check(report == nlohmann::json::parse(read_text(out + "/reports/report.json")), "--json stdout is report.json");
+  } catch (const std::exception& e) {
+    check(false, std::string("--json stdout parses: ") + e.what());
+  }
+  for (unsigned char c : read_text(out + "/reports/matrix.txt"))
+    if (c < 0x20 && c != '\n') {
+      check(false, "matrix.txt holds no control character");
+      break;
+    }
+  check(read_text(out + "/reports/junit.xml").find("</testsuites>") != std::string::npos, "junit.xml is whole");
+
+  // The library's statuses.
+  std::set<std::string> seen;
+  if (report.contains("runs"))
+    for (const auto& run : report["runs"])
+      if (run.value("origin", "") == std::filesystem::absolute(library).string()) seen.insert(run.value("status", ""));
+  std::string seen_text;
+  for (const std::string& s : seen) seen_text += s + " ";
+  bool any = false;
+  for (const std::string& s : seen) {
+    any = any || expected.count(s);
+    if (is_failure(s)) check(expected.count(s) > 0, "status " + s + " is not expected (seen: " + seen_text + ")");
+  }
+  check(any, "an expected status appears (seen: " + seen_text + ")");
+  bool failed = false;
+  for (const std::string& s : seen) failed = failed || is_failure(s);
+  check(code == (failed ? 1 : 0), "exit code " + std::to_string(code) + " matches the statuses (" + seen_text + ")");
+
+  // Nothing of the library's left running.
+  std::vector<int> left;
+  for (int i = 0; i < 50; ++i) {
+    left = processes_naming(std::filesystem::absolute(library).string());
+    if (left.empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  check(left.empty(), "no process of the library outlives poolspec (" + std::to_string(left.size()) + " left)");
+  for (int pid : left) kill(pid, SIGKILL);
+
+  // One bundle of each status replays it, from another folder.
+  std::set<std::string> replayed;
+  if (report.contains("runs"))
+    for (const auto& run : report["runs"]) {
+      const std::string status = run.value("status", "");
+      if (!run.contains("repro_dir") || replayed.count(status)) continue;
+      replayed.insert(status);
+      const std::string command = read_text(run["repro_dir"].get<std::string>() + "/command.txt");
+      const Ran replay = run_command({"/bin/sh", "-c", command}, out + "/elsewhere", out + "/replay-stderr.txt", 600);
+      check(!replay.timed_out && WIFEXITED(replay.status) && WEXITSTATUS(replay.status) == 1,
+            "the " + status + " bundle's command.txt runs and exits 1: " + command + "\n" + replay.out +
+                read_text(out + "/replay-stderr.txt"));
+      if (run.value("reproduces", "").rfind("reproduces", 0) == 0)
+        check(replay.out.find("(nchw): " + status + "\n") != std::string::npos, "the " + status + " bundle replays " + status + ":\n" + replay.out);
+    }
+  return failures == 0 ? 0 : 1;
+}
