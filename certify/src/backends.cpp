@@ -102,10 +102,11 @@ Result<BackendSelection> select_backends(const std::vector<std::string>& wanted,
       add_adapters();
       if (matches()) continue;
     }
-    std::string names;
+    std::string names, unloaded;
     for (const LoadedBackend& b : all.backends) names += fmt::format(" {}", b.name());
-    return Error{fmt::format("--backend {}: no such backend (available:{}; or give a shared library's path)",
-                             printable(w, 200), names)};
+    for (const LoadFailure& f : all.failures) unloaded += fmt::format("; {} did not load: {}", f.library, f.detail);
+    return Error{fmt::format("--backend {}: no such backend (available:{}; or give a shared library's path){}",
+                             printable(w, 200), names, unloaded)};
   }
   return out;
 }

@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -178,10 +179,18 @@ Result<std::unique_ptr<Worker>> Worker::start(const WorkerConfig& config) {
     const std::string memory = std::to_string(config.memory_limit_mb);
     const char* argv[] = {config.program.c_str(), config.library.c_str(), memory.c_str(), config.pid_namespace ? "1" : "0",
                           nullptr};
+    std::vector<std::string> environment_text;
+    for (char** e = environ; *e; ++e) environment_text.emplace_back(*e);
+    for (const std::string& d : config.environment_defaults)
+      if (!std::getenv(d.substr(0, d.find('=')).c_str())) environment_text.push_back(d);
+    std::vector<char*> environment;
+    for (std::string& e : environment_text) environment.push_back(e.data());
+    environment.push_back(nullptr);
     pid_t pid = -1;
     {
       const std::lock_guard lock(live_mutex);
-      const int e = posix_spawn(&pid, config.program.c_str(), &actions, &attributes, const_cast<char* const*>(argv), environ);
+      const int e = posix_spawn(&pid, config.program.c_str(), &actions, &attributes, const_cast<char* const*>(argv),
+                                environment.data());
       if (e != 0) failure = fmt::format("cannot start {}: {}", config.program, std::strerror(e));
       else live_workers.insert(pid);
     }
@@ -262,7 +271,7 @@ Worker::Wait Worker::wait_for_reply(void* reply, size_t size, std::chrono::milli
         std::memcpy(reply, buffer.data(), std::min(size, sizeof(wire::Reply)));
         return Wait::reply;
       }
-      return Wait::died;  // not a reply of this worker's: the channel is broken
+      return Wait::broken;  // not a reply to this request: something else wrote into the channel
     }
     if (fds[1].revents) return Wait::died;
   }
@@ -295,6 +304,11 @@ LibraryDescription Worker::describe() {
   if (wait == Wait::timeout) {
     out.load_error = fmt::format("loading did not finish within {} ms (--load-timeout-ms): a constructor or "
                                  "poolspec_backend_entry that never returns; killed", config_.load_timeout.count());
+    stop();
+    return out;
+  }
+  if (wait == Wait::broken) {
+    out.load_error = "while loading, the library wrote into poolspec's channel to its worker";
     stop();
     return out;
   }
@@ -423,6 +437,9 @@ CallOutcome Worker::call(uint32_t index, const poolspec_problem& problem, const 
   if (wait == Wait::timeout)
     return fail(CallOutcome::Kind::hang, fmt::format("still in {} after {} ms (--timeout-ms): killed", stage_name(stage),
                                                      timeout.count()));
+  if (wait == Wait::broken)
+    return fail(CallOutcome::Kind::crash, fmt::format("in {}: the backend wrote into poolspec's channel to its worker "
+                                                      "(a message poolspec did not ask for)", stage_name(stage)));
   if (wait == Wait::died) {
     const std::string how = death_text();
     if (worker_status_ && WIFSIGNALED(*worker_status_) && WTERMSIG(*worker_status_) == SIGXCPU)

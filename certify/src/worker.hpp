@@ -27,6 +27,8 @@ struct WorkerConfig {
   int64_t memory_limit_mb = 16384;  // address space the worker may add after it starts
   int64_t cpu_limit_s = 60;         // CPU time per call
   bool pid_namespace = true;        // when the kernel allows it
+  // Set in the worker's environment unless poolspec's own sets them ("NAME=value").
+  std::vector<std::string> environment_defaults;
 };
 
 // One backend as the worker's loader saw it, checked (text made printable).
@@ -95,7 +97,7 @@ class Worker {
 
  private:
   explicit Worker(WorkerConfig config) : config_(std::move(config)) {}
-  enum class Wait { reply, died, timeout };
+  enum class Wait { reply, died, broken, timeout };
   Wait wait_for_reply(void* reply, size_t size, std::chrono::milliseconds timeout);
   std::string death_text();
   bool ensure_size(uint64_t bytes);

@@ -245,6 +245,8 @@ void call(const wire::Request& q, const Loaded& loaded, int memfd) {
   setrlimit(RLIMIT_AS, &address_space);
   const rlimit file_size{rlim_t{64} << 20, rlim_t{64} << 20};  // the log, and any file the backend writes
   setrlimit(RLIMIT_FSIZE, &file_size);
+  const rlimit no_core{0, 0};  // a crash is a status, not a core file in the user's folder
+  setrlimit(RLIMIT_CORE, &no_core);
   // The default action for every fatal signal (a sanitizer's handlers must not report the
   // backend's crash as their own); faults at a guard are reported first.
   for (int sig : {SIGABRT, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGTERM, SIGXCPU, SIGXFSZ}) signal(sig, SIG_DFL);

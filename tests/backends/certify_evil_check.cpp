@@ -4,7 +4,7 @@
 //   certify_evil_check POOLSPEC LIBRARY SOURCE OUT
 //
 // The source's header says what must happen (` * expect: STATUS|STATUS`, and optionally
-// ` * args: ...` for more certify options). Checked: poolspec ends by itself with exit 0 or 1 (0
+// ` * args: --option value ...`, certify options that replace the defaults of the same name). Checked: poolspec ends by itself with exit 0 or 1 (0
 // exactly when no failure), its --json stdout parses, all three reports are written, the matrix
 // holds no control character, the library's runs show an expected status and no failure
 // outside the list, no process of the library outlives poolspec, and one reproducer bundle of
@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -158,7 +159,13 @@ int main(int argc, char** argv) {
                                    "smoke",   "--layout",      "nchw",      "--filter",        "shapes/1d:regular:avg_exclude,shapes/1d:regular:max",
                                    "--timeout-ms", "1000",     "--load-timeout-ms", "5000",    "--out",
                                    out + "/reports", "--json"};
-  for (const std::string& w : words(header_field(source, "args"))) args.push_back(w);
+  // The header's options replace the defaults of the same name.
+  const std::vector<std::string> extra = words(header_field(source, "args"));
+  for (size_t i = 0; i + 1 < extra.size(); i += 2) {
+    const auto at = std::find(args.begin(), args.end(), extra[i]);
+    if (at != args.end()) *(at + 1) = extra[i + 1];
+    else args.insert(args.end(), {extra[i], extra[i + 1]});
+  }
 
   const Ran r = run_command(args, out, out + "/stderr.txt", 600);
   check(!r.timed_out, "poolspec certify ended by itself (its stdout closed and it exited) within 600 s");

@@ -4,10 +4,12 @@
  *
  *     const poolspec_backend* poolspec_backend_entry(uint32_t index);
  *
- * which returns the index-th backend the library provides (index 0, 1, ...) and NULL past the
- * last. `poolspec certify --backend ./libmine.so` loads it, asks `supports` for every problem of a
- * suite, and compares what `run` writes with the spec. The in-tree engines (reference, optimized,
- * xs3) and the adapters for oneDNN and XNNPACK are backends through this same struct.
+ * which returns the index-th backend the library provides (index 0, 1, ...; at most 64) and NULL
+ * past the last. `poolspec certify --backend ./libmine.so` loads it in a worker process of its
+ * own, asks `supports` for every problem of a suite, calls `run` twice on each problem it
+ * accepts, one call after another as a program would, and compares what `run` writes with the
+ * spec. The in-tree engines (reference, optimized, xs3) and the adapters for oneDNN, XNNPACK and
+ * libtorch are backends through this same struct.
  *
  * Version 1. A library built against another major version is refused by name and number. */
 #ifndef POOLSPEC_BACKEND_H
@@ -79,17 +81,19 @@ typedef struct poolspec_problem {
  * averages are compared bit for bit, or within integer_units for an approximate integer divide. */
 #define POOLSPEC_EXACT_SUMS (-1)
 typedef struct poolspec_accumulation {
-  int32_t sum_format;       /* POOLSPEC_EXACT_SUMS, POOLSPEC_F32 or POOLSPEC_F64 */
-  int32_t extra_operations; /* roundings besides the K - 1 additions: 1 for a division, 2 for
-                               times-the-reciprocal, +1 for a bias */
-  double output_ulps;       /* 0.5 when the quotient is rounded once into the output dtype */
-  int64_t integer_units;    /* integer averages: allowed |got - exact| (0: bit-exact) */
+  int32_t sum_format;       /* POOLSPEC_EXACT_SUMS, POOLSPEC_F32 or POOLSPEC_F64 (an f64 average
+                               may not declare POOLSPEC_F32) */
+  int32_t extra_operations; /* 0..16: roundings besides the K - 1 additions: 1 for a division, 2
+                               for times-the-reciprocal, +1 for a bias */
+  double output_ulps;       /* 0..4: 0.5 when the quotient is rounded once into the output dtype */
+  int64_t integer_units;    /* 0 or 1: integer averages' allowed |got - exact| (0: bit-exact).
+                               A declaration outside these ranges is refused at load. */
 } poolspec_accumulation;
 
 typedef struct poolspec_backend poolspec_backend;
 struct poolspec_backend {
   uint32_t abi_version; /* POOLSPEC_BACKEND_ABI_VERSION */
-  const char* name;     /* short, no spaces: "mykernel" */
+  const char* name;     /* 1 to 64 characters of A-Z a-z 0-9 . _ + -, unique in the library */
   const char* version;  /* free text: "1.4.2 (avx512)" */
   /* The framework rules the backend claims to follow, which `certify` holds it to: "openvino",
    * "ngraph", "onnx", "pytorch", "tensorflow", "tflite", "onednn", "xs3", or "spec" (any
@@ -106,7 +110,10 @@ struct poolspec_backend {
   /* Computes the problem. Input and output are dense in problem->layout and hold elements of
    * problem->dtype (f16/bf16 as their 16 bits, native byte order); indices (int64, the
    * output's shape and layout) is non-NULL exactly when a max asks for them. Must write every
-   * output element and nothing else. Returns 0, or nonzero with a message. */
+   * output element and nothing else, and give the same result every time it is called on the
+   * same problem and input. Returns 0, or nonzero with a message (NUL-terminated, at most
+   * message_size bytes). Neither the buffers' addresses nor their alignment beyond the element
+   * size are promised. */
   int (*run)(const poolspec_backend* self, const poolspec_problem* problem, const void* input,
              void* output, int64_t* indices, char* message, size_t message_size);
   void* context; /* the backend's own, untouched by poolspec */
