@@ -97,11 +97,13 @@ std::string log_path(const std::string& out_dir, const std::string& library) {
   return fmt::format("{}/logs/{}.log", out_dir, sanitized(file));
 }
 
-// The logs no backend wrote to, and their folder when none did.
-void remove_empty_logs(const std::string& out_dir) {
+// This run's logs that no backend wrote to, and their folder when it is left empty.
+void remove_empty_logs(const std::string& out_dir, const std::vector<LoadedBackend>& backends) {
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(out_dir + "/logs", ec))
-    if (entry.is_regular_file(ec) && entry.file_size(ec) == 0) std::filesystem::remove(entry.path(), ec);
+  for (const LoadedBackend& b : backends) {
+    const std::string log = log_path(out_dir, b.library);
+    if (std::filesystem::exists(log, ec) && std::filesystem::file_size(log, ec) == 0) std::filesystem::remove(log, ec);
+  }
   if (std::filesystem::is_empty(out_dir + "/logs", ec)) std::filesystem::remove(out_dir + "/logs", ec);
 }
 
@@ -191,6 +193,24 @@ std::string accumulation_for_problem(const poolspec_accumulation& a, const Probl
   return "";
 }
 
+// `bits` with every element of `dtype` in it (the 8 bytes repeat over the output) a quiet NaN.
+uint64_t nan_poison(DType dtype, uint64_t bits) {
+  uint8_t b[8];
+  std::memcpy(b, &bits, 8);
+  for (int i = 0; i < 8; ++i) {
+    const int lane = i % storage_bytes(dtype), top = storage_bytes(dtype) - 1;
+    switch (dtype) {
+      case DType::f64: b[i] |= lane == top ? 0x7F : lane == top - 1 ? 0xF8 : 0; break;
+      case DType::f32: b[i] |= lane == top ? 0x7F : lane == top - 1 ? 0xC0 : 0; break;
+      case DType::f16: b[i] |= lane == top ? 0x7E : 0; break;
+      case DType::bf16: b[i] |= lane == top ? 0x7F : 0xC0; break;
+      default: break;
+    }
+  }
+  std::memcpy(&bits, b, 8);
+  return bits;
+}
+
 class Judge {
  public:
   Judge(Runner& runner, std::chrono::milliseconds timeout) : runner_(runner), timeout_(timeout), rng_(std::random_device{}()) {}
@@ -208,10 +228,11 @@ class Judge {
     const bool with_indices = p.op == Op::max && p.indices != Indices::none;
     const size_t width = static_cast<size_t>(storage_bytes(p.dtype));
     const auto elements = static_cast<size_t>(shape.output_elements);
-    // Two calls: fresh buffers, poisons that differ in every byte, the data against the guard
-    // page after it, then before it.
-    const uint64_t poison = rng_();
-    CallBuffers buffers{in, elements * width, with_indices ? elements : 0, rng_(), poison, true};
+    // Two calls: fresh buffers; poisons that differ in every byte, the first a NaN in every float
+    // element (a backend that reads its output before writing it shows); the data against the
+    // guard page after it, then one element after the guard page before it (misaligned).
+    const uint64_t poison = nan_poison(p.dtype, rng_());
+    CallBuffers buffers{in, elements * width, with_indices ? elements : 0, rng_(), poison, true, width};
     CallOutcome calls[2];
     calls[0] = runner_.call(c->problem, buffers, timeout_);
     if (Judged early; stopped(calls[0], 0, early)) return early;
@@ -606,7 +627,7 @@ int replay(const CertifyOptions& o, const BackendSelection& selection) {
       fmt::print("{} ({}): {}{}\n", b.name(), l, verdict_name(j.verdict), j.detail.empty() ? "" : "\n" + j.detail);
       if (is_failure(j.verdict)) code = cli::exit_check_failed;
     }
-  remove_empty_logs(o.out_dir);
+  remove_empty_logs(o.out_dir, selection.backends);
   return code;
 }
 
@@ -823,6 +844,7 @@ int certify_command(const CertifyOptions& o) {
   if (!suite) return cli::refuse(fmt::format("--suite: {}", suite.error().message));
   std::error_code ec;
   std::filesystem::create_directories(o.out_dir + "/logs", ec);
+  reset_logs();
   if (ec) return cli::refuse(fmt::format("--out {}: cannot make the folder: {}", o.out_dir, ec.message()));
   // A backend's orphans come to poolspec when no PID namespace holds them, to be killed.
   prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -891,7 +913,7 @@ int certify_command(const CertifyOptions& o) {
       info.notes.push_back(fmt::format("{} wrote {} bytes to stdout / stderr: {}", library, size, log));
     }
   }
-  remove_empty_logs(o.out_dir);
+  remove_empty_logs(o.out_dir, selection->backends);
 
   const std::string matrix = matrix_text(results);
   const std::string json = json_report(results, info);

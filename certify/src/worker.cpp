@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -39,6 +40,10 @@ size_t page() {
   return size;
 }
 uint64_t whole_pages(uint64_t n) { return (n + page() - 1) / page() * page(); }
+
+// Bytes written to each log so far, and whether its cut was noted.
+std::mutex log_mutex;
+std::map<std::string, std::pair<int64_t, bool>> log_bytes;
 
 // The live workers' process ids: what sweep_orphans must leave alone.
 std::mutex live_mutex;
@@ -112,6 +117,42 @@ std::string accumulation_problem(const poolspec_accumulation& a) {
   return "";
 }
 
+void reset_logs() {
+  const std::lock_guard lock(log_mutex);
+  log_bytes.clear();
+}
+
+void Worker::drain_log(bool until_closed) {
+  if (log_pipe_ < 0) return;
+  char buffer[65536];
+  for (int rounds = 0; rounds < 1024; ++rounds) {  // a bound: a worker still writing is not waited for
+    const ssize_t n = read(log_pipe_, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0 || until_closed) {
+        close(log_pipe_);
+        log_pipe_ = -1;
+      }
+      return;
+    }
+    std::string note;
+    size_t keep = 0;
+    {
+      const std::lock_guard lock(log_mutex);
+      auto& [written, cut] = log_bytes[config_.log];
+      keep = static_cast<size_t>(std::clamp<int64_t>(log_limit_bytes - written, 0, n));
+      written += static_cast<int64_t>(keep);
+      if (keep < static_cast<size_t>(n) && !cut) {
+        cut = true;
+        note = fmt::format("\n[poolspec: the rest of this backend's output is dropped: its log holds at most {} bytes]\n",
+                           log_limit_bytes);
+      }
+    }
+    if (log_ >= 0 && keep > 0 && write(log_, buffer, keep) < 0) return;
+    if (log_ >= 0 && !note.empty() && write(log_, note.data(), note.size()) < 0) return;
+  }
+}
+
 void sweep_orphans() {
   const std::lock_guard lock(live_mutex);
   for (int pass = 0; pass < 1000; ++pass) {
@@ -153,18 +194,29 @@ Result<std::unique_ptr<Worker>> Worker::start(const WorkerConfig& config) {
   w->socket_ = sockets[0];
   w->death_ = death[0];
   w->memfd_ = memfd_create("poolspec-call", MFD_CLOEXEC);
-  const int log = open(config.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  bool first = false;  // the run's first worker of this log starts it afresh
+  {
+    const std::lock_guard lock(log_mutex);
+    first = log_bytes.emplace(config.log, std::make_pair(int64_t{0}, false)).second;
+  }
+  w->log_ = open(config.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (first ? O_TRUNC : 0), 0644);
+  int log[2] = {-1, -1};  // the worker's stdout and stderr, drained by poolspec into the log
+  if (pipe2(log, O_CLOEXEC) == 0) {
+    w->log_pipe_ = log[0];
+    fcntl(log[0], F_SETFL, O_NONBLOCK);
+  }
   const int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
   std::string failure;
   if (w->memfd_ < 0 || !w->ensure_size(page())) failure = fmt::format("cannot make the call buffers: {}", std::strerror(errno));
-  else if (log < 0) failure = fmt::format("cannot write the backend's log {}: {}", config.log, std::strerror(errno));
+  else if (w->log_ < 0) failure = fmt::format("cannot write the backend's log {}: {}", config.log, std::strerror(errno));
+  else if (log[1] < 0) failure = fmt::format("cannot make the log's pipe: {}", std::strerror(errno));
   else if (null < 0) failure = "cannot open /dev/null";
   if (failure.empty()) {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, null, 0);
-    posix_spawn_file_actions_adddup2(&actions, log, 1);
-    posix_spawn_file_actions_adddup2(&actions, log, 2);
+    posix_spawn_file_actions_adddup2(&actions, log[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, log[1], 2);
     posix_spawn_file_actions_adddup2(&actions, sockets[1], wire::channel_fd);
     posix_spawn_file_actions_adddup2(&actions, death[1], wire::death_fd);
     posix_spawn_file_actions_adddup2(&actions, w->memfd_, 5);
@@ -200,7 +252,7 @@ Result<std::unique_ptr<Worker>> Worker::start(const WorkerConfig& config) {
   }
   close(sockets[1]);
   close(death[1]);
-  if (log >= 0) close(log);
+  if (log[1] >= 0) close(log[1]);
   if (null >= 0) close(null);
   if (!failure.empty()) return Error{failure};
   w->alive_ = true;
@@ -210,7 +262,7 @@ Result<std::unique_ptr<Worker>> Worker::start(const WorkerConfig& config) {
 Worker::~Worker() {
   stop();
   if (shared_) munmap(shared_, shared_size_);
-  for (int fd : {socket_, death_, memfd_})
+  for (int fd : {socket_, death_, memfd_, log_pipe_, log_})
     if (fd >= 0) close(fd);
 }
 
@@ -227,6 +279,7 @@ void Worker::stop() {
     pid_ = -1;
     sweep_orphans();
   }
+  drain_log(true);
   alive_ = false;
 }
 
@@ -251,11 +304,15 @@ Worker::Wait Worker::wait_for_reply(void* reply, size_t size, std::chrono::milli
   const auto deadline = Clock::now() + timeout;
   std::vector<std::byte> buffer(size + 1);
   for (;;) {
-    pollfd fds[2] = {{socket_, POLLIN, 0}, {death_, POLLIN, 0}};
+    pollfd fds[3] = {{socket_, POLLIN, 0}, {death_, POLLIN, 0}, {log_pipe_, POLLIN, 0}};
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    const int r = poll(fds, 2, static_cast<int>(std::clamp<int64_t>(left, 0, 1 << 30)));
+    const int r = poll(fds, log_pipe_ >= 0 ? 3 : 2, static_cast<int>(std::clamp<int64_t>(left, 0, 1 << 30)));
     if (r < 0 && errno == EINTR) continue;
     if (r == 0) return Wait::timeout;
+    if (log_pipe_ >= 0 && fds[2].revents) {
+      drain_log(false);
+      if (!(fds[0].revents | fds[1].revents)) continue;
+    }
     if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
       const ssize_t got = recv(socket_, buffer.data(), buffer.size(), MSG_DONTWAIT);
       if (got < 0 && (errno == EAGAIN || errno == EINTR)) continue;
@@ -399,20 +456,28 @@ CallOutcome Worker::call(uint32_t index, const poolspec_problem& problem, const 
   q.problem.text = nullptr;
   std::snprintf(q.text, sizeof q.text, "%s", problem.text ? problem.text : "");
   q.cpu_seconds = static_cast<int64_t>(config_.cpu_limit_s);
+  // [status page][guard][region 0][guard][region 1][guard][region 2][guard][region 3][guard]
+  const size_t start_offsets[wire::buffer_count] = {buffers.element_bytes, buffers.element_bytes, sizeof(int64_t), 1};
   uint64_t at = page();
+  q.span_offset = at;
   for (uint32_t b = 0; b < wire::buffer_count; ++b) {
     wire::Region& r = q.regions[b];
+    at += page();
     r.offset = at;
-    r.size = whole_pages(bytes[b] + canary_bytes);
+    r.size = whole_pages(bytes[b] + canary_bytes + start_offsets[b]);
     r.bytes = bytes[b];
-    r.data = buffers.flush_end ? r.size - r.bytes : 0;
+    r.data = buffers.flush_end ? r.size - r.bytes : start_offsets[b];
     at += r.size;
   }
+  at += page();
+  q.span_size = at - q.span_offset;
   if (!ensure_size(at)) return fail(CallOutcome::Kind::crash, fmt::format("poolspec could not make {} bytes of call buffers", at));
   q.memfd_size = at;
   const auto region = [&](uint32_t b) { return shared_ + q.regions[b].offset; };
   const auto data = [&](uint32_t b) { return region(b) + q.regions[b].data; };
-  // Canaries around every buffer, the input, the poisons, an empty message.
+  // Canaries over every guard page and around every buffer; the input, the poisons, an empty message.
+  const auto guard = [&](uint32_t g) { return shared_ + (g < wire::buffer_count ? q.regions[g].offset : at) - page(); };
+  for (uint32_t g = 0; g <= wire::buffer_count; ++g) fill_canary(guard(g), page(), buffers.seed + 16 + g);
   for (uint32_t b = 0; b < wire::buffer_count; ++b) {
     const wire::Region& r = q.regions[b];
     fill_canary(region(b), r.data, buffers.seed + 2 * b);
@@ -465,7 +530,22 @@ CallOutcome Worker::call(uint32_t index, const poolspec_problem& problem, const 
   out.message = printable(std::string_view(message, length));
   if (length == wire::message_bytes)
     out.message += fmt::format(" [not NUL-terminated within its {} bytes]", wire::message_bytes);
-  // What the backend did outside its buffers: the canaries and the input's bytes.
+  // What the backend did outside its buffers: its mappings, the guards, the canaries, the input.
+  if (reply.unmapped >= 0)
+    return fail(CallOutcome::Kind::out_of_bounds,
+                fmt::format("unmapped or moved pages of {} (its caller's memory)",
+                            reply.unmapped < static_cast<int32_t>(wire::buffer_count)
+                                ? fmt::format("its {}", buffer_name(static_cast<uint32_t>(reply.unmapped)))
+                                : std::string("the guard pages between its buffers")));
+  for (uint32_t g = 0; g <= wire::buffer_count; ++g) {
+    size_t first = 0;
+    if (const size_t n = canary_changes(guard(g), page(), buffers.seed + 16 + g, &first))
+      return fail(CallOutcome::Kind::out_of_bounds,
+                  fmt::format("wrote {} byte(s) into the guard page {} (after unprotecting it)", n,
+                              g == 0 ? std::string("before its input")
+                              : g == wire::buffer_count ? std::string("after its message buffer")
+                                                        : fmt::format("between its {} and its {}", buffer_name(g - 1), buffer_name(g))));
+  }
   for (uint32_t b = 0; b < wire::buffer_count; ++b) {
     const wire::Region& r = q.regions[b];
     size_t first = 0;

@@ -22,7 +22,7 @@ namespace poolspec::certify {
 struct WorkerConfig {
   std::string program;  // the poolspec-worker executable
   std::string library;  // a shared library's absolute path, or "built-in"
-  std::string log;      // the backend's stdout and stderr go here (appended)
+  std::string log;      // the backend's stdout and stderr, through poolspec, go here (appended)
   std::chrono::milliseconds load_timeout{30000};
   int64_t memory_limit_mb = 16384;  // address space the worker may add after it starts
   int64_t cpu_limit_s = 60;         // CPU time per call
@@ -53,7 +53,10 @@ struct CallBuffers {
   size_t index_count = 0;  // 0: indices NULL
   uint64_t seed = 0;       // the canaries of this call
   uint64_t poison = 0;     // every output and index byte before the call, by position mod 8
-  bool flush_end = true;   // data against the guard page after it (else before it)
+  // The data against the guard page after it; else one element (element_bytes) after the guard
+  // page before it, so that it starts misaligned.
+  bool flush_end = true;
+  size_t element_bytes = 1;
 };
 
 struct CallOutcome {
@@ -102,8 +105,10 @@ class Worker {
   std::string death_text();
   bool ensure_size(uint64_t bytes);
 
+  void drain_log(bool until_closed);
+
   WorkerConfig config_;
-  int pid_ = -1, socket_ = -1, death_ = -1, memfd_ = -1;
+  int pid_ = -1, socket_ = -1, death_ = -1, memfd_ = -1, log_pipe_ = -1, log_ = -1;
   std::byte* shared_ = nullptr;
   uint64_t shared_size_ = 0;
   uint32_t sequence_ = 0;
@@ -113,6 +118,12 @@ class Worker {
 
 // Checks a declared accumulation: empty when valid, else the field, its value and the rule.
 std::string accumulation_problem(const poolspec_accumulation& a);
+
+// The backends' logs: at most this many bytes each, whatever the number of its workers; the rest
+// is dropped with a note.
+inline constexpr int64_t log_limit_bytes = int64_t{16} << 20;
+// Forgets what was written to the logs (a new run).
+void reset_logs();
 
 // Kills every process poolspec has adopted (a backend's orphans, when no PID namespace held
 // them) and not a live worker's. Called after every worker's end.

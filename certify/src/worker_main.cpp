@@ -19,9 +19,11 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <linux/capability.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -150,9 +152,12 @@ Loaded load(const std::string& library, wire::Description& d) {
 }
 
 bool regions_fit(const wire::Request& q) {
+  if (q.span_offset % page() || q.span_offset < page() || q.span_size % page() || q.span_size == 0 ||
+      q.span_offset > q.memfd_size || q.span_size > q.memfd_size - q.span_offset)
+    return false;
   for (const wire::Region& r : q.regions)
-    if (r.offset % page() || r.size % page() || r.size == 0 || r.offset < page() || r.offset > q.memfd_size ||
-        r.size > q.memfd_size - r.offset || r.data > r.size || r.bytes > r.size - r.data)
+    if (r.offset % page() || r.size % page() || r.size == 0 || r.offset < q.span_offset + page() ||
+        r.size > q.span_offset + q.span_size - page() - r.offset || r.data > r.size || r.bytes > r.size - r.data)
       return false;
   return true;
 }
@@ -167,34 +172,30 @@ void set_cpu_limit(int64_t seconds) {
   setrlimit(RLIMIT_CPU, &limit);
 }
 
+// Whether every page of [at, at + size) is still mapped (mincore fails with ENOMEM otherwise).
+bool mapped(const std::byte* at, size_t size) {
+  static std::vector<unsigned char> pages;
+  pages.resize(size / page() + 1);
+  return mincore(const_cast<std::byte*>(at), size, pages.data()) == 0 || errno != ENOMEM;
+}
+
 void call(const wire::Request& q, const Loaded& loaded, int memfd) {
   wire::Reply r;
   r.sequence = q.sequence;
   r.kind = wire::call;
-  if (q.backend >= loaded.backends.size() || !regions_fit(q)) {
-    r.supported = -1000;  // poolspec sent a request this worker cannot serve: a crash to it
-    send_all(&r, sizeof r);
-    _exit(3);
-  }
-  // [guard][region 0][guard][region 1][guard][region 2][guard][region 3][guard]
-  size_t total = page();
-  for (const wire::Region& region : q.regions) total += region.size + page();
-  void* reservation = mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (reservation == MAP_FAILED) _exit(4);
-  current.base = static_cast<std::byte*>(reservation);
-  current.size = total;
+  if (q.backend >= loaded.backends.size() || !regions_fit(q)) _exit(3);  // not a request poolspec makes
+  // The span: guard pages without access, the regions read-write, the input read-only.
+  void* span = mmap(nullptr, q.span_size, PROT_NONE, MAP_SHARED, memfd, static_cast<off_t>(q.span_offset));
+  if (span == MAP_FAILED) _exit(4);
+  current.base = static_cast<std::byte*>(span);
+  current.size = q.span_size;
   current.layout = q.regions;
   current.flush_end = q.regions[wire::output].data + q.regions[wire::output].bytes == q.regions[wire::output].size;
   current.sequence = q.sequence;
-  size_t at = page();
   for (uint32_t b = 0; b < wire::buffer_count; ++b) {
     const wire::Region& region = q.regions[b];
-    const int protection = b == wire::input ? PROT_READ : PROT_READ | PROT_WRITE;
-    if (mmap(current.base + at, region.size, protection, MAP_SHARED | MAP_FIXED, memfd, static_cast<off_t>(region.offset)) ==
-        MAP_FAILED)
-      _exit(4);
-    current.region[b] = current.base + at;
-    at += region.size + page();
+    current.region[b] = current.base + (region.offset - q.span_offset);
+    if (mprotect(current.region[b], region.size, b == wire::input ? PROT_READ : PROT_READ | PROT_WRITE) != 0) _exit(4);
   }
   std::byte* data[wire::buffer_count];
   for (uint32_t b = 0; b < wire::buffer_count; ++b)
@@ -222,9 +223,23 @@ void call(const wire::Request& q, const Loaded& loaded, int memfd) {
   }
   status_page->stage = wire::idle;
   ++status_page->calls;
+  // A buffer's pages unmapped (or moved) by the backend: its caller would crash on them.
+  for (uint32_t k = 0; k < wire::buffer_count && r.unmapped < 0; ++k)
+    if (!mapped(current.region[k], q.regions[k].size)) r.unmapped = static_cast<int32_t>(k);
+  if (r.unmapped < 0 && !mapped(current.base, current.size)) r.unmapped = wire::buffer_count;
   current.base = nullptr;
-  munmap(reservation, total);
+  munmap(span, q.span_size);
   send_all(&r, sizeof r);
+}
+
+// No capability from here on (a root worker could otherwise raise its limits, trace or signal
+// any process, or change scheduling), and none regained by exec.
+void drop_privileges() {
+  prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  for (int cap = 0; cap <= 63; ++cap) prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct none[2]{};
+  syscall(SYS_capset, &header, none);
 }
 
 [[noreturn]] void serve(const std::string& library, int64_t memory_limit_mb) {
@@ -240,13 +255,14 @@ void call(const wire::Request& q, const Loaded& loaded, int memfd) {
     if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
     std::fclose(statm);
   }
-  const rlimit address_space{static_cast<rlim_t>(pages) * page() + static_cast<rlim_t>(memory_limit_mb) * 1024 * 1024,
-                             RLIM_INFINITY};
+  const rlim_t address_limit = static_cast<rlim_t>(pages) * page() + static_cast<rlim_t>(memory_limit_mb) * 1024 * 1024;
+  const rlimit address_space{address_limit, address_limit};
   setrlimit(RLIMIT_AS, &address_space);
   const rlimit file_size{rlim_t{64} << 20, rlim_t{64} << 20};  // the log, and any file the backend writes
   setrlimit(RLIMIT_FSIZE, &file_size);
   const rlimit no_core{0, 0};  // a crash is a status, not a core file in the user's folder
   setrlimit(RLIMIT_CORE, &no_core);
+  drop_privileges();
   // The default action for every fatal signal (a sanitizer's handlers must not report the
   // backend's crash as their own); faults at a guard are reported first.
   for (int sig : {SIGABRT, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGTERM, SIGXCPU, SIGXFSZ}) signal(sig, SIG_DFL);

@@ -22,10 +22,12 @@ inline constexpr size_t max_text = 4096;        // problem strings
 inline constexpr size_t name_bytes = 256, version_bytes = 512, rules_bytes = 64;
 inline constexpr size_t message_bytes = 1024;   // the reason / message buffer a backend writes
 
-// The four buffers of a call, in the memfd in this order, each in a region of whole pages. In
-// the worker each region is mapped between pages that are not mapped at all, so a touch just
-// outside a region faults. Inside a region the data sits flush against one end (a touch past
-// that end faults at once) and a random canary fills the rest (checked after the call).
+// The four buffers of a call, in the memfd in this order, each in a region of whole pages, with a
+// guard page before each region and after the last. The worker maps the span from the first guard
+// to the last in one piece: guards without access, the input read-only. Inside a region the data
+// sits near one end (a touch just past that end faults at once) and a random canary fills the rest
+// of the region and the guard pages (poolspec checks them after the call: a backend that unprotects
+// a guard and writes there shows too).
 enum Buffer : uint32_t { input = 0, output = 1, indices = 2, message = 3, buffer_count = 4 };
 
 struct Region {
@@ -50,6 +52,7 @@ struct Request {
   poolspec_problem problem{};  // `text` is ignored: the worker points it at `text` below
   char text[max_text]{};
   Region regions[buffer_count]{};
+  uint64_t span_offset = 0, span_size = 0;  // the guards and regions, in the memfd
   uint64_t memfd_size = 0;
   int64_t cpu_seconds = 0;  // the CPU time this call may use (RLIMIT_CPU, set before the call)
 };
@@ -74,6 +77,8 @@ struct Reply {
   // start; `write` 1 when it was a write into the read-only input.
   int32_t fault_buffer = -1, write = 0;
   int64_t fault_offset = 0;
+  // call: pages of the span the backend unmapped (the buffer, or buffer_count: a guard page), -1 none.
+  int32_t unmapped = -1;
 };
 
 // The reply to `describe`: the library loaded and its entry asked for every backend.
