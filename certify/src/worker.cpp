@@ -341,6 +341,9 @@ std::string Worker::death_text() {
   if (poll(&p, 1, 2000) > 0 && read(death_, &status, sizeof status) == static_cast<ssize_t>(sizeof status)) {
     worker_status_ = status;
     if (WIFSIGNALED(status)) return fmt::format("killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    // The worker's own exits (worker_main.cpp), then the backend's.
+    if (WIFEXITED(status) && WEXITSTATUS(status) == wire::exit_cannot_map)
+      return "the worker could not map the call's buffers: the backend has used up its address space (--memory-limit-mb)";
     if (WIFEXITED(status)) return fmt::format("the process exited with status {}", WEXITSTATUS(status));
   }
   return "the worker ended (no status: its keeper was killed too)";

@@ -93,7 +93,7 @@ void on_fault(int signal_number, siginfo_t* info, void*) {
       }
     }
     send_all(&r, sizeof r);
-    _exit(86);
+    _exit(wire::exit_after_fault);
   }
   signal(signal_number, SIG_DFL);  // any other fault: returning re-raises it, with the default action
 }
@@ -183,10 +183,10 @@ void call(const wire::Request& q, const Loaded& loaded, int memfd) {
   wire::Reply r;
   r.sequence = q.sequence;
   r.kind = wire::call;
-  if (q.backend >= loaded.backends.size() || !regions_fit(q)) _exit(3);  // not a request poolspec makes
+  if (q.backend >= loaded.backends.size() || !regions_fit(q)) _exit(wire::exit_bad_request);  // not a request poolspec makes
   // The span: guard pages without access, the regions read-write, the input read-only.
   void* span = mmap(nullptr, q.span_size, PROT_NONE, MAP_SHARED, memfd, static_cast<off_t>(q.span_offset));
-  if (span == MAP_FAILED) _exit(4);
+  if (span == MAP_FAILED) _exit(wire::exit_cannot_map);
   current.base = static_cast<std::byte*>(span);
   current.size = q.span_size;
   current.layout = q.regions;
@@ -195,7 +195,7 @@ void call(const wire::Request& q, const Loaded& loaded, int memfd) {
   for (uint32_t b = 0; b < wire::buffer_count; ++b) {
     const wire::Region& region = q.regions[b];
     current.region[b] = current.base + (region.offset - q.span_offset);
-    if (mprotect(current.region[b], region.size, b == wire::input ? PROT_READ : PROT_READ | PROT_WRITE) != 0) _exit(4);
+    if (mprotect(current.region[b], region.size, b == wire::input ? PROT_READ : PROT_READ | PROT_WRITE) != 0) _exit(wire::exit_cannot_map);
   }
   std::byte* data[wire::buffer_count];
   for (uint32_t b = 0; b < wire::buffer_count; ++b)
@@ -242,12 +242,18 @@ void drop_privileges() {
   syscall(SYS_capset, &header, none);
 }
 
+// The signals a backend may send its process group (kill(0, ...)): the starter and the keeper
+// ignore them, so that only the worker ends and its end is reported; poolspec ends them with SIGKILL.
+constexpr int group_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE,
+                                 SIGTSTP, SIGTTIN, SIGTTOU, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ};
+
 [[noreturn]] void serve(const std::string& library, int64_t memory_limit_mb) {
   close(wire::death_fd);
+  for (int sig : group_signals) signal(sig, SIG_DFL);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   const int memfd = 5;
   void* status = mmap(nullptr, page(), PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
-  if (status == MAP_FAILED) _exit(5);
+  if (status == MAP_FAILED) _exit(wire::exit_no_status_page);
   status_page = static_cast<wire::Status*>(status);
   // The address space may grow by the limit from here (an ASan build has reserved its shadow).
   long pages = 0;
@@ -295,7 +301,7 @@ void drop_privileges() {
     } else if (q.kind == wire::call && described && loaded.error.empty()) {
       call(q, loaded, memfd);
     } else {
-      _exit(3);
+      _exit(wire::exit_bad_request);
     }
   }
 }
@@ -332,7 +338,7 @@ void kill_children() {
 // Forks the worker, reaps every process that comes to it, reports the worker's end on fd 4.
 [[noreturn]] void keep(const std::string& library, int64_t memory_limit_mb, bool pid_namespace) {
   const pid_t worker = fork();
-  if (worker < 0) _exit(6);
+  if (worker < 0) _exit(wire::exit_cannot_fork);
   if (worker == 0) serve(library, memory_limit_mb);
   close(wire::channel_fd);
   close(5);
@@ -340,7 +346,7 @@ void kill_children() {
   for (;;) {
     int s = 0;
     const pid_t pid = waitpid(-1, &s, 0);
-    if (pid == worker) {
+    if (pid == worker && (WIFEXITED(s) || WIFSIGNALED(s))) {  // not a stop: it may be traced by its keeper
       status = s;
       break;
     }
@@ -365,11 +371,12 @@ int main(int argc, char** argv) {
   const bool want_namespace = std::string(argv[3]) == "1";
   const pid_t poolspec = getppid();
   setsid();
+  for (int sig : group_signals) signal(sig, SIG_IGN);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != poolspec) _exit(7);  // poolspec already gone
   if (want_namespace && unshare(CLONE_NEWPID) == 0) {
     const pid_t keeper = fork();  // PID 1 of the new namespace
-    if (keeper < 0) _exit(6);
+    if (keeper < 0) _exit(wire::exit_cannot_fork);
     if (keeper == 0) {
       prctl(PR_SET_PDEATHSIG, SIGKILL);
       keep(library, memory_limit_mb, true);

@@ -74,7 +74,8 @@ struct Ran {
 
 // Runs argv with stdout read through a pipe (so a process that keeps it open shows as a run that
 // does not end) and stderr to a file, in `cwd`, for at most `seconds`.
-Ran run_command(const std::vector<std::string>& args, const std::string& cwd, const std::string& err, int seconds) {
+Ran run_command(const std::vector<std::string>& args, const std::string& cwd, const std::string& err, int seconds,
+                const std::string& tag = "") {
   Ran r;
   int out[2];
   if (pipe(out) != 0) return r;
@@ -88,7 +89,12 @@ Ran run_command(const std::vector<std::string>& args, const std::string& cwd, co
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   pid_t pid = -1;
-  const int e = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  std::vector<char*> environment;
+  for (char** e = environ; *e; ++e) environment.push_back(*e);
+  std::string tagged = tag;
+  if (!tag.empty()) environment.push_back(tagged.data());
+  environment.push_back(nullptr);
+  const int e = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environment.data());
   posix_spawn_file_actions_destroy(&actions);
   close(out[1]);
   if (e != 0) {
@@ -115,16 +121,15 @@ Ran run_command(const std::vector<std::string>& args, const std::string& cwd, co
   return r;
 }
 
-// Processes whose command line names the library (its workers, and what they forked).
-std::vector<int> processes_naming(const std::string& library) {
+// Processes carrying `tag` in their environment: the poolspec run's workers and whatever they
+// started (the environment is inherited), and no other test's.
+std::vector<int> processes_tagged(const std::string& tag) {
   std::vector<int> out;
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const std::string name = entry.path().filename();
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::string cmdline = read_text(entry.path() / "cmdline");
-    for (char& c : cmdline)
-      if (c == '\0') c = ' ';
-    if (cmdline.find(library) != std::string::npos && std::stoi(name) != getpid()) out.push_back(std::stoi(name));
+    const std::string environment = read_text(entry.path() / "environ");
+    if (environment.find(tag) != std::string::npos && std::stoi(name) != getpid()) out.push_back(std::stoi(name));
   }
   return out;
 }
@@ -167,7 +172,9 @@ int main(int argc, char** argv) {
     else args.insert(args.end(), {extra[i], extra[i + 1]});
   }
 
-  const Ran r = run_command(args, out, out + "/stderr.txt", 600);
+  const std::string tag = "POOLSPEC_EVIL_CHECK=" + std::to_string(getpid()) + "-" +
+                          std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+  const Ran r = run_command(args, out, out + "/stderr.txt", 600, tag);
   check(!r.timed_out, "poolspec certify ended by itself (its stdout closed and it exited) within 600 s");
   check(WIFEXITED(r.status), "poolspec exited (was not killed by a signal)");
   const int code = WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1;
@@ -208,7 +215,7 @@ int main(int argc, char** argv) {
   // Nothing of the library's left running.
   std::vector<int> left;
   for (int i = 0; i < 50; ++i) {
-    left = processes_naming(std::filesystem::absolute(library).string());
+    left = processes_tagged(tag);
     if (left.empty()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }

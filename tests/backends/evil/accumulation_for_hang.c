@@ -1,6 +1,6 @@
 /* accumulation_for never returns (sleeps in pause()); supports and run are correct.
  * expect: HANG|LOAD-ERROR
- * args: --timeout-ms 2000 --load-timeout-ms 2000
+ * args: --timeout-ms 1000 --filter shapes/1d:regular:max --load-timeout-ms 2000
  */
 #include "evil.h"
 

@@ -1,7 +1,7 @@
 /* run computes the output correctly, then replaces the worker's image with /bin/sleep 3600
  * (same pid, inherited fds): whatever the worker was going to do next never happens.
  * expect: HANG|CRASH
- * args: --timeout-ms 2000
+ * args: --timeout-ms 1000 --filter shapes/1d:regular:max
  */
 #include "evil.h"
 

@@ -1,7 +1,7 @@
 /* run lifts its CPU and file-size limits (root can), ignores and blocks every catchable signal,
  * cancels timers and alarms, holds the stdio locks, and busy-loops: only SIGKILL from outside ends it.
  * expect: HANG
- * args: --timeout-ms 2000
+ * args: --timeout-ms 1000 --filter shapes/1d:regular:max
  */
 #include <signal.h>
 #include <sys/resource.h>

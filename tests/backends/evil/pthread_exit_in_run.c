@@ -1,7 +1,7 @@
 /* run computes the output correctly, then pthread_exit()s the calling thread: the call never
  * returns; the process either exits (status 0) or lives on without that thread.
  * expect: CRASH|HANG
- * args: --timeout-ms 2000
+ * args: --timeout-ms 1000 --filter shapes/1d:regular:max
  */
 #include <pthread.h>
 

@@ -1,7 +1,7 @@
 /* On its first call run makes its parent its tracer (PTRACE_TRACEME) and raises SIGUSR1: the
  * parent's waitpid now reports a stop, and the worker stays stopped until the parent acts.
  * expect: HANG|CRASH
- * args: --timeout-ms 2000
+ * args: --timeout-ms 1000 --filter shapes/1d:regular:max
  */
 /* SIGUSR1 has a handler, so even a PID-namespace init takes it. If PTRACE_TRACEME is refused the
  * worker sleeps forever instead. */

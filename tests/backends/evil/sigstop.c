@@ -1,7 +1,7 @@
 /* run stops its own process (raise(SIGSTOP)): a stopped worker uses no CPU and never answers.
  * If it is continued (or cannot be stopped, as a PID-namespace init) it sleeps forever instead.
  * expect: HANG|CRASH
- * args: --timeout-ms 2000
+ * args: --timeout-ms 1000 --filter shapes/1d:regular:max
  */
 #include <signal.h>
 

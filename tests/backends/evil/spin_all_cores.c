@@ -1,7 +1,7 @@
 /* run starts one busy-looping thread per online core and busy-loops itself: it never returns
  * and burns CPU several times faster than wall-clock time passes.
  * expect: HANG
- * args: --timeout-ms 2000
+ * args: --timeout-ms 1000 --filter shapes/1d:regular:max
  */
 #include <pthread.h>
 

@@ -1,7 +1,7 @@
 /* run writes to stdout in an endless loop and never returns. (To spare the disk when nothing
  * stops it, only the first 16 MiB per process go at full speed; then a line every millisecond.)
  * expect: HANG|CRASH
- * args: --timeout-ms 2000
+ * args: --timeout-ms 1000 --filter shapes/1d:regular:max
  */
 #include <time.h>
 

@@ -1,6 +1,6 @@
 /* supports never returns (sleeps in pause()); the wall-clock limit must cover supports too.
  * expect: HANG
- * args: --timeout-ms 2000
+ * args: --timeout-ms 1000 --filter shapes/1d:regular:max
  */
 #include "evil.h"
 
