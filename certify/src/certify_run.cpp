@@ -77,6 +77,7 @@ WorkerConfig worker_config(const CertifyOptions& o) {
   w.load_timeout = std::chrono::milliseconds(o.load_timeout_ms);
   w.memory_limit_mb = o.memory_limit_mb;
   w.cpu_limit_s = o.cpu_limit_s;
+  w.pid_namespace = o.pid_namespace;
   // Every backend's worker stays up for the whole run while the others are called: OpenMP
   // threads that spin while they wait (libgomp's default) would take the cores the worker being
   // called needs (the ci suite took 4x longer with libtorch's and oneDNN's pools spinning, and
@@ -418,8 +419,8 @@ std::vector<Problem> smaller(const Problem& p) {
 
 // Every option that changes a backend's outcome, as command-line words.
 std::string outcome_options(const CertifyOptions& o) {
-  return fmt::format("--timeout-ms {} --load-timeout-ms {} --memory-limit-mb {} --cpu-limit-s {}", o.timeout_ms,
-                     o.load_timeout_ms, o.memory_limit_mb, o.cpu_limit_s);
+  return fmt::format("--timeout-ms {} --load-timeout-ms {} --memory-limit-mb {} --cpu-limit-s {}{}", o.timeout_ms,
+                     o.load_timeout_ms, o.memory_limit_mb, o.cpu_limit_s, o.pid_namespace ? "" : " --no-pid-namespace");
 }
 
 std::string poolspec_program(const CertifyOptions& o) {
@@ -571,15 +572,16 @@ JobResult load_error_result(const LoadFailure& f) {
   return r;
 }
 
-// `--problem` (and `--input`): each backend judged on one problem in a fresh worker, after the
-// warm-up call when one is given.
-int replay(const CertifyOptions& o, const BackendSelection& selection) {
-  Result<Problem> p = parse_valid("--problem", o.problem);
-  if (!p) return cli::refuse(p.error().message);
+// A replayed problem (`problem_option`) with its input (`input_option`, or the suite's input for
+// a case named "replay") and the spec's answers.
+Result<std::pair<Problem, SpecValues>> replayed(const std::string& problem_option, const std::string& text,
+                                                const std::string& input_option, const std::string& input) {
+  Result<Problem> p = parse_valid(problem_option, text);
+  if (!p) return p.error();
   SpecValues spec;
-  if (!o.input.empty()) {
-    Result<Tensor> t = read_input("--input", o.input, *p);
-    if (!t) return cli::refuse(t.error().message);
+  if (!input.empty()) {
+    Result<Tensor> t = read_input(input_option, input, *p);
+    if (!t) return t.error();
     spec.input = std::move(*t);
   } else {
     Case c;
@@ -587,26 +589,21 @@ int replay(const CertifyOptions& o, const BackendSelection& selection) {
     spec.input = make_input(c, *p);
   }
   Result<Output> expected = evaluate(*p, spec.input);
-  if (!expected) return cli::refuse(expected.error().message);
+  if (!expected) return Error{fmt::format("{}: {}", problem_option, expected.error().message)};
   spec.expected = std::move(*expected);
-  std::optional<Problem> warmup;
-  SpecValues warm;
+  return std::make_pair(*p, std::move(spec));
+}
+
+// `--problem` (and `--input`): each backend judged on one problem in a fresh worker, after the
+// warm-up call when one is given.
+int replay(const CertifyOptions& o, const BackendSelection& selection) {
+  Result<std::pair<Problem, SpecValues>> target = replayed("--problem", o.problem, "--input", o.input);
+  if (!target) return cli::refuse(target.error().message);
+  std::optional<std::pair<Problem, SpecValues>> warmup;
   if (!o.warmup.empty()) {
-    Result<Problem> w = parse_valid("--warmup", o.warmup);
+    Result<std::pair<Problem, SpecValues>> w = replayed("--warmup", o.warmup, "--warmup-input", o.warmup_input);
     if (!w) return cli::refuse(w.error().message);
-    warmup = *w;
-    if (!o.warmup_input.empty()) {
-      Result<Tensor> t = read_input("--warmup-input", o.warmup_input, *w);
-      if (!t) return cli::refuse(t.error().message);
-      warm.input = std::move(*t);
-    } else {
-      Case c;
-      c.id = "replay";
-      warm.input = make_input(c, *w);
-    }
-    Result<Output> e = evaluate(*w, warm.input);
-    if (!e) return cli::refuse(fmt::format("--warmup: {}", e.error().message));
-    warm.expected = std::move(*e);
+    warmup = std::move(*w);
   }
   int code = cli::exit_ok;
   for (const LoadFailure& f : selection.failures) {
@@ -620,10 +617,10 @@ int replay(const CertifyOptions& o, const BackendSelection& selection) {
       Runner runner(b, config);
       Judge judge(runner, std::chrono::milliseconds(o.timeout_ms));
       if (warmup) {
-        const Judged w = judge.judge(*warmup, parse_layout(l), warm);
+        const Judged w = judge.judge(warmup->first, parse_layout(l), warmup->second);
         fmt::print("{} ({}): warm-up: {}\n", b.name(), l, verdict_name(w.verdict));
       }
-      const Judged j = judge.judge(*p, parse_layout(l), spec);
+      const Judged j = judge.judge(target->first, parse_layout(l), target->second);
       fmt::print("{} ({}): {}{}\n", b.name(), l, verdict_name(j.verdict), j.detail.empty() ? "" : "\n" + j.detail);
       if (is_failure(j.verdict)) code = cli::exit_check_failed;
     }
@@ -848,6 +845,9 @@ int certify_command(const CertifyOptions& o) {
   if (ec) return cli::refuse(fmt::format("--out {}: cannot make the folder: {}", o.out_dir, ec.message()));
   // A backend's orphans come to poolspec when no PID namespace holds them, to be killed.
   prctl(PR_SET_CHILD_SUBREAPER, 1);
+  if (const WorkerConfig w = worker_config(o); access(w.program.c_str(), X_OK) != 0)
+    return cli::refuse(fmt::format("{}: the certification worker cannot be run ({}); it is installed beside poolspec",
+                                   w.program, std::strerror(errno)));
 
   RunInfo info;
   info.suite = o.suite;

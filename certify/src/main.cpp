@@ -132,6 +132,9 @@ int main(int argc, char** argv) {
   certify_cmd->add_option("--memory-limit-mb", certify.memory_limit_mb,
                           "Address space a backend's worker may add after it starts (default 16384)");
   certify_cmd->add_option("--cpu-limit-s", certify.cpu_limit_s, "CPU time per call; past it: HANG (default 60)");
+  certify_cmd->add_flag("!--no-pid-namespace", certify.pid_namespace,
+                        "Start workers without a PID namespace of their own even where the kernel allows one (as for a "
+                        "user without the privilege): their orphans are then killed by their keeper and by poolspec");
   certify_cmd->add_option("--jobs", certify.jobs, "Cases run at once, each lane with workers of its own (default 1)");
   certify_cmd->add_option("--out", certify.out_dir, "Where matrix.txt, report.json, junit.xml and repro/ go "
                                                     "(default certify-out)");

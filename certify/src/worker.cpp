@@ -1,6 +1,5 @@
 #include "worker.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -23,6 +22,7 @@
 
 #include <fmt/format.h>
 
+#include "children.hpp"
 #include "text.hpp"
 #include "worker_protocol.hpp"
 
@@ -157,23 +157,8 @@ void sweep_orphans() {
   const std::lock_guard lock(live_mutex);
   for (int pass = 0; pass < 1000; ++pass) {
     std::vector<pid_t> found;
-    if (DIR* proc = opendir("/proc")) {
-      while (dirent* e = readdir(proc)) {
-        const pid_t pid = static_cast<pid_t>(std::atol(e->d_name));
-        if (pid <= 0 || live_workers.count(pid)) continue;
-        char path[64], line[512];
-        std::snprintf(path, sizeof path, "/proc/%d/stat", pid);
-        FILE* f = std::fopen(path, "r");
-        if (!f) continue;
-        const bool read = std::fgets(line, sizeof line, f) != nullptr;
-        std::fclose(f);
-        const char* close_paren = read ? std::strrchr(line, ')') : nullptr;
-        int parent = 0;
-        if (close_paren && std::sscanf(close_paren + 2, "%*c %d", &parent) == 1 && parent == getpid())
-          found.push_back(pid);
-      }
-      closedir(proc);
-    }
+    for (pid_t pid : children_of_this_process())
+      if (!live_workers.count(pid)) found.push_back(pid);
     if (found.empty()) return;
     for (pid_t pid : found) {
       kill(pid, SIGKILL);
@@ -443,8 +428,7 @@ CallOutcome Worker::call(uint32_t index, const poolspec_problem& problem, const 
   const auto fail = [&](CallOutcome::Kind kind, std::string message) {
     out.kind = kind;
     out.message = std::move(message);
-    out.worker_died = true;
-    stop();
+    stop();  // the next call starts a fresh worker
     return out;
   };
   if (!alive_) return fail(CallOutcome::Kind::crash, "the worker is not running");
@@ -519,7 +503,8 @@ CallOutcome Worker::call(uint32_t index, const poolspec_problem& problem, const 
     const uint32_t b = static_cast<uint32_t>(reply.fault_buffer);
     std::string where;
     if (b >= wire::buffer_count) where = "touched memory next to its buffers";
-    else if (reply.write) where = fmt::format("wrote into its input (read-only), at byte {}", reply.fault_offset);
+    else if (reply.write && b == wire::input) where = fmt::format("wrote into its input (read-only), at byte {}", reply.fault_offset);
+    else if (reply.write) where = fmt::format("touched its {} after changing its pages' protection", buffer_name(b));
     else if (reply.fault_offset < 0) where = fmt::format("touched byte {} before the start of its {}", -reply.fault_offset, buffer_name(b));
     else where = fmt::format("touched byte {} past the end of its {} ({} bytes)", reply.fault_offset - static_cast<int64_t>(bytes[b]) + 1,
                              buffer_name(b), bytes[b]);
@@ -567,7 +552,6 @@ CallOutcome Worker::call(uint32_t index, const poolspec_problem& problem, const 
     return fail(CallOutcome::Kind::out_of_bounds,
                 fmt::format("changed its input (read-only), the first byte at offset {}", k));
   }
-  out.supported = reply.supported;
   out.accumulation = reply.accumulation;
   if (reply.supported == 0) {
     out.kind = CallOutcome::Kind::unsupported;

@@ -71,13 +71,11 @@ struct CallOutcome {
   };
   Kind kind = Kind::ran;
   std::string message;  // printable
-  int32_t supported = 0;
   poolspec_accumulation accumulation{};
   std::vector<std::byte> output;  // as the backend left it (ran, run_error, out_of_bounds)
   std::vector<int64_t> indices;
   std::vector<std::byte> output_poison;  // one element's poison, repeated over the output
   int64_t index_poison = 0;
-  bool worker_died = false;
 };
 
 class Worker {

@@ -13,7 +13,6 @@
 //     then ends -- which, as PID 1, kills every process left in the namespace; without one, it
 //     kills every descendant it adopted first;
 //   - the worker: loads the library and answers requests until the socket closes.
-#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -37,6 +36,7 @@
 #include "poolspec/optimized/optimized.hpp"
 #include "poolspec/reference/reference.hpp"
 #include "poolspec/xs3/engine.hpp"
+#include "children.hpp"
 #include "worker_protocol.hpp"
 
 namespace wire = poolspec::certify::wire;
@@ -45,7 +45,7 @@ namespace {
 
 // Set before each call, read by the fault handler.
 struct CallMap {
-  std::byte* base = nullptr;  // the whole reservation: guard pages and regions
+  std::byte* base = nullptr;  // the span: guard pages and regions
   size_t size = 0;
   std::byte* region[wire::buffer_count]{};
   const wire::Region* layout = nullptr;
@@ -75,7 +75,7 @@ void on_fault(int signal_number, siginfo_t* info, void*) {
     for (uint32_t b = 0; b < wire::buffer_count; ++b) {
       const std::byte* start = current.region[b];
       const std::byte* data = start + current.layout[b].data;
-      if (at >= start && at < start + current.layout[b].size) {  // inside: the read-only input
+      if (at >= start && at < start + current.layout[b].size) {  // inside: the read-only input (or pages reprotected)
         r.fault_buffer = static_cast<int32_t>(b);
         r.write = 1;
         r.fault_offset = at - data;
@@ -310,24 +310,9 @@ constexpr int group_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGU
 void kill_children() {
   for (;;) {
     bool any = false;
-    if (DIR* proc = opendir("/proc")) {
-      while (dirent* e = readdir(proc)) {
-        const pid_t pid = static_cast<pid_t>(std::atol(e->d_name));
-        if (pid <= 0) continue;
-        char path[64], line[512];
-        std::snprintf(path, sizeof path, "/proc/%d/stat", pid);
-        FILE* f = std::fopen(path, "r");
-        if (!f) continue;
-        const bool read = std::fgets(line, sizeof line, f) != nullptr;
-        std::fclose(f);
-        const char* close_paren = read ? std::strrchr(line, ')') : nullptr;
-        int parent = 0;
-        if (close_paren && std::sscanf(close_paren + 2, "%*c %d", &parent) == 1 && parent == getpid()) {
-          kill(pid, SIGKILL);
-          any = true;
-        }
-      }
-      closedir(proc);
+    for (pid_t pid : poolspec::certify::children_of_this_process()) {
+      kill(pid, SIGKILL);
+      any = true;
     }
     while (waitpid(-1, nullptr, WNOHANG) > 0) any = true;
     if (!any) return;
@@ -370,6 +355,7 @@ int main(int argc, char** argv) {
   const int64_t memory_limit_mb = std::atoll(argv[2]);
   const bool want_namespace = std::string(argv[3]) == "1";
   const pid_t poolspec = getppid();
+  close_range(6, ~0u, 0);  // nothing of poolspec's but the descriptors above
   setsid();
   for (int sig : group_signals) signal(sig, SIG_IGN);
   prctl(PR_SET_PDEATHSIG, SIGKILL);

@@ -4,7 +4,8 @@
 //   certify_evil_check POOLSPEC LIBRARY SOURCE OUT
 //
 // The source's header says what must happen (` * expect: STATUS|STATUS`, and optionally
-// ` * args: --option value ...`, certify options that replace the defaults of the same name). Checked: poolspec ends by itself with exit 0 or 1 (0
+// ` * args: --option value ...`, certify options that replace the defaults of the same name, and
+// ` * also: --option ...`, options of a second run with the same expectations). Checked: poolspec ends by itself with exit 0 or 1 (0
 // exactly when no failure), its --json stdout parses, all three reports are written, the matrix
 // holds no control character, the library's runs show an expected status and no failure
 // outside the list, no process of the library outlives poolspec, and one reproducer bundle of
@@ -140,36 +141,23 @@ bool is_failure(const std::string& status) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  if (argc != 5) {
-    std::cerr << "usage: certify_evil_check POOLSPEC LIBRARY SOURCE OUT\n";
-    return 2;
-  }
-  const std::string poolspec = argv[1], library = argv[2], source_path = argv[3], out = argv[4];
-  const std::string source = read_text(source_path);
-  std::set<std::string> expected;
-  {
-    std::string list = header_field(source, "expect");
-    for (char& c : list)
-      if (c == '|') c = ' ';
-    for (const std::string& w : words(list)) expected.insert(w);
-  }
-  if (expected.empty()) {
-    std::cerr << source_path << ": no ' * expect: STATUS' line in its header\n";
-    return 2;
-  }
+// One certification of the library with the defaults and `extra` options, checked; its files in `out`.
+void certify_once(const std::string& poolspec, const std::string& library, const std::set<std::string>& expected,
+                  const std::vector<std::string>& extra, const std::string& out) {
   std::filesystem::remove_all(out);
   std::filesystem::create_directories(out + "/elsewhere");
   std::vector<std::string> args = {poolspec,  "certify",       "--backend", library,           "--suite",
                                    "smoke",   "--layout",      "nchw",      "--filter",        "shapes/1d:regular",
                                    "--timeout-ms", "1000",     "--load-timeout-ms", "5000",    "--out",
                                    out + "/reports", "--json"};
-  // The header's options replace the defaults of the same name.
-  const std::vector<std::string> extra = words(header_field(source, "args"));
-  for (size_t i = 0; i + 1 < extra.size(); i += 2) {
+  // The header's options replace the defaults of the same name; a flag is added.
+  for (size_t i = 0; i < extra.size(); ++i) {
+    const bool valued = i + 1 < extra.size() && extra[i + 1].rfind("--", 0) != 0;
     const auto at = std::find(args.begin(), args.end(), extra[i]);
-    if (at != args.end()) *(at + 1) = extra[i + 1];
-    else args.insert(args.end(), {extra[i], extra[i + 1]});
+    if (valued && at != args.end()) *(at + 1) = extra[i + 1];
+    else if (valued) args.insert(args.end(), {extra[i], extra[i + 1]});
+    else args.push_back(extra[i]);
+    i += valued;
   }
 
   const std::string tag = "POOLSPEC_EVIL_CHECK=" + std::to_string(getpid()) + "-" +
@@ -241,5 +229,32 @@ int main(int argc, char** argv) {
       if (reproduces)
         check(replay.out.find("(nchw): " + status + "\n") != std::string::npos, "the " + status + " bundle replays " + status + ":\n" + replay.out);
     }
+}
+
+int main(int argc, char** argv) {
+  if (argc != 5) {
+    std::cerr << "usage: certify_evil_check POOLSPEC LIBRARY SOURCE OUT\n";
+    return 2;
+  }
+  const std::string poolspec = argv[1], library = argv[2], source_path = argv[3], out = argv[4];
+  const std::string source = read_text(source_path);
+  std::set<std::string> expected;
+  {
+    std::string list = header_field(source, "expect");
+    for (char& c : list)
+      if (c == '|') c = ' ';
+    for (const std::string& w : words(list)) expected.insert(w);
+  }
+  if (expected.empty()) {
+    std::cerr << source_path << ": no ' * expect: STATUS' line in its header\n";
+    return 2;
+  }
+  std::vector<std::string> extra = words(header_field(source, "args"));
+  certify_once(poolspec, library, expected, extra, out);
+  // ` * also: OPTIONS`: once more with them (as without a PID namespace), the same expected.
+  if (const std::vector<std::string> also = words(header_field(source, "also")); !also.empty()) {
+    extra.insert(extra.end(), also.begin(), also.end());
+    certify_once(poolspec, library, expected, extra, out + "/also");
+  }
   return failures == 0 ? 0 : 1;
 }

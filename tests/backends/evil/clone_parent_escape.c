@@ -1,6 +1,7 @@
 /* On its first call run clone()s with CLONE_PARENT (the new process is the worker's sibling, not
  * its child), which setsid()s and sleeps forever; the worker computes correctly. Nothing may survive.
  * expect: PASS
+ * also: --no-pid-namespace
  */
 /* The sibling ignores TERM/HUP/INT. A PID-namespace init may not use CLONE_PARENT; then nothing is
  * started and the backend is simply correct. */

@@ -1,6 +1,7 @@
 /* run closes every file descriptor from 3 to 1023 (the certifier's channel among them), then
  * computes correctly: the worker can no longer report.
  * expect: CRASH
+ * also: --no-pid-namespace
  */
 #include "evil.h"
 

@@ -1,6 +1,7 @@
 /* run computes the output correctly, then calls exit(0): a clean exit (atexit handlers and all)
  * in the middle of a call is still a crash, not a result.
  * expect: CRASH
+ * also: --no-pid-namespace
  */
 #include "evil.h"
 

@@ -1,6 +1,7 @@
 /* On its first call run forks; the child setsid()s and forks again, and the grandchild sleeps forever
  * holding stdout, stderr and every inherited fd. The worker computes correctly. Nothing may survive.
  * expect: PASS
+ * also: --no-pid-namespace
  */
 /* The grandchild ignores TERM/HUP/INT and keeps the certifier's channel open too. */
 #include <signal.h>

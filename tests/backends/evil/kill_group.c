@@ -1,6 +1,7 @@
 /* run sends SIGTERM to its whole process group (kill(0, ...)): the certifier must not be in it.
  * If the worker survives (a PID-namespace init ignores SIGTERM) it abort()s instead.
  * expect: CRASH
+ * also: --no-pid-namespace
  */
 #include <signal.h>
 

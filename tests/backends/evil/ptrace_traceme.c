@@ -2,6 +2,7 @@
  * parent's waitpid now reports a stop, and the worker stays stopped until the parent acts.
  * expect: HANG|CRASH
  * args: --timeout-ms 1000 --filter shapes/1d:regular:max
+ * also: --no-pid-namespace
  */
 /* SIGUSR1 has a handler, so even a PID-namespace init takes it. If PTRACE_TRACEME is refused the
  * worker sleeps forever instead. */

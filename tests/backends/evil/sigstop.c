@@ -2,6 +2,7 @@
  * If it is continued (or cannot be stopped, as a PID-namespace init) it sleeps forever instead.
  * expect: HANG|CRASH
  * args: --timeout-ms 1000 --filter shapes/1d:regular:max
+ * also: --no-pid-namespace
  */
 #include <signal.h>
 

@@ -1,6 +1,7 @@
 /* A constructor starts a worker thread; run() hands each call to it and waits for the answer
  * (a thread pool of one). A correct backend: threads made at load must keep working.
  * expect: PASS
+ * also: --no-pid-namespace
  */
 #include <pthread.h>
 
