@@ -662,28 +662,33 @@ struct RunState {
 // original after the problem the worker ran before it.
 Replayable reproducible(RunState& s, Runner& runner, const Replayable& minimal, const Replayable& original,
                         const std::optional<std::pair<Problem, SpecValues>>& previous, Layout layout) {
-  const auto fresh_judge = [&](const Replayable& x) {
-    runner.fresh();
-    Judge judge(runner, std::chrono::milliseconds(s.o.timeout_ms));
-    SpecValues spec = x.spec;
-    return judge.judge(x.problem, layout, spec).verdict;
+  // Twice in a row, each in a fresh worker (a failure that comes and goes is not said to replay);
+  // a hang once (each try costs the time limit).
+  const auto replays = [&](const Replayable& x, const std::optional<std::pair<Problem, SpecValues>>& warmup) {
+    for (int attempt = 0; attempt < (x.judged.verdict == Verdict::hang ? 1 : 2); ++attempt) {
+      runner.fresh();
+      Judge judge(runner, std::chrono::milliseconds(s.o.timeout_ms));
+      if (warmup) {
+        SpecValues warm = warmup->second;
+        (void)judge.judge(warmup->first, layout, warm);
+      }
+      SpecValues spec = x.spec;
+      if (judge.judge(x.problem, layout, spec).verdict != x.judged.verdict) return false;
+    }
+    return true;
   };
-  if (fresh_judge(minimal) == minimal.judged.verdict) {
+  if (replays(minimal, std::nullopt)) {
     Replayable x = minimal;
     x.reproduces = "reproduces in a fresh worker";
     return x;
   }
-  if (minimal.problem != original.problem && fresh_judge(original) == original.judged.verdict) {
+  if (minimal.problem != original.problem && replays(original, std::nullopt)) {
     Replayable x = original;
     x.reproduces = "reproduces in a fresh worker (the minimal problem does not: it failed after the worker's earlier calls)";
     return x;
   }
   if (previous) {
-    runner.fresh();
-    Judge judge(runner, std::chrono::milliseconds(s.o.timeout_ms));
-    SpecValues warm = previous->second, spec = original.spec;
-    (void)judge.judge(previous->first, layout, warm);
-    if (judge.judge(original.problem, layout, spec).verdict == original.judged.verdict) {
+    if (replays(original, previous)) {
       Replayable x = original;
       x.warmup = std::make_pair(previous->first, previous->second.input);
       x.reproduces = "reproduces in a fresh worker after a warm-up call of the problem run before it (--warmup)";
