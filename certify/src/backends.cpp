@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 
@@ -25,11 +26,13 @@ std::string adapter_folder() {
   return POOLSPEC_BUILD_ADAPTER_DIR;
 }
 
-// The library's backends, through a worker of its own that ends when they are listed.
-void describe(const std::string& library, const WorkerConfig& base, BackendSelection& out) {
+// The library's backends, through a worker of its own that ends when they are listed (what the
+// library prints while it loads goes to its log).
+void describe(const std::string& library, const WorkerConfig& base, const std::string& out_dir, bool given_by_path,
+              BackendSelection& out) {
   WorkerConfig config = base;
   config.library = library;
-  config.log = "/dev/null";
+  config.log = out_dir.empty() ? "/dev/null" : backend_log(out_dir, library);
   const std::string file = library == "built-in" ? library : std::filesystem::path(library).filename().string();
   Result<std::unique_ptr<Worker>> worker = Worker::start(config);
   if (!worker) {
@@ -49,7 +52,7 @@ void describe(const std::string& library, const WorkerConfig& base, BackendSelec
                                           b.index, b.name, b.rules)});
       continue;
     }
-    out.backends.push_back({library, std::move(b)});
+    out.backends.push_back({library, std::move(b), given_by_path});
   }
 }
 
@@ -61,16 +64,25 @@ std::string program_folder() {
   return ec ? std::string(".") : self.parent_path().string();
 }
 
-Result<BackendSelection> select_backends(const std::vector<std::string>& wanted, const WorkerConfig& worker) {
+std::string backend_log(const std::string& out_dir, const std::string& library) {
+  const std::string file = library == "built-in" ? library : std::filesystem::path(library).filename().string();
+  std::string name;
+  for (char c : file) name += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' ? c : '_';
+  return fmt::format("{}/logs/{}.log", out_dir, name);
+}
+
+Result<BackendSelection> select_backends(const std::vector<std::string>& wanted, const WorkerConfig& worker,
+                                         const std::string& out_dir) {
   BackendSelection all;
   const auto add_adapters = [&] {
     const std::filesystem::path folder = adapter_folder();
     for (const char* file : adapter_files) {
       std::error_code ec;
-      if (std::filesystem::exists(folder / file, ec)) describe(std::filesystem::absolute(folder / file).string(), worker, all);
+      if (std::filesystem::exists(folder / file, ec))
+        describe(std::filesystem::absolute(folder / file).string(), worker, out_dir, false, all);
     }
   };
-  describe("built-in", worker, all);
+  describe("built-in", worker, out_dir, false, all);
   if (wanted.empty()) {
     add_adapters();
     return all;
@@ -84,7 +96,7 @@ Result<BackendSelection> select_backends(const std::vector<std::string>& wanted,
       if (ec || !std::filesystem::is_regular_file(path, ec) || access(path.c_str(), R_OK) != 0)
         return Error{fmt::format("--backend {}: not a readable file (a backend is a shared library's path, or one of "
                                  "the names --list shows)", printable(w, 200))};
-      describe(path.string(), worker, out);
+      describe(path.string(), worker, out_dir, true, out);
       continue;
     }
     const auto matches = [&] {

@@ -15,6 +15,7 @@ namespace poolspec::certify {
 struct LoadedBackend {
   std::string library;  // what the worker loads: an absolute path, or "built-in"
   BackendDescription description;
+  bool given_by_path = false;  // --backend PATH, not a built-in engine or an adapter poolspec found
   std::string origin() const { return library; }
   const std::string& name() const { return description.name; }
 };
@@ -34,8 +35,13 @@ struct BackendSelection {
 // Names of available backends, or paths of shared libraries (containing '/' or ending in .so);
 // empty: every available backend. An unknown name or a path that is not a readable file is
 // bad input; a library that does not load is a LoadFailure. `worker` gives the limits (its
-// library and log are set here).
-Result<BackendSelection> select_backends(const std::vector<std::string>& wanted, const WorkerConfig& worker);
+// library and log are set here); what the libraries print while loading goes to their logs in
+// `out_dir` ("": nowhere).
+Result<BackendSelection> select_backends(const std::vector<std::string>& wanted, const WorkerConfig& worker,
+                                         const std::string& out_dir);
+
+// The log of a library's workers in `out_dir`: <out_dir>/logs/<the library's file name>.log.
+std::string backend_log(const std::string& out_dir, const std::string& library);
 
 // The folder of the running program (the worker and the adapters are looked for there first).
 std::string program_folder();

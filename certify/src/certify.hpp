@@ -62,6 +62,7 @@ struct CertifyOptions {
   bool list = false;                            // list the backends and suites, run nothing
   std::string problem, input;                   // one problem (and its .npy input): a replay
   std::string warmup, warmup_input;             // a problem (and input) called first in the replay
+  std::string warmup_layout;                    // its layout (default: the replayed problem's)
   std::string worker;                           // poolspec-worker; default: beside this program
   std::string poolspec;                         // the command in reproducers; default: this program
 };

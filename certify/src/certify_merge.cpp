@@ -62,7 +62,12 @@ int merge_command(const std::vector<std::string>& dirs, const std::string& out_d
                                      "limits differ):\n  {}\n  {}",
                                      first.dir, s.dir, first.info.fingerprint, s.info.fingerprint));
   std::vector<int> seen(static_cast<size_t>(first.count), 0);
-  for (const Shard& s : shards) ++seen[static_cast<size_t>(s.index)];
+  for (const Shard& s : shards) {
+    if (s.count != first.count)
+      return cli::refuse(fmt::format("{}: shard {} of a run split {} ways, where {} is of {}", s.dir, s.info.shard, s.count,
+                                     first.dir, first.count));
+    ++seen[static_cast<size_t>(s.index)];
+  }
   for (size_t i = 0; i < seen.size(); ++i)
     if (seen[i] != 1)
       return cli::refuse(fmt::format("shard {}/{}: given {} times; the {} shards must each be given exactly once", i,

@@ -93,18 +93,14 @@ std::string sanitized(const std::string& s) {
   return out;
 }
 
-std::string log_path(const std::string& out_dir, const std::string& library) {
-  const std::string file = library == "built-in" ? library : std::filesystem::path(library).filename().string();
-  return fmt::format("{}/logs/{}.log", out_dir, sanitized(file));
-}
-
-// This run's logs that no backend wrote to, and their folder when it is left empty.
-void remove_empty_logs(const std::string& out_dir, const std::vector<LoadedBackend>& backends) {
+// This run's logs that no library wrote to, and their folder when it is left empty.
+void remove_empty_logs(const std::string& out_dir, const BackendSelection& selection) {
   std::error_code ec;
-  for (const LoadedBackend& b : backends) {
-    const std::string log = log_path(out_dir, b.library);
+  std::vector<std::string> logs;
+  for (const LoadedBackend& b : selection.backends) logs.push_back(backend_log(out_dir, b.library));
+  for (const LoadFailure& f : selection.failures) logs.push_back(backend_log(out_dir, f.library));
+  for (const std::string& log : logs)
     if (std::filesystem::exists(log, ec) && std::filesystem::file_size(log, ec) == 0) std::filesystem::remove(log, ec);
-  }
   if (std::filesystem::is_empty(out_dir + "/logs", ec)) std::filesystem::remove(out_dir + "/logs", ec);
 }
 
@@ -117,11 +113,13 @@ class Runner {
   const LoadedBackend& backend() const { return backend_; }
 
   CallOutcome call(const poolspec_problem& problem, const CallBuffers& buffers, std::chrono::milliseconds timeout) {
-    if (!worker_ || !worker_->alive()) {
-      if (std::string e = restart(); !e.empty()) {
+    if (!unstartable_.empty() || !worker_ || !worker_->alive()) {
+      // A worker that could not be started again is not tried again (each try may cost the load limit).
+      if (unstartable_.empty()) unstartable_ = restart();
+      if (!unstartable_.empty()) {
         CallOutcome out;
         out.kind = CallOutcome::Kind::crash;
-        out.message = e;
+        out.message = fmt::format("not run: {}", unstartable_);
         return out;
       }
     }
@@ -147,6 +145,7 @@ class Runner {
   const LoadedBackend& backend_;
   WorkerConfig config_;
   std::unique_ptr<Worker> worker_;
+  std::string unstartable_;
 };
 
 // A problem's input and the spec's answers, shared by the backends that run it.
@@ -429,11 +428,18 @@ std::string poolspec_program(const CertifyOptions& o) {
   return access(beside.c_str(), X_OK) == 0 ? beside : POOLSPEC_BUILD_CLI;
 }
 
+// A problem a worker was called on, in its layout, with its input and the spec's answers.
+struct Called {
+  Problem problem;
+  Layout layout;
+  SpecValues spec;
+};
+
 // A failing problem, as a bundle replays it: maybe after a warm-up call of another problem.
 struct Replayable {
   Problem problem;
   SpecValues spec;
-  std::optional<std::pair<Problem, Tensor>> warmup;
+  std::optional<Called> warmup;
   Judged judged;
   std::string reproduces;
 };
@@ -451,10 +457,11 @@ void write_bundle(JobResult& r, const std::string& dir, const CertifyOptions& o,
   std::string command = fmt::format("{} certify --backend {} --layout {} {}", shell_quoted(poolspec_program(o)),
                                     shell_quoted(backend_arg), r.layout, outcome_options(o));
   if (x.warmup) {
-    command += fmt::format(" --warmup {} --warmup-input {}", shell_quoted(format_problem(x.warmup->first)),
-                           shell_quoted((folder / "warmup-input.npy").string()));
-    (void)write_file_atomically((folder / "warmup.txt").string(), format_problem(x.warmup->first) + "\n");
-    (void)write_file_atomically((folder / "warmup-input.npy").string(), encode_npy(x.warmup->second));
+    command += fmt::format(" --warmup {} --warmup-layout {} --warmup-input {}", shell_quoted(format_problem(x.warmup->problem)),
+                           layout_name(x.warmup->layout), shell_quoted((folder / "warmup-input.npy").string()));
+    (void)write_file_atomically((folder / "warmup.txt").string(),
+                                fmt::format("{} ({})\n", format_problem(x.warmup->problem), layout_name(x.warmup->layout)));
+    (void)write_file_atomically((folder / "warmup-input.npy").string(), encode_npy(x.warmup->spec.input));
   }
   command += fmt::format(" --problem {} --input {} --out {}", shell_quoted(format_problem(x.problem)),
                          shell_quoted((folder / "input.npy").string()), shell_quoted((folder / "replay-out").string()));
@@ -600,6 +607,8 @@ int replay(const CertifyOptions& o, const BackendSelection& selection) {
   Result<std::pair<Problem, SpecValues>> target = replayed("--problem", o.problem, "--input", o.input);
   if (!target) return cli::refuse(target.error().message);
   std::optional<std::pair<Problem, SpecValues>> warmup;
+  if (!o.warmup_layout.empty() && o.warmup_layout != "nchw" && o.warmup_layout != "nhwc")
+    return cli::refuse(fmt::format("--warmup-layout {}: must be nchw or nhwc", o.warmup_layout));
   if (!o.warmup.empty()) {
     Result<std::pair<Problem, SpecValues>> w = replayed("--warmup", o.warmup, "--warmup-input", o.warmup_input);
     if (!w) return cli::refuse(w.error().message);
@@ -613,18 +622,19 @@ int replay(const CertifyOptions& o, const BackendSelection& selection) {
   WorkerConfig config = worker_config(o);
   for (const LoadedBackend& b : selection.backends)
     for (const std::string& l : o.layouts) {
-      config.log = log_path(o.out_dir, b.library);
+      config.log = backend_log(o.out_dir, b.library);
       Runner runner(b, config);
       Judge judge(runner, std::chrono::milliseconds(o.timeout_ms));
       if (warmup) {
-        const Judged w = judge.judge(warmup->first, parse_layout(l), warmup->second);
+        const Judged w = judge.judge(warmup->first, parse_layout(o.warmup_layout.empty() ? l : o.warmup_layout),
+                                     warmup->second);
         fmt::print("{} ({}): warm-up: {}\n", b.name(), l, verdict_name(w.verdict));
       }
       const Judged j = judge.judge(target->first, parse_layout(l), target->second);
       fmt::print("{} ({}): {}{}\n", b.name(), l, verdict_name(j.verdict), j.detail.empty() ? "" : "\n" + j.detail);
       if (is_failure(j.verdict)) code = cli::exit_check_failed;
     }
-  remove_empty_logs(o.out_dir, selection.backends);
+  remove_empty_logs(o.out_dir, selection);
   return code;
 }
 
@@ -661,16 +671,16 @@ struct RunState {
 // How a failure replays in a fresh worker: the minimal problem alone, the original alone, or the
 // original after the problem the worker ran before it.
 Replayable reproducible(RunState& s, Runner& runner, const Replayable& minimal, const Replayable& original,
-                        const std::optional<std::pair<Problem, SpecValues>>& previous, Layout layout) {
+                        const std::optional<Called>& previous, Layout layout) {
   // Twice in a row, each in a fresh worker (a failure that comes and goes is not said to replay);
   // a hang once (each try costs the time limit).
-  const auto replays = [&](const Replayable& x, const std::optional<std::pair<Problem, SpecValues>>& warmup) {
+  const auto replays = [&](const Replayable& x, const std::optional<Called>& warmup) {
     for (int attempt = 0; attempt < (x.judged.verdict == Verdict::hang ? 1 : 2); ++attempt) {
       runner.fresh();
       Judge judge(runner, std::chrono::milliseconds(s.o.timeout_ms));
       if (warmup) {
-        SpecValues warm = warmup->second;
-        (void)judge.judge(warmup->first, layout, warm);
+        SpecValues warm = warmup->spec;
+        (void)judge.judge(warmup->problem, warmup->layout, warm);
       }
       SpecValues spec = x.spec;
       if (judge.judge(x.problem, layout, spec).verdict != x.judged.verdict) return false;
@@ -690,7 +700,7 @@ Replayable reproducible(RunState& s, Runner& runner, const Replayable& minimal, 
   if (previous) {
     if (replays(original, previous)) {
       Replayable x = original;
-      x.warmup = std::make_pair(previous->first, previous->second.input);
+      x.warmup = previous;
       x.reproduces = "reproduces in a fresh worker after a warm-up call of the problem run before it (--warmup)";
       return x;
     }
@@ -705,11 +715,11 @@ Replayable reproducible(RunState& s, Runner& runner, const Replayable& minimal, 
 void run_lane(RunState& s, std::atomic<size_t>& next_case, const std::vector<std::pair<size_t, size_t>>& case_jobs) {
   const WorkerConfig base = worker_config(s.o);
   std::vector<std::unique_ptr<Runner>> runners(s.selection.backends.size());
-  std::vector<std::optional<std::pair<Problem, SpecValues>>> previous(s.selection.backends.size());
+  std::vector<std::optional<Called>> previous(s.selection.backends.size());
   const auto runner_of = [&](size_t bi) -> Runner& {
     if (!runners[bi]) {
       WorkerConfig config = base;
-      config.log = log_path(s.o.out_dir, s.selection.backends[bi].library);
+      config.log = backend_log(s.o.out_dir, s.selection.backends[bi].library);
       runners[bi] = std::make_unique<Runner>(s.selection.backends[bi], config);
     }
     return *runners[bi];
@@ -766,7 +776,11 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case, const std::vector<std
       r.first = j.comparison.first;
       const std::string row = r.backend + "@" + r.rules;
       bool bundle = false;
-      if (const Waiver* w = is_failure(j.verdict) ? waiver_for(s.waivers, r) : nullptr) {
+      // A waiver covers a known deviation of the values of a backend poolspec ships (built in or
+      // an adapter), never a library given by path that takes a shipped backend's name, and never
+      // a crash, a hang, a write out of bounds or any other status but FAIL.
+      const bool shipped = b.library == "built-in" || !b.given_by_path;
+      if (const Waiver* w = j.verdict == Verdict::fail && shipped ? waiver_for(s.waivers, r) : nullptr) {
         r.verdict = Verdict::waived;
         r.detail = fmt::format("waived {} ({}): {}\n{}", verdict_name(j.verdict), w->reason, s.o.waivers, j.detail);
       } else if (is_failure(j.verdict)) {
@@ -812,7 +826,7 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case, const std::vector<std
                      s.o, b, x);
         previous[job.backend_index].reset();  // the worker is fresh now
       } else {
-        previous[job.backend_index] = std::make_pair(p, it->second);
+        previous[job.backend_index] = Called{p, layout, it->second};
       }
     }
   }
@@ -839,12 +853,14 @@ int certify_command(const CertifyOptions& o) {
   if (!shard) return cli::refuse(shard.error().message);
   if (!o.input.empty() && o.problem.empty()) return cli::refuse("--input: only with --problem (a replay)");
   if (!o.warmup.empty() && o.problem.empty()) return cli::refuse("--warmup: only with --problem (a replay)");
-  if (!o.warmup_input.empty() && o.warmup.empty()) return cli::refuse("--warmup-input: only with --warmup");
+  if ((!o.warmup_input.empty() || !o.warmup_layout.empty()) && o.warmup.empty())
+    return cli::refuse("--warmup-input, --warmup-layout: only with --warmup");
   Result<std::vector<Waiver>> waivers = read_waivers(o.waivers);
   if (!waivers) return cli::refuse(waivers.error().message);
   Result<std::vector<Case>> suite = make_suite(o.suite);
   if (!suite) return cli::refuse(fmt::format("--suite: {}", suite.error().message));
   std::error_code ec;
+  if (o.problem.empty()) std::filesystem::remove_all(o.out_dir + "/repro", ec);  // an earlier run's bundles
   std::filesystem::create_directories(o.out_dir + "/logs", ec);
   reset_logs();
   if (ec) return cli::refuse(fmt::format("--out {}: cannot make the folder: {}", o.out_dir, ec.message()));
@@ -858,7 +874,7 @@ int certify_command(const CertifyOptions& o) {
   info.suite = o.suite;
   info.shard = fmt::format("{}/{}", shard->first, shard->second);
   info.filters = o.filters;
-  Result<BackendSelection> selection = select_backends(o.backends, worker_config(o));
+  Result<BackendSelection> selection = select_backends(o.backends, worker_config(o), o.list ? "" : o.out_dir);
   if (!selection) return cli::refuse(selection.error().message);
   if (o.list) {
     for (const LoadedBackend& b : selection->backends)
@@ -910,15 +926,17 @@ int certify_command(const CertifyOptions& o) {
   std::vector<std::string> libraries;
   for (const LoadedBackend& b : selection->backends)
     if (std::find(libraries.begin(), libraries.end(), b.library) == libraries.end()) libraries.push_back(b.library);
+  for (const LoadFailure& f : selection->failures)
+    if (std::find(libraries.begin(), libraries.end(), f.library) == libraries.end()) libraries.push_back(f.library);
   for (const std::string& library : libraries) {
-    const std::string log = log_path(o.out_dir, library);
+    const std::string log = backend_log(o.out_dir, library);
     const auto size = std::filesystem::file_size(log, ec);
     if (!ec && size > 0) {
       info.logs.emplace_back(library, log);
       info.notes.push_back(fmt::format("{} wrote {} bytes to stdout / stderr: {}", library, size, log));
     }
   }
-  remove_empty_logs(o.out_dir, selection->backends);
+  remove_empty_logs(o.out_dir, *selection);
 
   const std::string matrix = matrix_text(results);
   const std::string json = json_report(results, info);

@@ -145,6 +145,7 @@ int main(int argc, char** argv) {
   certify_cmd->add_option("--warmup", certify.warmup, "With --problem: a problem called first in the same worker "
                                                       "(a reproducer of a failure that needs an earlier call)");
   certify_cmd->add_option("--warmup-input", certify.warmup_input, "The warm-up problem's input (.npy, spec order)");
+  certify_cmd->add_option("--warmup-layout", certify.warmup_layout, "The warm-up problem's layout (default --layout's)");
   certify_cmd->add_option("--waivers", certify.waivers, "Known deviations, 'backend rules column | reason' per line "
                                                       "(default certify/waivers.txt; '' for none)");
   certify_cmd->add_flag("!--no-shrink", certify.shrink, "Do not shrink failures to a minimal counterexample");

@@ -178,7 +178,10 @@ Result<std::unique_ptr<Worker>> Worker::start(const WorkerConfig& config) {
   }
   w->socket_ = sockets[0];
   w->death_ = death[0];
-  w->memfd_ = memfd_create("poolspec-call", MFD_CLOEXEC);
+  // Sealed against shrinking: a backend that truncated it (fd 5 in the worker) would make
+  // poolspec's own reads of the buffers fault.
+  w->memfd_ = memfd_create("poolspec-call", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (w->memfd_ >= 0) fcntl(w->memfd_, F_ADD_SEALS, F_SEAL_SHRINK);
   bool first = false;  // the run's first worker of this log starts it afresh
   {
     const std::lock_guard lock(log_mutex);
@@ -196,15 +199,16 @@ Result<std::unique_ptr<Worker>> Worker::start(const WorkerConfig& config) {
   else if (w->log_ < 0) failure = fmt::format("cannot write the backend's log {}: {}", config.log, std::strerror(errno));
   else if (log[1] < 0) failure = fmt::format("cannot make the log's pipe: {}", std::strerror(errno));
   else if (null < 0) failure = "cannot open /dev/null";
+  // The worker's descriptors 0 to 5 are copied from these in order: each source must sit above 5
+  // so that no copy overwrites a source not yet copied (another lane may have freed a low one).
+  int sources[6] = {null, log[1], log[1], sockets[1], death[1], w->memfd_}, high[6] = {-1, -1, -1, -1, -1, -1};
+  for (int i = 0; i < 6 && failure.empty(); ++i)
+    if (sources[i] >= 0 && (high[i] = fcntl(sources[i], F_DUPFD_CLOEXEC, 10)) < 0)
+      failure = fmt::format("cannot copy a descriptor for the worker: {}", std::strerror(errno));
   if (failure.empty()) {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, null, 0);
-    posix_spawn_file_actions_adddup2(&actions, log[1], 1);
-    posix_spawn_file_actions_adddup2(&actions, log[1], 2);
-    posix_spawn_file_actions_adddup2(&actions, sockets[1], wire::channel_fd);
-    posix_spawn_file_actions_adddup2(&actions, death[1], wire::death_fd);
-    posix_spawn_file_actions_adddup2(&actions, w->memfd_, 5);
+    for (int i = 0; i < 6; ++i) posix_spawn_file_actions_adddup2(&actions, high[i], i);
     posix_spawnattr_t attributes;
     posix_spawnattr_init(&attributes);
     sigset_t all, none;
@@ -235,6 +239,8 @@ Result<std::unique_ptr<Worker>> Worker::start(const WorkerConfig& config) {
     posix_spawnattr_destroy(&attributes);
     w->pid_ = pid;
   }
+  for (int fd : high)
+    if (fd >= 0) close(fd);
   close(sockets[1]);
   close(death[1]);
   if (log[1] >= 0) close(log[1]);
@@ -291,6 +297,7 @@ Worker::Wait Worker::wait_for_reply(void* reply, size_t size, std::chrono::milli
   for (;;) {
     pollfd fds[3] = {{socket_, POLLIN, 0}, {death_, POLLIN, 0}, {log_pipe_, POLLIN, 0}};
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return Wait::timeout;  // also while the log keeps the poll busy
     const int r = poll(fds, log_pipe_ >= 0 ? 3 : 2, static_cast<int>(std::clamp<int64_t>(left, 0, 1 << 30)));
     if (r < 0 && errno == EINTR) continue;
     if (r == 0) return Wait::timeout;
@@ -334,13 +341,18 @@ std::string Worker::death_text() {
   return "the worker ended (no status: its keeper was killed too)";
 }
 
+bool Worker::send_request(const void* request, size_t size) {
+  // Never blocks: a worker that does not read its requests is not waited for.
+  return send(socket_, request, size, MSG_NOSIGNAL | MSG_DONTWAIT) == static_cast<ssize_t>(size);
+}
+
 LibraryDescription Worker::describe() {
   LibraryDescription out;
   wire::Request q;
   q.sequence = ++sequence_;
   q.kind = wire::describe;
   auto d = std::make_unique<wire::Description>();
-  if (send(socket_, &q, sizeof q, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof q)) {
+  if (!send_request(&q, sizeof q)) {
     out.load_error = "the worker did not start";
     stop();
     return out;
@@ -481,8 +493,13 @@ CallOutcome Worker::call(uint32_t index, const poolspec_problem& problem, const 
   auto* status = reinterpret_cast<volatile wire::Status*>(shared_);
   status->stage = wire::idle;
 
-  if (send(socket_, &q, sizeof q, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof q))
-    return fail(CallOutcome::Kind::crash, fmt::format("the worker was gone before the call: {}", death_text()));
+  {
+    char stray = 0;  // a reply before the request: the backend writes into the channel
+    if (recv(socket_, &stray, 1, MSG_DONTWAIT | MSG_PEEK) > 0)
+      return fail(CallOutcome::Kind::crash, "the channel to the worker held a reply to no request: the backend wrote into it");
+  }
+  if (!send_request(&q, sizeof q))
+    return fail(CallOutcome::Kind::crash, fmt::format("the worker was gone (or not reading) before the call: {}", death_text()));
   wire::Reply reply;
   const Wait wait = wait_for_reply(&reply, sizeof reply, timeout);
   const uint32_t stage = status->stage;
@@ -505,8 +522,10 @@ CallOutcome Worker::call(uint32_t index, const poolspec_problem& problem, const 
     if (b >= wire::buffer_count) where = "touched memory next to its buffers";
     else if (reply.write && b == wire::input) where = fmt::format("wrote into its input (read-only), at byte {}", reply.fault_offset);
     else if (reply.write) where = fmt::format("touched its {} after changing its pages' protection", buffer_name(b));
-    else if (reply.fault_offset < 0) where = fmt::format("touched byte {} before the start of its {}", -reply.fault_offset, buffer_name(b));
-    else where = fmt::format("touched byte {} past the end of its {} ({} bytes)", reply.fault_offset - static_cast<int64_t>(bytes[b]) + 1,
+    else if (reply.fault_offset < 0)
+      where = fmt::format("touched byte {} before the start of its {}", 0 - static_cast<uint64_t>(reply.fault_offset),
+                          buffer_name(b));
+    else where = fmt::format("touched byte {} past the end of its {} ({} bytes)", static_cast<uint64_t>(reply.fault_offset) - bytes[b] + 1,
                              buffer_name(b), bytes[b]);
     return fail(CallOutcome::Kind::out_of_bounds, fmt::format("in {}: {}", stage_name(stage), where));
   }
@@ -547,8 +566,8 @@ CallOutcome Worker::call(uint32_t index, const poolspec_problem& problem, const 
                               buffer_name(b), r.bytes, first + 1));
   }
   if (!buffers.input.empty() && std::memcmp(data(wire::input), buffers.input.data(), buffers.input.size()) != 0) {
-    size_t k = 0;
-    while (data(wire::input)[k] == buffers.input[k]) ++k;
+    const size_t k = static_cast<size_t>(
+        std::mismatch(buffers.input.begin(), buffers.input.end(), data(wire::input)).first - buffers.input.begin());
     return fail(CallOutcome::Kind::out_of_bounds,
                 fmt::format("changed its input (read-only), the first byte at offset {}", k));
   }

@@ -100,6 +100,7 @@ class Worker {
   explicit Worker(WorkerConfig config) : config_(std::move(config)) {}
   enum class Wait { reply, died, broken, timeout };
   Wait wait_for_reply(void* reply, size_t size, std::chrono::milliseconds timeout);
+  bool send_request(const void* request, size_t size);
   std::string death_text();
   bool ensure_size(uint64_t bytes);
 

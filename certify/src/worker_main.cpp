@@ -242,14 +242,17 @@ void drop_privileges() {
   syscall(SYS_capset, &header, none);
 }
 
-// The signals a backend may send its process group (kill(0, ...)): the starter and the keeper
-// ignore them, so that only the worker ends and its end is reported; poolspec ends them with SIGKILL.
-constexpr int group_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE,
-                                 SIGTSTP, SIGTTIN, SIGTTOU, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ};
+// Every signal a backend may send its process group (kill(0, ...)) but SIGKILL, SIGSTOP and
+// SIGCHLD: the starter and the keeper ignore them, so that only the worker ends and its end is
+// reported (poolspec ends them with SIGKILL); the worker takes each back to its default.
+void set_every_signal(sighandler_t action) {
+  for (int sig = 1; sig < NSIG; ++sig)
+    if (sig != SIGKILL && sig != SIGSTOP && sig != SIGCHLD) signal(sig, action);
+}
 
 [[noreturn]] void serve(const std::string& library, int64_t memory_limit_mb) {
   close(wire::death_fd);
-  for (int sig : group_signals) signal(sig, SIG_DFL);
+  set_every_signal(SIG_DFL);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   const int memfd = 5;
   void* status = mmap(nullptr, page(), PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
@@ -266,12 +269,9 @@ constexpr int group_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGU
   setrlimit(RLIMIT_AS, &address_space);
   const rlimit file_size{rlim_t{64} << 20, rlim_t{64} << 20};  // the log, and any file the backend writes
   setrlimit(RLIMIT_FSIZE, &file_size);
-  const rlimit no_core{0, 0};  // a crash is a status, not a core file in the user's folder
-  setrlimit(RLIMIT_CORE, &no_core);
   drop_privileges();
-  // The default action for every fatal signal (a sanitizer's handlers must not report the
-  // backend's crash as their own); faults at a guard are reported first.
-  for (int sig : {SIGABRT, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGTERM, SIGXCPU, SIGXFSZ}) signal(sig, SIG_DFL);
+  // Every signal has its default action (set above: a sanitizer's handlers must not report the
+  // backend's crash as their own), but faults, which report a touched guard first.
   struct sigaction action {};
   action.sa_sigaction = on_fault;
   action.sa_flags = SA_SIGINFO;
@@ -357,7 +357,12 @@ int main(int argc, char** argv) {
   const pid_t poolspec = getppid();
   close_range(6, ~0u, 0);  // nothing of poolspec's but the descriptors above
   setsid();
-  for (int sig : group_signals) signal(sig, SIG_IGN);
+  set_every_signal(SIG_IGN);
+  const rlimit no_core{0, 0};  // a crash is a status, not a core file in the user's folder
+  setrlimit(RLIMIT_CORE, &no_core);
+  // Not dumpable: no other process of this user may read this one's /proc files (its descriptors,
+  // its memory); the worker forked from it stays so after exec-free forks.
+  prctl(PR_SET_DUMPABLE, 0);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != poolspec) _exit(7);  // poolspec already gone
   if (want_namespace && unshare(CLONE_NEWPID) == 0) {

@@ -1,6 +1,7 @@
 /* Correct, but after its third call returns a thread _exit(0)s the worker as soon as the calling
  * thread blocks in recvfrom(), idle between calls: the certifier's next call finds a dead process.
  * expect: CRASH
+ * replay: racy
  * also: --no-pid-namespace
  */
 #include <pthread.h>
