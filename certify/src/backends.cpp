@@ -40,6 +40,7 @@ void describe(const std::string& library, const WorkerConfig& base, const std::s
     return;
   }
   LibraryDescription d = (*worker)->describe();
+  out.all_in_pid_namespaces = out.all_in_pid_namespaces && (d.pid_namespace || !d.load_error.empty());
   if (!d.load_error.empty()) {
     out.failures.push_back({library, printable(file, 80), d.load_error});
     return;
@@ -120,6 +121,7 @@ Result<BackendSelection> select_backends(const std::vector<std::string>& wanted,
     return Error{fmt::format("--backend {}: no such backend (available:{}; or give a shared library's path){}",
                              printable(w, 200), names, unloaded)};
   }
+  out.all_in_pid_namespaces = out.all_in_pid_namespaces && all.all_in_pid_namespaces;
   return out;
 }
 

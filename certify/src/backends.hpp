@@ -30,6 +30,7 @@ struct LoadFailure {
 struct BackendSelection {
   std::vector<LoadedBackend> backends;
   std::vector<LoadFailure> failures;
+  bool all_in_pid_namespaces = true;  // every describing worker was
 };
 
 // Names of available backends, or paths of shared libraries (containing '/' or ending in .so);

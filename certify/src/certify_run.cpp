@@ -864,8 +864,10 @@ int certify_command(const CertifyOptions& o) {
   std::filesystem::create_directories(o.out_dir + "/logs", ec);
   reset_logs();
   if (ec) return cli::refuse(fmt::format("--out {}: cannot make the folder: {}", o.out_dir, ec.message()));
-  // A backend's orphans come to poolspec when no PID namespace holds them, to be killed.
+  // A backend's orphans come to poolspec when no PID namespace holds them, to be killed; and no
+  // process of this user may read poolspec's descriptors or memory through /proc.
   prctl(PR_SET_CHILD_SUBREAPER, 1);
+  prctl(PR_SET_DUMPABLE, 0);
   if (const WorkerConfig w = worker_config(o); access(w.program.c_str(), X_OK) != 0)
     return cli::refuse(fmt::format("{}: the certification worker cannot be run ({}); it is installed beside poolspec",
                                    w.program, std::strerror(errno)));
@@ -883,6 +885,10 @@ int certify_command(const CertifyOptions& o) {
     fmt::print("suites: smoke ci full\n");
     return selection->failures.empty() ? cli::exit_ok : cli::exit_check_failed;
   }
+  if (!selection->all_in_pid_namespaces)
+    info.notes.push_back(o.pid_namespace ? "workers run without PID namespaces (the kernel allowed none): a backend could "
+                                           "signal poolspec by its process id, and orphans are killed by /proc scans"
+                                         : "workers run without PID namespaces (--no-pid-namespace)");
   if (!o.problem.empty()) return replay(o, *selection);
 
   // Every job, before running any, case by case: the progress bar's total, the lanes' work.

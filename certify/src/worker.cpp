@@ -380,6 +380,7 @@ LibraryDescription Worker::describe() {
     stop();
     return out;
   }
+  out.pid_namespace = d->pid_namespace != 0;
   if (d->count < 0) {
     d->detail[sizeof d->detail - 1] = '\0';
     out.load_error = printable(d->detail);

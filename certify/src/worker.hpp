@@ -44,6 +44,7 @@ struct BackendDescription {
 struct LibraryDescription {
   std::vector<BackendDescription> backends;
   std::string load_error;  // empty: loaded
+  bool pid_namespace = false;  // its worker ran in a PID namespace of its own
 };
 
 // A call's buffers, as poolspec lays them out for the backend.

@@ -289,6 +289,7 @@ void set_every_signal(sighandler_t action) {
     if (q.kind == wire::describe && !described) {
       static wire::Description d;
       d.sequence = q.sequence;
+      d.pid_namespace = getpid() == 2 && getppid() == 1;
       status_page->stage = wire::loading;
       loaded = load(library, d);
       status_page->stage = wire::idle;
@@ -344,6 +345,24 @@ void kill_children() {
   _exit(0);
 }
 
+// Without the privilege for a PID namespace alone: a user namespace of its own (this user's ids
+// mapped to themselves) and a PID namespace in it, where the kernel lets an unprivileged user.
+bool enter_user_and_pid_namespaces() {
+  const uid_t uid = getuid();
+  const gid_t gid = getgid();
+  if (unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0) return false;
+  const auto write_text = [](const char* path, const std::string& text) {
+    const int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    const bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    close(fd);
+    return ok;
+  };
+  write_text("/proc/self/setgroups", "deny");
+  return write_text("/proc/self/uid_map", std::to_string(uid) + " " + std::to_string(uid) + " 1\n") &&
+         write_text("/proc/self/gid_map", std::to_string(gid) + " " + std::to_string(gid) + " 1\n");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -365,7 +384,7 @@ int main(int argc, char** argv) {
   prctl(PR_SET_DUMPABLE, 0);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != poolspec) _exit(7);  // poolspec already gone
-  if (want_namespace && unshare(CLONE_NEWPID) == 0) {
+  if (want_namespace && (unshare(CLONE_NEWPID) == 0 || enter_user_and_pid_namespaces())) {
     const pid_t keeper = fork();  // PID 1 of the new namespace
     if (keeper < 0) _exit(wire::exit_cannot_fork);
     if (keeper == 0) {

@@ -89,6 +89,7 @@ struct Description {
   // How many backends the entry gave (max_backends + 1: more than allowed), or -1 when the
   // library could not be loaded (`detail` says why).
   int32_t count = 0;
+  uint8_t pid_namespace = 0;  // the worker is the first child of its namespace's PID 1
   char detail[512]{};
   BackendInfo backends[max_backends + 1]{};
 };
