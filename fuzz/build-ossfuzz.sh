@@ -12,7 +12,6 @@ set -euo pipefail
 : "${LIB_FUZZING_ENGINE:?LIB_FUZZING_ENGINE: the fuzzing engine link flags, e.g. -fsanitize=fuzzer}"
 src=$(cd "$(dirname "$0")/.." && pwd)
 work=${WORK:-$src/build}/ossfuzz
-targets=(fuzz_engines fuzz_xs3 fuzz_shape fuzz_problem_string fuzz_frontends fuzz_npy)
 
 # Build type None: only the caller's flags (OSS-Fuzz chooses -O1 -gline-tables-only itself).
 cmake -S "$src" -B "$work" -G Ninja -DCMAKE_BUILD_TYPE=None \
@@ -20,6 +19,7 @@ cmake -S "$src" -B "$work" -G Ninja -DCMAKE_BUILD_TYPE=None \
   -DCMAKE_C_FLAGS="${CFLAGS:-}" -DCMAKE_CXX_FLAGS="${CXXFLAGS:-}" \
   -DPOOLSPEC_ONLY_FUZZERS=ON -DPOOLSPEC_WERROR=OFF -DBUILD_TESTING=OFF \
   -DPOOLSPEC_FUZZ_ENGINE="$LIB_FUZZING_ENGINE"
+mapfile -t targets <"$work/fuzz/targets.txt"  # the list fuzz/CMakeLists.txt keeps
 cmake --build "$work" --target "${targets[@]}"
 
 mkdir -p "$OUT"

@@ -13,7 +13,7 @@ cmake --preset coverage >/dev/null
 cmake --build --preset coverage >/dev/null
 out=build/coverage/profiles
 rm -rf "$out" && mkdir -p "$out"
-targets=(fuzz_engines fuzz_xs3 fuzz_shape fuzz_problem_string fuzz_frontends fuzz_npy)
+mapfile -t targets <build/coverage/fuzz/targets.txt  # the list fuzz/CMakeLists.txt keeps
 objects=()  # llvm-cov: the first binary, then -object for each other
 for t in "${targets[@]}"; do
   folders=(fuzz/corpus/$t)

@@ -1,5 +1,5 @@
 // Structured decoding of fuzzer bytes (FuzzedDataProvider) into bounded problems and inputs,
-// biased toward the boundary cases where frameworks disagree (notes/semantics.md section 1b):
+// biased toward the boundary cases where frameworks disagree (docs/semantics.md section 1b):
 // kernel 1, stride above the kernel, pads at or past the kernel, every rounding, dilation, every
 // divisor and empty-window mode, and NaN / +-inf / -0 / subnormal / integer-extreme values.
 // Shared by the fuzz targets that need a Problem; every size is bounded so one input runs in

@@ -17,12 +17,12 @@ root=$PWD
 seconds=${FUZZ_SECONDS:-60}
 jobs=${FUZZ_JOBS:-2}
 out=${FUZZ_OUT:-$root/build/fuzz/run}
-targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_engines fuzz_xs3 fuzz_shape fuzz_problem_string fuzz_frontends fuzz_npy)
 
 bash scripts/install-deps.sh >/dev/null
 cmake --preset fuzz >/dev/null && cmake --build --preset fuzz >/dev/null || { echo "fuzz/run.sh: build failed"; exit 1; }
 bin=$root/build/fuzz/fuzz
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || mapfile -t targets <"$bin/targets.txt"  # the list fuzz/CMakeLists.txt keeps
 # OpenMP workers sleep when idle instead of spinning (the engines' 2-thread runs would otherwise
 # take the core another target runs on).
 export OMP_WAIT_POLICY=passive KMP_BLOCKTIME=0

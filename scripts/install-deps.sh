@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package poolspec needs to build and test. Idempotent: when all are
 # present it only runs dpkg-query and exits (well under a second).
-# Package names and pitfalls: see notes/toolchain.md (libclang-rt-14-dev is only a Recommends of
+# Package names and pitfalls: see docs/building.md (libclang-rt-14-dev is only a Recommends of
 # clang, so it is named explicitly; without it clang's -fsanitize=... cannot link).
 set -euo pipefail
 

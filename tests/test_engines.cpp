@@ -1,4 +1,4 @@
-// The engines against the spec (DESIGN.md sections 4, 5 and 9). One test body for every engine:
+// The engines against the spec (docs/design.md §4, §5, §9). One test body for every engine:
 // the reference, the optimized engine (dispatch with its counted fallback) and each kernel of its
 // list on its own. RapidCheck draws problems over the whole space -- channels that are not a
 // multiple of the vector width, widths that leave a remainder, every layout, 1 and 2 threads,
@@ -122,6 +122,45 @@ TEST_CASE("each kernel of the list matches the spec on the problems it accepts")
     if (name.ends_with("nhwc")) layouts = {Layout::channels_last};
     check_property(fmt::format("{} == spec", k.name), matches_spec(only, o, layouts));
   }
+}
+
+// Integer averages divide in f32, exact while |sum| < 2^23 and the divisor < 2^24 (the argument
+// at the top of kernels.cpp) only if the quotient itself is rounded: a half added in f32 before
+// rounding lifts a quotient just below x.5 to the next integer. Constant windows with an
+// override divisor d = 2|s| - 1, 2|s| and 2|s| + 1 put s / d just above, on and just below a
+// half; every kernel that takes them, on every SIMD target, every rounding rule.
+TEST_CASE("integer averages: quotients beside a half are rounded exactly, by every kernel on every target") {
+  struct Window {
+    const char* dtype;
+    double value;
+    int k;
+  };
+  const Window windows[] = {{"u8", 255, 181}, {"i8", -128, 181}, {"i8", 127, 3}, {"u8", 1, 1}};
+  int runs = 0;
+  for (const std::string& target : optimized::simd_targets()) {
+    REQUIRE(optimized::use_simd_target(target).ok());
+    for (const optimized::KernelInfo& k : optimized::kernel_list())
+      for (const Window& w : windows)
+        for (const int64_t delta : {-1, 0, 1})
+          for (const char* rule : {"half_away", "half_up", "half_even", "toward_zero", "floor"})
+            for (const Layout layout : all_layouts) {
+              const int64_t sum = static_cast<int64_t>(std::fabs(w.value)) * w.k * w.k;
+              const Problem p = parse_problem(fmt::format("avg:{}:n1c1:h{}w{}:k{}x{}:s1x1:pb0x0:pe0x0:override={}:"
+                                                          "floor:round={}",
+                                                          w.dtype, w.k, w.k, w.k, w.k, 2 * sum + delta, rule))
+                                    .value();
+              const optimized::OptimizedEngine only(k.name);
+              if (!only.supports(p, layout)) continue;
+              CAPTURE(target);
+              CAPTURE(k.name);
+              CAPTURE(format_problem(p));
+              const Case c{p, Tensor{p.dtype, input_shape(p), std::vector<double>(w.k * w.k, w.value)}};
+              CHECK(engine_failure(only, c, layout, 1).empty());
+              ++runs;
+            }
+  }
+  REQUIRE(optimized::use_simd_target("").ok());
+  CHECK(runs > 0);
 }
 
 // max_nchw combines a row's taps in vector pairs (its path for 2 or 3 columns at stride 2) and

@@ -1,6 +1,6 @@
 // The seed front-ends (ngraph v0, OpenVINO v1), the seed documents' examples and the errata
 // they pin (spec/ERRATA.md). Expected shapes are derived in the comments from the shape rules
-// of notes/semantics.md section 2.3, not taken from poolspec or from the documents.
+// of docs/semantics.md section 2.3, not taken from poolspec or from the documents.
 #include <doctest/doctest.h>
 
 #include "poolspec/evaluate.hpp"
@@ -164,7 +164,7 @@ TEST_CASE("OpenVINO v1 refusals name the attribute, its value and the rule") {
 }
 
 TEST_CASE("OpenVINO v1: SAME with ceil and kernel < stride yields an extra, empty window") {
-  // notes/semantics.md 2.3: d=6, k=1, s=4, same_upper: P = max(0, 1*4 + 1 - 6) = 0; CEIL gives
+  // docs/semantics.md 2.3: d=6, k=1, s=4, same_upper: P = max(0, 1*4 + 1 - 6) = 0; CEIL gives
   // ceil(5/4)+1 = 3 where ONNX / TF give ceil(6/4) = 2. The third window starts at 8 >= 6.
   Result<Problem> p = ov(R"(kernel="1" strides="4" auto_pad="same_upper" rounding_type="ceil" exclude-pad="true")",
                          Op::avg, {1, 1, 6});

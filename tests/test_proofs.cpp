@@ -74,7 +74,7 @@ TEST_CASE("pinned counterexamples (found by Z3 4.8.12 in the proofs above)") {
       {"mutant/ceil-equals-ceil_torch/int", "avg:f32:n1c1:w1:k13:s14:pb13:pe12:exclude:ceil:empty=zero"},
       {"mutant/openvino-document-formula/int", "avg:f32:n1c1:w1:k1:s2:pb0:pe0:exclude:floor:empty=zero"},
       {"mutant/stride-zero/int", "avg:f32:n1c1:w1:k1:s0:pb0:pe0:exclude:floor:empty=zero"},
-      // notes/semantics.md 2.3: d=6, k=1, s=4, same_upper pads (0, 0), CEIL gives 3 = ceil(6/4) + 1.
+      // docs/semantics.md 2.3: d=6, k=1, s=4, same_upper pads (0, 0), CEIL gives 3 = ceil(6/4) + 1.
       {"auto_pad/same_upper/ceil/int", "avg:f32:n1c1:w6:k1:s4:pb0:pe0:exclude:ceil:empty=zero"},
   };
   for (const auto& entry : pinned) {

@@ -82,7 +82,7 @@ TEST_CASE("the 4x4 1..16, k3 s2 p1 ceil example under each divisor mode (notes 1
             static_cast<double>(static_cast<float>(sums[i]) / static_cast<float>(m.divisor_of(i))));
     }
   }
-  // The values printed in notes/semantics.md 1b (4 decimals) for the two include modes.
+  // The values printed in docs/semantics.md 1b (4 decimals) for the two include modes.
   const Output clip = run(base + "include_clip:ceil", iota(16));
   const Output full = run(base + "include_full:ceil", iota(16));
   CHECK(clip.values.values[2] == 2.0);
@@ -117,7 +117,7 @@ TEST_CASE("integer averages: the exact mean, rounded by the chosen rule, then sa
 }
 
 TEST_CASE("bias: T_out = (b + T_sum) / T_div, the XS3 document's formula") {
-  // N = 4, X = 24, b = -40: (-40 + 96) / 4 = 14 exactly (notes/xs3.md section 5, example 5).
+  // N = 4, X = 24, b = -40: (-40 + 96) / 4 = 14 exactly (xs3/README.md section 5, example 5).
   CHECK(run("avg:i8:n1c1:h2w2:k2x2:s1x1:pb0x0:pe0x0:exclude:floor:bias=-40:round=half_up",
             {24, 24, 24, 24}).values.values[0] == 14);
   // A bias beyond 2^53 is still added exactly: (2^60 + 1 + 1) / 2 = 2^59 + 1 in f64.
@@ -185,7 +185,7 @@ TEST_CASE("max: NaN policies, ties, -0, indices") {
 }
 
 TEST_CASE("max indices: ONNX test_maxpool_with_argmax_2d_precomputed_strides") {
-  // External vector (ONNX backend node test, decoded in notes/semantics.md section 5): 5x5 input
+  // External vector (ONNX backend node test, decoded in docs/semantics.md section 5): 5x5 input
   // 1..25, kernel 2, stride 2, storage_order 1 -> indices [[6, 16], [8, 18]], values 7 9 17 19.
   const Output o = run("max:f32:n1c1:h5w5:k2x2:s2x2:pb0x0:pe0x0:floor:idx=tensor:order=col", iota(25));
   CHECK(o.values.values == std::vector<double>{7, 9, 17, 19});

@@ -1,5 +1,5 @@
 // Golden vectors of the XS3 model. Provenance is written beside each: the worked examples of
-// notes/xs3.md section 5 (computed there with a transcription of lib_nn's C reference at
+// xs3/README.md section 5 (computed there with a transcription of lib_nn's C reference at
 // 50a4b03), the scale/shift table of section 3.2, and the patterns of lib_nn's own unit tests
 // (test_avgpool2d_global.c, test_avgpool2d.c, test_maxpool2d.c) as section 5 describes them.
 #include <numeric>
@@ -39,7 +39,7 @@ int window_one(const std::vector<int>& taps, uint32_t h, uint32_t w, bool symmet
 }
 
 TEST_CASE("xs3 primitives: RSHR ties toward +infinity, VLSAT bounds, VLMACC saturation") {
-  // notes/xs3.md section 2, and lib_xcore_math's VLSAT tie test: -0x0A800000 >> 24 = -10,
+  // xs3/README.md section 2, and lib_xcore_math's VLSAT tie test: -0x0A800000 >> 24 = -10,
   // -0x0A800001 >> 24 = -11.
   CHECK(rshr(-0x0A800000, 24) == -10);
   CHECK(rshr(-0x0A800001, 24) == -11);
@@ -57,7 +57,7 @@ TEST_CASE("xs3 primitives: RSHR ties toward +infinity, VLSAT bounds, VLMACC satu
   CHECK(vlsub8(-128, 127) == -127);  // saturates, keeps the sign
 }
 
-TEST_CASE("xs3 scale and shift: the table of notes/xs3.md 3.2") {
+TEST_CASE("xs3 scale and shift: the table of xs3/README.md 3.2") {
   const std::pair<int, ScaleShift> table[] = {
       {1, {1, 0}},    {2, {1, 1}},     {4, {1, 2}},     {9, {114, 10}},  {24, {85, 11}},
       {3, {85, 8}},   {5, {102, 9}},   {7, {73, 9}},    {25, {82, 11}},  {36, {114, 12}},
@@ -68,7 +68,7 @@ TEST_CASE("xs3 scale and shift: the table of notes/xs3.md 3.2") {
   }
 }
 
-TEST_CASE("xs3 scale and shift: the rejected pixel counts (notes/xs3.md section 6)") {
+TEST_CASE("xs3 scale and shift: the rejected pixel counts (xs3/README.md section 6)") {
   // "The smallest cases are N = 255 (15x17) and 257. Others: 509-511, 513-514, 1017-1023,
   // 1025-1028 ... There are 2537 such N below 2^17. No N < 255 is affected."
   for (int n : {255, 257, 509, 510, 511, 513, 514, 1017, 1020, 1023, 1025, 1028})
@@ -93,7 +93,7 @@ TEST_CASE("xs3 scale and shift: the rejected pixel counts (notes/xs3.md section 
   CHECK(!avgpool2d_global_init({0, 3, 4}, {}, Config{}).ok());
 }
 
-TEST_CASE("xs3 worked examples 1-7 (notes/xs3.md section 5), avgpool2d_global") {
+TEST_CASE("xs3 worked examples 1-7 (xs3/README.md section 5), avgpool2d_global") {
   // 1. N = 4 (1, 2): half up.
   CHECK(global_one({1, 2, 3, 4}, 0) == 3);
   CHECK(global_one({-1, -2, -3, -4}, 0) == -2);
@@ -129,7 +129,7 @@ TEST_CASE("xs3 worked examples 1-7 (notes/xs3.md section 5), avgpool2d_global") 
 }
 
 TEST_CASE("xs3 accumulator overflow: the assembly saturates, the C reference wraps") {
-  // notes/xs3.md section 6: N = 1, b = 2^31 - 11, x = 127 -> asm 127, C reference -128.
+  // xs3/README.md section 6: N = 1, b = 2^31 - 11, x = 127 -> asm 127, C reference -128.
   CHECK(global_one({127}, acc_max - 10, false, Accumulation::saturate) == 127);
   CHECK(global_one({127}, acc_max - 10, false, Accumulation::wrap) == -128);
 }

@@ -20,7 +20,7 @@ inline int64_t window_extent(const poolspec_axis& a) { return (a.kernel - 1) * a
 
 // A library without a ceil mode computes the extent as floor((d + pb + pe - K) / s) + 1; a
 // framework on top of it gets a ceil (or ceil_torch) extent by enlarging the end padding until
-// the floor formula reaches it (notes/semantics.md 1a, oneDNN: "caller emulates ceil by
+// the floor formula reaches it (docs/semantics.md 1a, oneDNN: "caller emulates ceil by
 // enlarging padding_r"). Under floor the problem's own end padding already gives it.
 inline int64_t end_padding_for_extent(const poolspec_problem& p, int axis) {
   const poolspec_axis& a = p.axes[axis];

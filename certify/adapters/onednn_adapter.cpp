@@ -138,7 +138,7 @@ int run(const poolspec_backend* self, const poolspec_problem* p, const void* inp
   return 0;
 }
 
-// oneDNN's reference and its jit kernels sum in f32 and divide once (notes/semantics.md 1b).
+// oneDNN's reference and its jit kernels sum in f32 and divide once (docs/semantics.md 1b).
 constexpr poolspec_accumulation f32_sums{POOLSPEC_F32, 1, 0.5, 0};
 
 const Variant plain_variant{false}, blocked_variant{true};

@@ -166,7 +166,7 @@ int run(const poolspec_backend*, const poolspec_problem* p, const void* input, v
 }  // namespace
 
 extern "C" const poolspec_backend* poolspec_backend_entry(uint32_t index) {
-  // f32 averages: f32 sums times a reciprocal (two more roundings, notes/semantics.md 1b).
+  // f32 averages: f32 sums times a reciprocal (two more roundings, docs/semantics.md 1b).
   static const poolspec_backend backend{POOLSPEC_BACKEND_ABI_VERSION, "xnnpack", "Debian libxnnpack-dev (2022 snapshot)",
                                         "tflite", {POOLSPEC_F32, 2, 0.5, 0}, nullptr, supports, run, nullptr};
   return index == 0 ? &backend : nullptr;

@@ -18,12 +18,20 @@ namespace {
 // The adapters the build made (certify/adapters/), in a fixed order.
 const char* const adapter_files[] = {"libpoolspec_onednn.so", "libpoolspec_xnnpack.so", "libpoolspec_libtorch.so"};
 
+// The first of `candidates` that exists, else the last.
+std::string first_existing(std::initializer_list<std::filesystem::path> candidates) {
+  std::error_code ec;
+  for (const std::filesystem::path& p : candidates)
+    if (std::filesystem::exists(p, ec)) return p.lexically_normal().string();
+  return std::data(candidates)[candidates.size() - 1].string();
+}
+
+// The adapters: $POOLSPEC_ADAPTER_DIR; beside the program (a build tree); the install prefix's
+// lib/poolspec/adapters, relative to the program, so an installed poolspec needs no build tree.
 std::string adapter_folder() {
   if (const char* dir = std::getenv("POOLSPEC_ADAPTER_DIR")) return dir;
-  const std::filesystem::path beside = std::filesystem::path(program_folder()) / "adapters";
-  std::error_code ec;
-  if (std::filesystem::is_directory(beside, ec)) return beside.string();
-  return POOLSPEC_BUILD_ADAPTER_DIR;
+  const std::filesystem::path self = program_folder();
+  return first_existing({self / "adapters", self / POOLSPEC_INSTALLED_ADAPTER_DIR, POOLSPEC_BUILD_ADAPTER_DIR});
 }
 
 // The library's backends, through a worker of its own that ends when they are listed (what the
@@ -63,6 +71,11 @@ std::string program_folder() {
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
   return ec ? std::string(".") : self.parent_path().string();
+}
+
+std::string default_waivers() {
+  const std::filesystem::path self = program_folder();
+  return first_existing({self / "waivers.txt", self / POOLSPEC_INSTALLED_WAIVERS, POOLSPEC_SOURCE_WAIVERS});
 }
 
 std::string backend_log(const std::string& out_dir, const std::string& library) {

@@ -47,4 +47,8 @@ std::string backend_log(const std::string& out_dir, const std::string& library);
 // The folder of the running program (the worker and the adapters are looked for there first).
 std::string program_folder();
 
+// The waivers poolspec ships: beside the program in a build tree, else in the install prefix's
+// share/poolspec/ (found relative to the program), else the source tree's (the test programs).
+std::string default_waivers();
+
 }  // namespace poolspec::certify

@@ -1,4 +1,4 @@
-// `poolspec certify` (DESIGN.md section 6): every backend, on a suite, under the rules it claims
+// `poolspec certify` (docs/design.md §6): every backend, on a suite, under the rules it claims
 // (and others asked for), in a worker process of its own (worker.hpp), every problem called
 // twice; statuses, first mismatches, a minimal counterexample and a reproducer bundle per
 // failure; a matrix, JSON and JUnit XML; shards run apart and merged.
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backends.hpp"
 #include "poolspec/engine_check.hpp"
 
 namespace poolspec::certify {
@@ -57,7 +58,7 @@ struct CertifyOptions {
   std::vector<std::string> filters;             // only cases whose id contains one of them
   bool shrink = true;
   // Known deviations: lines "backend rules column | reason" (certify/waivers.txt); "" for none.
-  std::string waivers = POOLSPEC_DEFAULT_WAIVERS;
+  std::string waivers = default_waivers();
   bool json = false;                            // the JSON report on stdout instead of the matrix
   bool list = false;                            // list the backends and suites, run nothing
   std::string problem, input;                   // one problem (and its .npy input): a replay

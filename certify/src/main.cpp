@@ -1,4 +1,4 @@
-// poolspec: the executable specification of pooling, on the command line (DESIGN.md section 7).
+// poolspec: the executable specification of pooling, on the command line (docs/design.md §7).
 // Exit codes: 0 ok, 1 check failed, 2 bad input.
 #include <map>
 #include <utility>

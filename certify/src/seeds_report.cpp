@@ -74,7 +74,7 @@ Finding examine(const seeds::Example& e) {
   return f;
 }
 
-// notes/semantics.md §1b: 4x4 input 1..16, kernel 3, stride 2, pads 1, ceil -- the example on
+// docs/semantics.md §1b: 4x4 input 1..16, kernel 3, stride 2, pads 1, ceil -- the example on
 // which the frameworks' include-pad divisors split.
 struct DivisorRow {
   std::string mode;
@@ -165,7 +165,7 @@ int seeds_command(bool json) {
   }
 
   fmt::print("\nDivisor modes on 4x4 input 1..16, kernel 3, stride 2, pads 1, ceil "
-             "(notes/semantics.md 1b):\n");
+             "(docs/semantics.md 1b):\n");
   for (const DivisorRow& r : divisors) {
     fmt::print("  {:<13}", r.mode);
     for (size_t i = 0; i < r.output.size(); ++i)

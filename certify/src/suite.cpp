@@ -67,7 +67,7 @@ bool chosen(uint64_t point, uint64_t one_in) {
   return (z ^ (z >> 31)) % one_in == 0;
 }
 
-// benchdnn's shapes_basic categories (notes/verification.md 1.6), in this project's own sizes,
+// benchdnn's shapes_basic categories (docs/testing.md 10.1), in this project's own sizes,
 // for 1, 2 and 3 spatial axes, under every mode, floor and ceil.
 void add_shapes(std::vector<Case>& out, bool small) {
   struct Shape {
@@ -123,7 +123,7 @@ void add_shapes(std::vector<Case>& out, bool small) {
   }
 }
 
-// Pooling layers of real networks (notes/perf.md). In `ci` with 8 channels; `full` has theirs.
+// Pooling layers of real networks (docs/benchmarks.md). In `ci` with 8 channels; `full` has theirs.
 void add_topologies(std::vector<Case>& out, bool real_channels) {
   struct Layer {
     const char* name;
@@ -157,7 +157,7 @@ void add_topologies(std::vector<Case>& out, bool real_channels) {
   }
 }
 
-// The zone where frameworks disagree, enumerated (notes/verification.md, closing list 4): 1-D
+// The zone where frameworks disagree, enumerated (docs/testing.md 10.3): 1-D
 // extents 1..8, kernels 1..4, strides 1..3, dilations 1..2, pads 0..k on each side, floor and
 // ceil, every mode; 2-D over a smaller grid. `one_in` thins it deterministically.
 void add_enumeration(std::vector<Case>& out, uint64_t one_in_1d, uint64_t one_in_2d) {
@@ -264,7 +264,7 @@ void add_seeds(std::vector<Case>& out) {
   }
 }
 
-// Cases from the bugs of notes/semantics.md (section 3), each with its report.
+// Cases from the bugs of docs/semantics.md (section 3), each with its report.
 void add_regressions(std::vector<Case>& out) {
   const auto add = [&](const char* name, const char* note, Intent in, Values v = Values::random) {
     Case c;

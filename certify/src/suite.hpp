@@ -15,7 +15,7 @@
 
 namespace poolspec::certify {
 
-// Input values (notes/verification.md, "adversarial value domains").
+// Input values (docs/testing.md 10.2, "adversarial value domains").
 enum class Values {
   random,      // benchdnn-like: integers and eighths in the dtype's comfortable range
   nan_at,      // random, with NaN at input position `at` (the first, a middle, the last)

@@ -1,11 +1,11 @@
 // poolspec_bench: a benchmark program, not a test. In one process it times the optimized engine
 // (NCHW and NHWC), the reference engine, oneDNN (nchw, nhwc, nChw16c) and XNNPACK (nhwc) on the
-// workloads of notes/perf.md and the pooling layers of ResNet-50, GoogLeNet v3 and a 3-D U-Net,
-// at 1 and 2 threads, cold (input and output flushed from the caches before each call) and hot.
-// Implementations run in interleaved rounds (notes/perf.md section 4: this machine is noisy, so
-// engines are compared only within one process, as ratios). Every row is first checked: in full
-// against the reference engine within the sum of both declared bounds, and the reference itself
-// against the exact spec on sampled output elements. It measures the read bandwidth too, prints a
+// workloads of docs/benchmarks.md (the six headline layers, ResNet-50's, GoogLeNet v3's and a
+// 3-D U-Net's pooling layers), at 1 and 2 threads, cold (input and output flushed from the caches
+// before each call) and hot. Implementations run in interleaved rounds (docs/benchmarks.md
+// section 4: this machine is noisy, so engines are compared only within one process, as ratios).
+// Every row is first checked: in full against the reference engine within the sum of both
+// declared bounds, and the reference itself against the exact spec on sampled output elements. It measures the read bandwidth too, prints a
 // table and writes one JSON line per row.
 #include <immintrin.h>
 #include <omp.h>
@@ -47,7 +47,7 @@ using Clock = std::chrono::steady_clock;
 struct Workload {
   std::string name;
   Problem problem;
-  bool headline = false;  // one of the six workloads of notes/perf.md
+  bool headline = false;  // one of the six workloads of docs/benchmarks.md
 };
 
 Problem make(Op op, DType dtype, int64_t n, int64_t c, std::vector<int64_t> spatial, int64_t k, int64_t s,
@@ -66,7 +66,7 @@ std::vector<Workload> workloads() {
   const Op avg = Op::avg, max = Op::max;
   const DType f32 = DType::f32;
   return {
-      // The six of notes/perf.md (N, C, spatial, kernel/stride/pad); ResNet-50's two pooling
+      // The six of docs/benchmarks.md (N, C, spatial, kernel/stride/pad); ResNet-50's two pooling
       // layers are the first two.
       {"resnet_stem_max", make(max, f32, 8, 64, {112, 112}, 3, 2, 1), true},
       {"resnet_global_avg", make(avg, f32, 8, 2048, {7, 7}, 7, 1, 0), true},
@@ -94,7 +94,7 @@ std::vector<Workload> workloads() {
 // ---- machine helpers ------------------------------------------------------------------------
 
 // A legacy-SSE kernel after any 256-bit VEX instruction runs 3-4x slower on this CPU until
-// vzeroupper (notes/perf.md section 4): clear the state before every timed call.
+// vzeroupper (docs/benchmarks.md section 4): clear the state before every timed call.
 __attribute__((target("avx"))) void clear_upper_state() { _mm256_zeroupper(); }
 
 __attribute__((target("avx2"))) uint64_t read_sum(const uint64_t* p, size_t n) {
@@ -314,7 +314,7 @@ int run(const Options& options) {
         Row r;
         r.impl = "naive";
         r.layout = "nchw";
-        r.detail = "notes/perf.md's loop";
+        r.detail = "naive loop (docs/benchmarks.md)";
         r.runner = std::move(naive);
         rows.push_back(std::move(r));
       }
@@ -349,8 +349,8 @@ int run(const Options& options) {
         for (int round = 0; round < options.rounds; ++round) {
           for (Row& r : rows) {
             if (r.check.starts_with("FAIL (the call")) continue;
-            // Idle OpenMP and pthreadpool workers spin for ~20-30 ms after a call (notes/perf.md
-            // section 4); let them stop before the next implementation takes the cores.
+            // Idle OpenMP and pthreadpool workers spin for ~20-30 ms after a call
+            // (docs/benchmarks.md section 4); let them stop before the next implementation runs.
             std::this_thread::sleep_for(std::chrono::milliseconds(40));
             const int calls = r.impl == "reference" || r.impl == "naive" ? std::max(1, options.calls / 2) : options.calls;
             for (int call = 0; call < calls; ++call) {

@@ -56,9 +56,9 @@ struct PeerRunner {
 // Every peer configuration that can run problem p, set up on `input` (spec order).
 std::vector<PeerRunner> make_peers(const Problem& p, const Tensor& input);
 
-// The naive loop of notes/perf.md, the yardstick of the reference engine's speed ("within 3x of
-// the naive loop"): NCHW, a bounds check per tap, OpenMP over the (n, c) planes, f32 or int32
-// sums. Null for what it does not express (dtypes other than f32 and i8, dilation, ceil).
+// The naive loop (docs/benchmarks.md 3.3), the yardstick of the reference engine's speed
+// ("within 3x of the naive loop"): NCHW, a bounds check per tap, OpenMP over the (n, c) planes,
+// f32 or int32 sums. Null for what it does not express (dtypes other than f32 and i8, dilation, ceil).
 std::unique_ptr<Runner> make_naive(const Problem& p, const Tensor& input);
 
 // What the peers' documentation and code say of their accumulation: f32 sums of the window,

@@ -2,7 +2,7 @@
 // foreach_target.h re-includes it (HWY_TARGET_INCLUDE) with HWY_NAMESPACE set to each target
 // (SSE4, AVX2, AVX-512, ...), and HWY_DYNAMIC_DISPATCH picks the best one at run time. All code
 // is VEX/EVEX-encoded on the AVX targets, so no legacy-SSE instruction runs with a dirty upper
-// YMM state (notes/perf.md).
+// YMM state (docs/benchmarks.md).
 //
 // Arithmetic (declared in optimized.cpp's error bounds):
 // - float averages (f32, f16 via f32) sum in f32, in an order that depends on the kernel, and
@@ -12,7 +12,9 @@
 //   divided in f32: for |sum| < 2^23 and divisors < 2^24, the f32 quotient t = fl(s / d) is on
 //   the same side of every half-integer as s / d (their distance is at least 1/(2d), the rounding
 //   error below |s/d| 2^-24 < 1/(2d)), and is exactly x.5 when s / d is; so rounding t by the
-//   problem's rule is exact;
+//   problem's rule is exact, provided t itself is rounded, not t + 0.5 (that sum rounds in f32:
+//   0.49999997 + 0.5 is 1). Ties are found as |t - nearest(t)| = 0.5, a difference f32 holds
+//   exactly (Sterbenz), and only then moved by the half, which is exact on a half-integer;
 // - max compares with a strict '>' in the spec's scan order, so ties keep the first element.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels.cpp"
@@ -188,7 +190,7 @@ HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> RoundQuotient(DF df, hn::Vec<DF> t, I
   if constexpr (std::is_same_v<decltype(t.raw), __m512>) {
     // One conversion in the rounding mode the rule takes. The quotients are within int32 (see the
     // top), so Highway's fixups for out-of-range lanes are not needed. The int8 layer of
-    // notes/perf.md, hot, 1 thread: NCHW 0.064 -> 0.048 ms; NHWC 0.056 -> 0.039, with
+    // docs/benchmarks.md, hot, 1 thread: NCHW 0.064 -> 0.048 ms; NHWC 0.056 -> 0.039, with
     // StoreAverageOfHalfWords' one store.
     constexpr int kQuiet = _MM_FROUND_NO_EXC;
     const __m512 x = t.raw;
@@ -197,19 +199,22 @@ HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> RoundQuotient(DF df, hn::Vec<DF> t, I
       case IntRounding::toward_zero: return {_mm512_cvtt_roundps_epi32(x, kQuiet)};
       case IntRounding::floor: return {_mm512_cvt_roundps_epi32(x, _MM_FROUND_TO_NEG_INF | kQuiet)};
       case IntRounding::half_away:
-        return {_mm512_cvtt_roundps_epi32(hn::Add(t, hn::CopySign(hn::Set(df, 0.5f), t)).raw, kQuiet)};
-      case IntRounding::half_up:
-        return {_mm512_cvt_roundps_epi32(hn::Add(t, hn::Set(df, 0.5f)).raw, _MM_FROUND_TO_NEG_INF | kQuiet)};
+      case IntRounding::half_up: break;  // ties found first, below
     }
   }
 #endif
+  const auto half = hn::Set(df, 0.5f);
   switch (rule) {
     case IntRounding::half_even: return hn::NearestInt(t);
     case IntRounding::toward_zero: return hn::ConvertTo(di, t);
     case IntRounding::floor: return hn::ConvertTo(di, hn::Floor(t));
     case IntRounding::half_away:
-      return hn::ConvertTo(di, hn::Trunc(hn::Add(t, hn::CopySign(hn::Set(df, 0.5f), t))));
-    case IntRounding::half_up: return hn::ConvertTo(di, hn::Floor(hn::Add(t, hn::Set(df, 0.5f))));
+    case IntRounding::half_up: {
+      const auto nearest = hn::Round(t);  // to even on a tie
+      const auto tie = hn::Eq(hn::Abs(hn::Sub(t, nearest)), half);
+      const auto moved = hn::Add(t, rule == IntRounding::half_up ? half : hn::CopySign(half, t));
+      return hn::ConvertTo(di, hn::IfThenElse(tie, moved, nearest));
+    }
   }
   return hn::NearestInt(t);
 }
@@ -219,8 +224,12 @@ HWY_INLINE int32_t RoundQuotientScalar(float t, IntRounding rule) {
     case IntRounding::half_even: return static_cast<int32_t>(std::nearbyint(t));
     case IntRounding::toward_zero: return static_cast<int32_t>(std::trunc(t));
     case IntRounding::floor: return static_cast<int32_t>(std::floor(t));
-    case IntRounding::half_away: return static_cast<int32_t>(std::trunc(t + std::copysign(0.5f, t)));
-    case IntRounding::half_up: return static_cast<int32_t>(std::floor(t + 0.5f));
+    case IntRounding::half_away:
+    case IntRounding::half_up: {  // as RoundQuotient: t + 0.5 only on a tie, where it is exact
+      const float nearest = std::nearbyint(t);
+      if (std::fabs(t - nearest) != 0.5f) return static_cast<int32_t>(nearest);
+      return static_cast<int32_t>(t + (rule == IntRounding::half_up ? 0.5f : std::copysign(0.5f, t)));
+    }
   }
   return 0;
 }
@@ -1311,7 +1320,7 @@ HWY_INLINE bool SlideColumnsIfShaped(D d, const S* const* rows, size_t row_count
 #if HWY_TARGET != HWY_SCALAR
   if constexpr (sizeof(S) == 1 && std::is_integral_v<S>) {
     // 8-bit inputs: their sums over at most 3x3 taps fit 16-bit lanes, twice the channels per
-    // vector (the int8 layer of notes/perf.md in NHWC, 1 thread: hot 0.064 -> 0.056 ms).
+    // vector (the int8 benchmark layer in NHWC, 1 thread: hot 0.064 -> 0.056 ms).
     const hn::ScalableTag<int16_t> d16;
     if (C >= static_cast<int64_t>(hn::Lanes(d16))) {
       SlideColumnsOfShape<false>(d16, rows, row_count, ahead, ahead_count, AW, C, begin, end, false, factors, rule, dst);
@@ -2283,7 +2292,7 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
 // Output lane j's tap t is column "j*s - pb + t*dl" of that pair, one VPERMT2W, zeroed where the
 // tap is not one of the output's in-bounds taps [first[j], past[j]) ("T_sum" sums those alone).
 // avg_nchw sums the same rows in 32-bit lanes, 16 to a vector, and stores and reloads a row of
-// sums; blocked_nchw transposes 16 planes there and back. The int8 layer of notes/perf.md (56x56
+// sums; blocked_nchw transposes 16 planes there and back. The int8 benchmark layer (56x56
 // planes, 3x3 at stride 2), 1 thread, Zen 5: blocked_nchw 0.30-0.32 ms cold, 0.23-0.25 hot; this
 // 0.10 cold, 0.08 hot.
 
@@ -2322,7 +2331,7 @@ struct Int8RowTaps {
 // which competed with the taps' permutes for the shuffle ports. Bytes past the row are read
 // where they are still inside the input (`end`), and summed in lanes no tap selects; the last rows
 // of the input are loaded through `row_mask`. On Zen 5 a masked load of a line that is not in
-// cache is slow: the int8 layer of notes/perf.md cold, 1 thread, took 0.42-0.55 ms with every row
+// cache is slow: the int8 benchmark layer cold, 1 thread, took 0.42-0.55 ms with every row
 // masked, 0.10 ms so (hot: 0.09 either way).
 template <class S>
 HWY_INLINE void WidenRow(const S* HWY_RESTRICT row, __mmask64 row_mask, const S* end, __m512i& even, __m512i& odd) {
@@ -2389,7 +2398,7 @@ constexpr uintptr_t kInt8PrefetchBytes = 4096;  // see SumInt8Rows
 // `count` output rows of at most 32 outputs whose windows are kRows whole rows of one slice and
 // kTaps columns, with one factor table and no empty output (a 2-D layer's interior rows), the
 // first window's rows from `first`: the taps' columns and masks and the factors stay in
-// registers (the int8 layer of notes/perf.md, hot, 1 thread: 0.18 ms a row at a time, 0.09 so).
+// registers (the int8 benchmark layer, hot, 1 thread: 0.18 ms a row at a time, 0.09 so).
 // With 3 rows at stride 2 (window_step = 2 row_step) a window's last row is the next one's first,
 // widened once. The output rows are contiguous (dst + i * out_w), so a row with at least 32 bytes
 // of the run from its start is stored whole: the bytes past its out_w are the next rows', stored
@@ -2413,7 +2422,7 @@ HWY_NOINLINE void SumInt8Rows(const S* HWY_RESTRICT first, int64_t row_step, int
   if (shares_row) WidenRow(first, row_mask, end, shared_even, shared_odd);
   for (int64_t i = 0; i < count; ++i) {
     // Two lines 4 KiB ahead of the window, which moves down 2 rows (at most 128 bytes) an output
-    // row: the int8 layer of notes/perf.md, cold, went from 0.091 to 0.067 ms at 1 thread (hot
+    // row: the int8 benchmark layer, cold, went from 0.091 to 0.067 ms at 1 thread (hot
     // 0.066 either way), 0.048 to 0.036 at 2. The hardware prefetcher alone kept too few lines in
     // flight.
     const uintptr_t ahead = reinterpret_cast<uintptr_t>(first + i * window_step) + kInt8PrefetchBytes;

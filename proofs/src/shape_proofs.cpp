@@ -40,7 +40,7 @@ std::string assumptions(Arithmetic a, const std::string& more = "") {
   return more.empty() ? s : s + "; " + more;
 }
 
-// The definition's window starts (notes/semantics.md section 0), independent of the closed forms:
+// The definition's window starts (docs/semantics.md section 0), independent of the closed forms:
 //   floor: window j lies inside the padded extent, j*s + K <= L;
 //   ceil:  window 0, and window j >= 1 while window j-1 has not reached the end, (j-1)*s + K < L.
 Z3Bool allowed(Rounding r, const SymbolicAxis& a, const Z3Int& j) {
@@ -177,7 +177,7 @@ void add_shape_proofs(std::vector<Proof>& out) {
                    nullptr});
 
   // 2'. With ceil rounding and kernel < stride, same_* can produce one output more than ceil(d/s)
-  // (notes/semantics.md 2.3): refuted, the counterexample shows it.
+  // (docs/semantics.md 2.3): refuted, the counterexample shows it.
   add(out, Proof{"auto_pad/same_upper/ceil/int",
                  "same_upper with ceil rounding gives ceil(d/s) outputs (FALSE: kernel < stride adds one)",
                  domain_text(Arithmetic::integer, "d k s o"), "d, k, s >= 1; o = ceil(d/s)", "< 1 s",
@@ -282,7 +282,7 @@ void add_divisor_proofs(std::vector<Proof>& out) {
       {"openvino-exclude/floor", Rounding::floor, false, Expect::proved, ""},
       {"openvino-exclude/ceil", Rounding::ceil, false, Expect::refuted,
        "with ceil rounding the extra window can start past the input even though kernel > pads "
-       "(notes/semantics.md: OpenVINO's reference then outputs 0)"},
+       "(docs/semantics.md: OpenVINO's reference then outputs 0)"},
       {"openvino-exclude/floor/dilated", Rounding::floor, true, Expect::refuted,
        "with dilation (AvgPool-16) kernel > pad no longer keeps a tap in the input"},
       {"torch-drop/pads-below-kernel", Rounding::ceil_torch, false, Expect::proved, ""},

@@ -45,7 +45,7 @@ Result<Geometry> read_geometry(const Attributes& attrs, const GeometryNames& nam
 
 // The Problem of a geometry on the (N, C, d1..dn) input: same_* pads from o = ceil(d/s),
 // P = max(0, (o-1)*s + K - d) with the dilated K, floor(P/2) at the beginning for same_upper
-// and at the end for same_lower (notes/semantics.md 0 and 2.3); valid: zero pads.
+// and at the end for same_lower (docs/semantics.md 0 and 2.3); valid: zero pads.
 Result<Problem> resolve(const Geometry& g, const GeometryNames& names, const FrontendInput& in,
                         const std::vector<int64_t>& nc_spatial);
 
@@ -76,7 +76,7 @@ int openvino_op_version(Op op, int opset);
 int onnx_op_version(Op op, bool global, int opset);
 
 // Reads a strict-'>' reference's MaxPool: running max from lowest(), NaN never selected, an
-// empty window yields lowest() (notes/semantics.md 2.2; oneDNN and TFLite alike).
+// empty window yields lowest() (docs/semantics.md 2.2; oneDNN and TFLite alike).
 void use_lowest_start_max(Problem& p);
 
 // `text` without surrounding white space.

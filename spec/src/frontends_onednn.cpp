@@ -9,7 +9,7 @@ namespace poolspec {
 
 using namespace frontend;
 
-// Choices (notes/semantics.md 1a, 1b; oneDNN doc/functional_api/primitives/pooling.md,
+// Choices (docs/semantics.md 1a, 1b; oneDNN doc/functional_api/primitives/pooling.md,
 // src/common/pooling.cpp, src/cpu/ref_pooling.cpp):
 //  - the caller gives dst; it must be floor((d + padding_l + padding_r - K) / s) + 1 with the
 //    dilated K = (k - 1) * (dilation + 1) + 1 -- dilation is 0-based. There is no ceil mode: a

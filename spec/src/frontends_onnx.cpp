@@ -8,7 +8,7 @@ namespace poolspec {
 
 using namespace frontend;
 
-// Choices (notes/semantics.md 1a, 1b, 3 and 5; the ONNX reference implementation,
+// Choices (docs/semantics.md 1a, 1b, 3 and 5; the ONNX reference implementation,
 // onnx/reference/ops/op_pool_common.py, is the executable rule where the text is silent):
 //  - ceil_mode (from opset 10): opset 22 drops a last window that starts in the end padding
 //    (ceil_torch, the DROP sentence added to the opset-22 text and shape inference); before opset
@@ -21,7 +21,7 @@ using namespace frontend;
 //    aligned ORT). count_include_pad=0: exclude.
 //  - an average with no input element is NaN (the reference's mean of nothing; ORT's 0/0):
 //    empty=nan. The text is silent (onnx/onnx#1922).
-//  - MaxPool: NaN is ignored (the reference's np.nanmax-like selection, notes/semantics.md 3 G4);
+//  - MaxPool: NaN is ignored (the reference's np.nanmax-like selection, docs/semantics.md 3 G4);
 //    ties go to the first element; an empty window yields 0 with index -1 (the reference's 2-D
 //    and 3-D paths; its 1-D path gives NaN, spec/ERRATA.md O2).
 //  - MaxPool indices (from opset 8): flat over N x C x spatial, the spatial part row-major, or

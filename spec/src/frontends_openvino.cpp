@@ -10,7 +10,7 @@ namespace poolspec {
 using namespace frontend;
 
 // ---- ngraph v0 --------------------------------------------------------------------------------
-// Choices (notes/semantics.md 1b, ngraph v0 reference row):
+// Choices (docs/semantics.md 1b, ngraph v0 reference row):
 //  - include_padding_in_avg_computation=true counts every window coordinate: include_full. A
 //    ceil window running past the padded extent makes ngraph's CoordinateTransform throw ("end
 //    corner out of bounds"), so such problems are refused here; inside the padded extent
@@ -77,7 +77,7 @@ Result<Problem> from_ngraph(std::string_view text, const FrontendInput& in) {
 
 // ---- OpenVINO ---------------------------------------------------------------------------------
 // The op version an opset holds: openvino_op_version (frontend_support.hpp).
-// Choices (notes/semantics.md 1b and 2.1-2.3, OpenVINO reference row):
+// Choices (docs/semantics.md 1b and 2.1-2.3, OpenVINO reference row):
 //  - exclude-pad=false with any non-zero (resolved) pad divides by every kernel tap, the ceil
 //    overhang included: include_full; with all pads 0 the reference counts in-bounds taps only:
 //    exclude. exclude-pad=true: exclude.
@@ -86,7 +86,7 @@ Result<Problem> from_ngraph(std::string_view text, const FrontendInput& in) {
 //    '>' (2.2): start=lowest, nan=ignore, an empty window yields lowest() and the plane's first
 //    index. MaxPool-8/14 indices are flat over the whole tensor, taken modulo prod(dims[axis:]).
 //  - integers: the reference's intent is nearbyint of the mean (half_even); its accumulation in
-//    the element type and its integer division are defects (notes/semantics.md 3 G6).
+//    the element type and its integer division are defects (docs/semantics.md 3 G6).
 //  - rounding_type floor / ceil without DROP; ceil_torch (with DROP) from v14.
 //  - auto_pad same_*: pads from ceil(d/s) whatever the rounding type (2.3), so with kernel <
 //    stride a ceil rounding can add a window (3 G10).

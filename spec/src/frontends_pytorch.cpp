@@ -34,10 +34,10 @@ Status read_int_or_tuple(const Attributes& attrs, std::string_view name, size_t 
 
 }  // namespace
 
-// Choices (notes/semantics.md 1a, 1b; aten/src/ATen/native/Pool.h and the CPU kernels):
+// Choices (docs/semantics.md 1a, 1b; aten/src/ATen/native/Pool.h and the CPU kernels):
 //  - stride defaults to kernel_size (None or an empty tuple too); padding is symmetric and at most
 //    half the kernel: "pad should be at most half of effective kernel size" -- the dilated kernel
-//    for max_pool1d/2d, the plain kernel for avg_pool* and max_pool3d (notes/semantics.md 3 G11).
+//    for max_pool1d/2d, the plain kernel for avg_pool* and max_pool3d (docs/semantics.md 3 G11).
 //  - ceil_mode=True rounds up and drops a last window that starts in the end padding
 //    (pooling_output_shape): ceil_torch. An output extent below 1 is refused.
 //  - count_include_pad=True (the default) divides by the taps inside the padded extent, never the

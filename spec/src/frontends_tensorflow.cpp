@@ -47,7 +47,7 @@ Status read_tf_list(const Attributes& attrs, std::string_view name, size_t rank,
 
 }  // namespace
 
-// Choices (notes/semantics.md 1a, 1b; tensorflow/core/framework/kernel_shape_util.cc):
+// Choices (docs/semantics.md 1a, 1b; tensorflow/core/framework/kernel_shape_util.cc):
 //  - VALID: o = floor((d - K) / s) + 1; SAME: o = ceil(d/s) with floor(P/2) before and the odd
 //    extra after (same_upper); no ceil mode. EXPLICIT (max only): explicit_paddings, a (before,
 //    after) pair per input axis in data_format order, zero for N and C.
@@ -152,7 +152,7 @@ Result<Frontend> from_tensorflow(std::string_view text, const FrontendInput& in)
 }
 
 // Choices (tensorflow/lite/kernels/internal/reference/pooling.h and integer_ops/pooling.h,
-// padding.h; notes/semantics.md 1a, 1b):
+// padding.h; docs/semantics.md 1a, 1b):
 //  - SAME: out = (d + s - 1) / s, total pad max(0, (out - 1) * s + k - d), total / 2 before and
 //    the rest after (same_upper); VALID: (d - k + s) / s. NHWC, 2 spatial axes.
 //  - average: exclude (filter_count of in-image taps); int8 rounds half away from zero,

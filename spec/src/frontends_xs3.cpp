@@ -7,7 +7,7 @@
 namespace poolspec {
 
 // ---- XS3 ---------------------------------------------------------------------------------------
-// Choices (notes/xs3.md): the spec's meaning of every average is RSHR's rounding of the exact
+// Choices (xs3/README.md): the spec's meaning of every average is RSHR's rounding of the exact
 // mean, round half toward +infinity (half_up), saturated to int8 -- exact when the pixel count is
 // a power of two. The global op's bias enters as the seed document writes it, (b + sum X) / N
 // (lib_nn does not scale it: spec/ERRATA.md X1). Windows never leave the image (no padding).

@@ -85,7 +85,7 @@ expect 2 'the problem takes f32' -- "$poolspec" run 'avg:f32:n1c1:h4w4:k2x2:s2x2
 [ ! -e "$work/out.npy" ] || fail "an output file was left behind after bad input"
 ls "$work" | grep -q partial && fail "a partial file was left behind"
 
-# --- the XS3 model (notes/xs3.md section 5): run --xs3 on (H, W, C) int8 images ---
+# --- the XS3 model (xs3/README.md section 5): run --xs3 on (H, W, C) int8 images ---
 fill() { local n=$1 byte=$2 s=""; for ((i = 0; i < n; i++)); do s+="$byte"; done; printf '%s' "$s"; }
 npy "$work/g103.npy" '|i1' '7, 7, 1' "$(fill 49 '\x67')"         # 7x7 of 103
 expect 0 '"values":\[104\]' -- "$poolspec" run --xs3 'op=avgpool2d_global' --input "$work/g103.npy" --output "$work/o.npy" --json
@@ -139,7 +139,7 @@ expect 0 '"output_shape":\[1,1,1,2\]' -- "$poolspec" run --op avg --tensorflow '
 tail -c 8 "$work/nhwc_out.npy" | od -An -tx1 | tr -d ' \n' | grep -q '00002040' || fail "tensorflow run: expected 2.5 first"
 tail -c 8 "$work/nhwc_out.npy" | od -An -tx1 | tr -d ' \n' | grep -q '0000c841$' || fail "tensorflow run: expected 25 second"
 
-# --- diff: the 4x4 1..16, k3 s2 p1, ceil, include-padding example (notes/semantics.md 1b) ---
+# --- diff: the 4x4 1..16, k3 s2 p1, ceil, include-padding example (docs/semantics.md 1b) ---
 diff_example() { "$poolspec" diff --op avg --input-shape 1,1,4,4 "$@" \
   --pytorch 'kernel_size=3 stride=2 padding=1 ceil_mode=True count_include_pad=True'; }
 expect 1 '\[1\.556 3\.333 2 / 6\.333 11 6 / 4\.5 7\.5 4\]' -- diff_example

@@ -1,4 +1,4 @@
-// Small cases per framework, one or more for every row of notes/semantics.md section 1b, with the
+// Small cases per framework, one or more for every row of docs/semantics.md section 1b, with the
 // expected outputs computed by hand from each framework's documented rule (the derivation is in
 // each row's comment), not by poolspec. Each case goes through the framework's own attribute
 // spelling and poolspec's front-end for it.
@@ -199,7 +199,7 @@ const HandCase cases[] = {
      DType::u8, {1, 1, 4}, {200, 255, 0, 1}, {1, 1, 2}, {255, 1}, {1, 3}},
 };
 
-TEST_CASE("the hand-computed table: every framework, every row of notes/semantics.md 1b") {
+TEST_CASE("the hand-computed table: every framework, every row of docs/semantics.md 1b") {
   for (const HandCase& c : cases) {
     CAPTURE(c.row);
     const FrontendInput in{c.op, c.dtype, c.shape, c.version};

@@ -152,7 +152,7 @@ TEST_CASE("OpenVINO versions: attributes arrive with their op version") {
 }
 
 TEST_CASE("OpenVINO MaxPool: a window of only -inf gives lowest() and the plane's first index") {
-  // notes/semantics.md 2.2: the running max starts at lowest() with index 0 of the plane and
+  // docs/semantics.md 2.2: the running max starts at lowest() with index 0 of the plane and
   // moves only on '>'. Channel 1 (plane start 3), window 0 holds -inf, -inf: lowest() = -FLT_MAX
   // and index 3; window 1 holds -inf, 7: 7 at index 3 + 2 = 5.
   const double inf = std::numeric_limits<double>::infinity();

@@ -86,7 +86,7 @@ ErrorBound Xs3Engine::error_bound(const Problem& p, Layout) const {
   ErrorBound b;
   if (p.op == Op::avg) {
     const auto pixels = static_cast<uint64_t>(p.axes[0].kernel * p.axes[1].kernel);
-    b.integer_units = std::has_single_bit(pixels) ? 0 : 1;  // notes/xs3.md: exact for N = 2^k
+    b.integer_units = std::has_single_bit(pixels) ? 0 : 1;  // xs3/README.md: exact for N = 2^k
   }
   return b;
 }
@@ -109,7 +109,7 @@ const Xs3Engine& engine() {
 }
 
 const poolspec_backend* backend() {
-  static const auto b = make_engine_backend(engine(), "lib_nn model (notes/xs3.md)", "xs3");
+  static const auto b = make_engine_backend(engine(), "lib_nn model (xs3/README.md)", "xs3");
   return &b->abi;
 }
 

@@ -116,7 +116,7 @@ Status avgpool2d_global_scaled(std::span<int8_t> y, std::span<const int8_t> x, i
 
 namespace {
 
-// The checks both windowed inits make (notes/xs3.md 4.2 and 4.3), and the jobs they build.
+// The checks both windowed inits make (xs3/README.md 4.1), and the jobs they build.
 Result<std::vector<PoolJob>> window_jobs(std::string_view op, const ImageParams& x, const ImageParams& y,
                                          const WindowParams& w, std::span<const WindowJobParams> params) {
   if (x.channels != y.channels)

@@ -1,4 +1,4 @@
-/* The poolspec backend ABI (DESIGN.md section 6), plain C, versioned.
+/* The poolspec backend ABI (docs/design.md §6), plain C, versioned.
  *
  * A backend is a shared library exporting one function,
  *
@@ -26,8 +26,8 @@ extern "C" {
 #define POOLSPEC_BACKEND_ENTRY "poolspec_backend_entry"
 #define POOLSPEC_MAX_SPATIAL 8
 
-/* The problem model (DESIGN.md section 2), one field per choice; every value below is the
- * spec's own (README, "The problem model"). Names match the problem string's words. */
+/* The problem model (docs/design.md §2), one field per choice; every value below is the
+ * spec's own (docs/semantics.md, "The problem model"). Names match the problem string's words. */
 enum poolspec_op { POOLSPEC_AVG = 0, POOLSPEC_MAX = 1 };
 enum poolspec_dtype {
   POOLSPEC_F64 = 0, POOLSPEC_F32 = 1, POOLSPEC_F16 = 2, POOLSPEC_BF16 = 3,
@@ -74,7 +74,7 @@ typedef struct poolspec_problem {
 } poolspec_problem;
 
 /* How a backend's float averages are computed, from which the runner derives the tolerance
- * (DESIGN.md section 5): for a window of K taps whose absolute sum is A and divisor d, a result
+ * (docs/design.md §5): for a window of K taps whose absolute sum is A and divisor d, a result
  * may differ from the exact one by gamma(K + extra_operations) * A / d plus output_ulps ulps of
  * the result, with gamma(n) = n u / (1 - n u) for the unit roundoff u of sum_format.
  * sum_format POOLSPEC_EXACT_SUMS: correctly rounded (the tolerance is 0). Max results and integer

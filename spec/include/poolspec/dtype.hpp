@@ -1,4 +1,4 @@
-// Element types of the problem model (DESIGN.md section 2): output dtype = input dtype.
+// Element types of the problem model (docs/design.md §2): output dtype = input dtype.
 // Every value of every dtype is exactly representable as a double, so the spec carries values as
 // doubles and converts to storage bits only at the edges (.npy files, backends).
 #pragma once

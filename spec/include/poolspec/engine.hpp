@@ -1,4 +1,4 @@
-// The engine interface (DESIGN.md sections 4 and 5). An engine computes a Problem on tensors held
+// The engine interface (docs/design.md §4, §5). An engine computes a Problem on tensors held
 // in the dtype's own storage, in one of two layouts; it may refuse a problem with a reason, and it
 // declares how far its float averages may be from the spec. The in-tree engines (reference/,
 // optimized/) implement it, so one test body, one benchmark loop and one comparison serve all.
@@ -36,7 +36,7 @@ std::vector<std::byte> to_storage(const Tensor& t, Layout layout);
 Tensor from_storage(DType dtype, const std::vector<int64_t>& spec_shape, Layout layout,
                     std::span<const std::byte> bytes);
 
-// An engine's declared accuracy (DESIGN.md section 5). Max results and integer averages must be
+// An engine's declared accuracy (docs/design.md §5). Max results and integer averages must be
 // bit-exact. A float average with window absolute sum A = sum |x| + |bias| and divisor d may differ
 // from the spec's correctly rounded value y by at most
 //     gamma(operations) * A / d  +  operations * underflow  +  output_ulps * ulp(y)

@@ -1,4 +1,4 @@
-// Holding an engine to the spec (DESIGN.md section 5): every output element compared with the
+// Holding an engine to the spec (docs/design.md §5): every output element compared with the
 // spec's, max and integer results bit for bit, float averages within the bound the engine
 // declares, derived per element from its window (never a hand-tuned threshold).
 #pragma once

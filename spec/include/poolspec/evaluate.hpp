@@ -1,4 +1,4 @@
-// The definition, evaluated exactly (DESIGN.md section 3). Transcribes the ngraph formal
+// The definition, evaluated exactly (docs/design.md §3). Transcribes the ngraph formal
 // definition of AvgPool: T_out = T_sum / T_div, where T_sum sums the window's in-bounds values
 // and T_div is the divisor the problem's rule gives; and MaxPool: the maximum of the window's
 // in-bounds values.
@@ -17,7 +17,8 @@ namespace poolspec {
 
 struct Output {
   Tensor values;                  // shape (N, C, o1..on), the problem's dtype
-  std::vector<int64_t> indices;   // max with indices only: same shape, -1 for an empty window
+  std::vector<int64_t> indices;   // max with indices only: same shape; an empty window: -1, or
+                                  // the plane's first element with start=lowest
 };
 
 // Evaluates the problem on `input` (whose dtype and shape must be the problem's).

@@ -1,6 +1,6 @@
 // The spec's integer rules, written once over a number domain V (see number_domain.hpp): they
 // run on int64_t / CheckedInt here and are proved on Z3 in proofs/. Notation of
-// notes/semantics.md §0: input extent d, pads pb / pe, kernel k, dilation dl, stride s.
+// docs/semantics.md §0: input extent d, pads pb / pe, kernel k, dilation dl, stride s.
 #pragma once
 
 #include "poolspec/number_domain.hpp"
@@ -30,7 +30,7 @@ V padded_extent(const AxisTerms<V>& a) {
   return a.extent + a.pad_begin + a.pad_end;
 }
 
-// Output extent (notes/semantics.md §0): FLOOR o = floor((L-K)/s) + 1; CEIL o = ceil((L-K)/s) + 1;
+// Output extent (docs/semantics.md §0): FLOOR o = floor((L-K)/s) + 1; CEIL o = ceil((L-K)/s) + 1;
 // DROP (ceil_torch): "if (o-1)*s >= d + pb then o -= 1" -- a window may not start in the end
 // padding. Requires L >= K (validated).
 template <class V>
@@ -83,7 +83,7 @@ V padded_taps(const AxisTerms<V>& a, V j) {
                        a.extent + a.pad_end);
 }
 
-// SAME padding (notes/semantics.md §0 and §2.3): o = ceil(d/s), P = max(0, (o-1)*s + K - d);
+// SAME padding (docs/semantics.md §0 and §2.3): o = ceil(d/s), P = max(0, (o-1)*s + K - d);
 // same_upper puts floor(P/2) at the beginning and the odd extra at the end, same_lower the reverse.
 template <class V>
 struct Pads {

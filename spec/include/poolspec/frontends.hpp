@@ -1,6 +1,6 @@
 // Framework front-ends ("profiles"): a framework's own attribute spelling -> a resolved Problem.
 // Each front-end states the divisor, empty-window, NaN and rounding choices its framework makes,
-// citing notes/semantics.md; see the comments in src/frontends_*.cpp (one file per framework).
+// citing docs/semantics.md; see the comments in src/frontends_*.cpp (one file per framework).
 #pragma once
 
 #include <cstdint>
@@ -34,7 +34,7 @@ class Attributes {
   mutable std::map<std::string, bool, std::less<>> used_;
 };
 
-// The frameworks whose pooling rules poolspec knows (notes/semantics.md 1a, 1b).
+// The frameworks whose pooling rules poolspec knows (docs/semantics.md 1a, 1b).
 enum class Framework { ngraph, openvino, onnx, pytorch, tensorflow, tflite, onednn };
 inline constexpr Framework all_frameworks[] = {Framework::ngraph,     Framework::openvino,
                                                Framework::onnx,       Framework::pytorch,

@@ -1,4 +1,4 @@
-// The canonical Problem (DESIGN.md section 2). It is *resolved*: no auto_pad, no framework
+// The canonical Problem (docs/design.md §2). It is *resolved*: no auto_pad, no framework
 // names; every choice that frameworks make differently is an explicit field.
 #pragma once
 
@@ -13,7 +13,7 @@ namespace poolspec {
 
 enum class Op { avg, max };
 
-// Output extent per axis, with L = d + pb + pe and K = (k - 1) * dl + 1 (notes/semantics.md §0):
+// Output extent per axis, with L = d + pb + pe and K = (k - 1) * dl + 1 (docs/semantics.md §0):
 //   floor:      floor((L - K) / s) + 1
 //   ceil:       ceil((L - K) / s) + 1
 //   ceil_torch: ceil, then drop a last window that starts in the end padding ("DROP").
@@ -40,15 +40,16 @@ enum class IntRounding { half_even, half_away, half_up, toward_zero, floor };
 
 // Max indices, an optional second output: the flat offset of the selected element within its
 // (n, c) plane, or within the whole tensor; spatial part row-major or column-major (ONNX
-// storage_order = 1). An empty window's index is -1.
+// storage_order = 1). An empty window's index is -1, or with start=lowest the plane's first
+// element.
 enum class Indices { none, plane, tensor };
 enum class IndexOrder { row_major, column_major };
 
 // Where a max's running maximum starts.
 //   first:  at the window's first candidate: the result is the window's maximum.
 //   lowest: at the dtype's lowest value, with the index of the plane's element 0, and it moves
-//           only on a strict '>' (the OpenVINO, ngraph, oneDNN and TFLite references,
-//           notes/semantics.md 2.2 and 3 G7): a window of only -inf yields lowest, not -inf, and
+//           only on a strict '>' (the OpenVINO, ngraph, oneDNN, TensorFlow and TFLite references,
+//           docs/semantics.md 2.2 and 3 G7): a window of only -inf yields lowest, not -inf, and
 //           a window whose values are all at lowest reports the plane's first element.
 enum class MaxStart { first, lowest };
 

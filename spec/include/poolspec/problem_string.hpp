@@ -1,4 +1,4 @@
-// The problem string: the one textual form of a Problem (DESIGN.md section 2), e.g.
+// The problem string: the one textual form of a Problem (docs/design.md §2), e.g.
 //   avg:f32:n2c16:h7w7:k3x3:s1x1:pb1x1:pe1x1:exclude:floor
 // Fields, ':'-separated, in this canonical order:
 //   op            avg | max

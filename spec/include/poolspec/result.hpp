@@ -1,5 +1,5 @@
 // Errors as values. Every fallible function of the library returns Result<T>; no exception
-// leaves the library's API and no bad input aborts (DESIGN.md section 3, "it is total").
+// leaves the library's API and no bad input aborts (docs/design.md §3, "it is total").
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// The optimized engine (DESIGN.md section 4): SIMD kernels (Highway, dispatched at run time to
+// The optimized engine (docs/design.md §4): SIMD kernels (Highway, dispatched at run time to
 // AVX-512, AVX2, ...), threaded, in NCHW and NHWC, for f32, f16, i8 and u8 with rank 1..3. One
 // kernel list feeds dispatch, the tests and the benchmark (XNNPACK's way). A problem no kernel
 // accepts runs on the reference engine, and each such fallback is counted with its reason.
@@ -16,7 +16,7 @@
 namespace poolspec::optimized {
 
 // Deliberately broken variants of the kernels' window tables, which the differential tests must
-// catch (DESIGN.md section 9). window_edge: a border window loses its last in-bounds tap along
+// catch (docs/design.md §9). window_edge: a border window loses its last in-bounds tap along
 // the last spatial axis; border_divisor: an exclude-padding border window along that axis is
 // divided by the full kernel instead of its in-bounds taps.
 enum class Mutation { none, window_edge, border_divisor };

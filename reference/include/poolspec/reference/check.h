@@ -1,4 +1,4 @@
-/* Linked-in checks, C API (DESIGN.md section 6): a library verifies an output it computed
+/* Linked-in checks, C API (docs/design.md §6): a library verifies an output it computed
  * against poolspec's reference -- every element, or K sampled elements per call on a fraction
  * of the calls -- and gets the first mismatch. Thread-safe: one checker may be shared by every
  * thread. Link poolspec::reference (CMake: find_package(poolspec)). */

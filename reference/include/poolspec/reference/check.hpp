@@ -1,4 +1,4 @@
-// Linked-in checks, C++ API (DESIGN.md section 6; the C API is check.h): verify an output a
+// Linked-in checks, C++ API (docs/design.md §6; the C API is check.h): verify an output a
 // library computed against the reference -- all of it, or a sample of elements on a fraction of
 // the calls, cheap enough to leave on -- and return the first mismatch. A Checker is
 // thread-safe: its counters are atomic and each call draws its own samples.

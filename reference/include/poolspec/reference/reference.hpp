@@ -1,4 +1,4 @@
-// The reference engine (DESIGN.md section 4): plain loops, one step per clause of the spec, for
+// The reference engine (docs/design.md §4): plain loops, one step per clause of the spec, for
 // the whole problem space (every dtype, rank, layout and option). Float averages are summed in
 // double in scan order and divided once; integer averages are summed exactly (128-bit) and
 // rounded by the problem's rule; max scans the window in the spec's order. Its results are the

@@ -1,6 +1,6 @@
 // lib_nn's XS3 int8 pooling operators as an Engine (and so a backend): the problems that
 // avgpool2d_global, avgpool2d and maxpool2d compute -- int8, one (H, W, C) image in channels-last
-// order, no padding, no dilation, averages rounded half up (RSHR's rule, notes/xs3.md) -- run
+// order, no padding, no dilation, averages rounded half up (RSHR's rule, xs3/README.md) -- run
 // through the bit-exact model. Averages over a window whose pixel count is not a power of two are
 // approximate (a scale and a shift for 1/N): the engine declares them within one unit.
 #pragma once

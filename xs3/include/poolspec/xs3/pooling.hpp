@@ -1,4 +1,4 @@
-// lib_nn's int8 pooling kernels for XS3, bit for bit (notes/xs3.md sections 3, 4 and 7):
+// lib_nn's int8 pooling kernels for XS3, bit for bit (xs3/README.md sections 3, 4 and 7):
 // avgpool2d_global, avgpool2d (with its 2x2 stride-2 path) and maxpool2d, in the plan/job API of
 // the seed era (lib_nn 6e5ae7c..3fb8a01^), plus the later API where the caller passes scale and
 // shift, and the _ext channel-range form. Images are (height, width, channels) int8, row-major.
@@ -28,7 +28,7 @@ struct ImageParams {  // nn_image_params_t
 };
 
 // ---- scale and shift -----------------------------------------------------------------------
-// From a pixel count N (notes/xs3.md 3.2): c = ceil(log2 N); N = 2^c gives (1, c); otherwise
+// From a pixel count N (xs3/README.md 3.2): c = ceil(log2 N); N = 2^c gives (1, c); otherwise
 // scale = round_half_up(2^(c+6) / N), computed as (floor(2^31 / N) + 2^(q-1)) >> q with
 // q = 25 - c, and shift = c + 6. init asserts 64 < scale < 128, which refuses N = 255, 257, ...
 struct ScaleShift {

@@ -1,4 +1,4 @@
-// lib_nn's scale derivation for a pixel count N that is not a power of two (notes/xs3.md 3.2),
+// lib_nn's scale derivation for a pixel count N that is not a power of two (xs3/README.md 3.2),
 // written once over a number domain (see spec's number_domain.hpp) so that proofs/ checks the
 // text the model runs:
 //   c = ceil(log2 N), q = 25 - c, g = floor(2^31 / N) (uint32 division), h = (g + 2^(q-1)) >> q.

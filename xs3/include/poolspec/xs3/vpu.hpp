@@ -1,5 +1,5 @@
 // The XS3 vector-unit primitives that lib_nn's int8 pooling kernels use, one scalar function
-// per instruction (per lane), as notes/xs3.md section 2 describes them.
+// per instruction (per lane), as xs3/README.md section 2 describes them.
 #pragma once
 
 #include <cstdint>
