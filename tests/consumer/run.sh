@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs poolspec from a build folder into a fresh prefix, then builds the consumer project
-# against the installed package (find_package(poolspec)) and runs it.
+# against the installed package (find_package(poolspec)) and runs it; then moves the prefix and
+# runs the installed poolspec from there: it must find its worker, adapters and waivers relative
+# to itself, not in the build tree.
 # Usage: run.sh <poolspec build dir> <scratch dir> <c compiler> <c++ compiler> [extra flags]
 set -euo pipefail
 build=$1 scratch=$2 cc=$3 cxx=$4 flags=${5:-}
@@ -12,3 +14,18 @@ cmake -S "$(dirname "$0")" -B "$scratch/build" -G Ninja -DCMAKE_PREFIX_PATH="$sc
 cmake --build "$scratch/build"
 "$scratch/build/consumer"
 "$scratch/build/consumer_c"
+
+# The installed command, relocated: every file it uses comes from the moved prefix.
+if [ -x "$scratch/prefix/bin/poolspec" ]; then
+  mv "$scratch/prefix" "$scratch/moved"
+  moved=$(cd "$scratch/moved" && pwd)
+  "$moved/bin/poolspec" certify --list >"$scratch/list.txt"
+  if grep -F '.so' "$scratch/list.txt" | grep -v -F "$moved/lib"; then
+    echo "an adapter listed outside the installed prefix $moved"; exit 1
+  fi
+  (cd "$scratch" && "$moved/bin/poolspec" certify --backend reference --suite smoke --filter shapes/1d:regular \
+     --out "$scratch/certify-out" >/dev/null)
+  grep -q -F "waivers=$moved/share/poolspec/waivers.txt" "$scratch/certify-out/report.json" ||
+    { echo "the installed poolspec did not read its own waivers"; exit 1; }
+  echo "installed poolspec: worker, adapters and waivers found in $moved"
+fi
