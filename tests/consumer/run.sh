@@ -8,6 +8,10 @@ set -euo pipefail
 build=$1 scratch=$2 cc=$3 cxx=$4 flags=${5:-}
 rm -rf "$scratch"
 cmake --install "$build" --prefix "$scratch/prefix" >/dev/null
+# The package asks for C++20 by a compile feature and passes on no warning flags of poolspec's.
+targets=$(cat "$scratch"/prefix/lib*/cmake/poolspec/poolspecTargets*.cmake)
+grep -q 'INTERFACE_COMPILE_FEATURES "cxx_std_20"' <<<"$targets" || { echo "no cxx_std_20 in the package"; exit 1; }
+if grep -q -e warnings -e '-Werror' <<<"$targets"; then echo "the package exports poolspec's warnings"; exit 1; fi
 cmake -S "$(dirname "$0")" -B "$scratch/build" -G Ninja -DCMAKE_PREFIX_PATH="$scratch/prefix" \
   -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
   -DCMAKE_EXE_LINKER_FLAGS="$flags" >/dev/null
