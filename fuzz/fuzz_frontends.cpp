@@ -1,5 +1,5 @@
-// fuzz_frontends: every framework front-end's attribute text (spec/src/frontends_*.cpp), and the
-// translation of a problem into every other framework (spec/src/translate.cpp, `poolspec diff`).
+// fuzz_frontends: every framework front-end's attribute text (frontends/src/frontends_*.cpp), and the
+// translation of a problem into every other framework (frontends/src/translate.cpp, `poolspec diff`).
 //
 // Targets: Attributes::parse; from_framework for ngraph, OpenVINO (AvgPool-1/14/16,
 // MaxPool-1/8/14), ONNX (opsets up to 22, Global*), PyTorch, TensorFlow, TFLite and oneDNN;

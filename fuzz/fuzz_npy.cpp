@@ -1,4 +1,4 @@
-// fuzz_npy: the .npy reader (spec/src/npy.cpp).
+// fuzz_npy: the .npy reader (check/src/npy.cpp).
 //
 // Targets: parse_npy on arbitrary bytes: the magic, the format version, the header length, the
 // header dictionary (descr, fortran_order, shape), the byte order and the data length.

@@ -1,6 +1,6 @@
 /* A complete minimal poolspec backend (docs/certification.md, "A minimal backend"): f32 and int8
  * average and max pooling of any rank, NCHW, written from backend.h alone. Build and certify it with
- *     cc -std=c11 -O2 -shared -fPIC -I<poolspec>/spec/include minimal_backend.c -o libminimal.so
+ *     cc -std=c11 -O2 -shared -fPIC -I<poolspec>/check/include minimal_backend.c -o libminimal.so
  *     poolspec certify --backend ./libminimal.so */
 #include <math.h>
 #include <stdio.h>
