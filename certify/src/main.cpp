@@ -147,7 +147,8 @@ int main(int argc, char** argv) {
   certify_cmd->add_option("--warmup-input", certify.warmup_input, "The warm-up problem's input (.npy, spec order)");
   certify_cmd->add_option("--warmup-layout", certify.warmup_layout, "The warm-up problem's layout (default --layout's)");
   certify_cmd->add_option("--waivers", certify.waivers, "Known deviations, 'backend rules column | reason' per line "
-                                                      "(default certify/waivers.txt; '' for none)");
+                                                      "(default: the waivers.txt shipped with poolspec, beside it or in "
+                                                      "<prefix>/share/poolspec; '' for none)");
   certify_cmd->add_flag("!--no-shrink", certify.shrink, "Do not shrink failures to a minimal counterexample");
   certify_cmd->add_flag("--list", certify.list, "List the backends (and their claimed rules) and suites");
   certify_cmd->add_flag("--json", certify.json, "Print the JSON report instead of the matrix");
