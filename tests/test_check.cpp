@@ -2,6 +2,7 @@
 // sampled one finds a wrong border, the rate is honoured across threads, the C API agrees.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -83,6 +84,24 @@ TEST_CASE("check: sampling finds a wrong border divisor, and checks one call in 
   CHECK(sparse.stats().calls == 640);
   CHECK(sparse.stats().checked_calls == 10);
   CHECK(sparse.stats().mismatching_calls > 0);
+}
+
+TEST_CASE("check: options that would check nothing are refused, with the option named") {
+  const Problem p = parse_problem("max:f32:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:floor").value();
+  const Buffers b = computed(p, Layout::channels_first);
+  for (const double rate : {0.0, -0.5, 1.5, std::nan("")}) {
+    CAPTURE(rate);
+    reference::Checker checker({16, rate, 0, {}});
+    const auto r = checker.check(p, Layout::channels_first, b.input.data(), b.output.data());
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message.find("rate=") != std::string::npos);
+  }
+  reference::Checker negative({-1, 1.0, 0, {}});
+  const auto r = negative.check(p, Layout::channels_first, b.input.data(), b.output.data());
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message.find("samples=-1") != std::string::npos);
+  reference::Checker fine({0, 1.0, 0, {}});
+  CHECK(fine.check(p, Layout::channels_first, b.input.data(), b.output.data()).ok());
 }
 
 TEST_CASE("check: one checker shared by threads counts every call once") {

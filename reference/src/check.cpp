@@ -51,6 +51,12 @@ Result<std::optional<ElementMismatch>> Checker::check(const Problem& p, Layout l
 Result<std::optional<ElementMismatch>> Checker::check_with_bound(const Problem& p, Layout layout,
                                                                  const std::byte* input, const std::byte* output,
                                                                  const int64_t* indices, const ErrorBound& bound) {
+  // A rate outside (0, 1] or a negative sample count would check nothing, silently: refused on
+  // every call instead, as the C API refuses it when the checker is made.
+  if (!(options_.rate > 0 && options_.rate <= 1))
+    return Error{fmt::format("check: rate={}: the fraction of calls checked must be in (0, 1]", options_.rate)};
+  if (options_.samples < 0)
+    return Error{fmt::format("check: samples={}: must be >= 0 (0: every element)", options_.samples)};
   const int64_t call = calls_.fetch_add(1, std::memory_order_relaxed);
   if (!sampled(call, options_.rate)) return std::optional<ElementMismatch>{};
   Result<ShapeInfo> shape = validated_shape(p);
