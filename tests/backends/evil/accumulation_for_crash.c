@@ -10,8 +10,4 @@ static void crash(const poolspec_backend* self, const poolspec_problem* p, pools
   *out = (poolspec_accumulation)EVIL_ACCUMULATION;
 }
 
-const poolspec_backend* poolspec_backend_entry(uint32_t index) {
-  static const poolspec_backend b = {POOLSPEC_BACKEND_ABI_VERSION, "evil-accumulation-for-crash", "1.0", "spec",
-                                     EVIL_ACCUMULATION, crash, minimal_supports, minimal_run, NULL};
-  return index == 0 ? &b : NULL;
-}
+EVIL_ENTRY_WITH("evil-accumulation-for-crash", crash, minimal_supports, minimal_run)

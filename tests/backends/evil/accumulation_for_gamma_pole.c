@@ -14,13 +14,7 @@ static void pole(const poolspec_backend* self, const poolspec_problem* p, poolsp
 
 static int run(const poolspec_backend* self, const poolspec_problem* p, const void* in, void* out, int64_t* indices,
                char* message, size_t size) {
-  minimal_run(self, p, in, out, indices, message, size);
-  if (p->op == POOLSPEC_AVG && p->dtype == POOLSPEC_F32) evil_garbage(p, out);
-  return 0;
+  return evil_run_wrong_averages(self, p, in, out, indices, message, size, POOLSPEC_F32);
 }
 
-const poolspec_backend* poolspec_backend_entry(uint32_t index) {
-  static const poolspec_backend b = {POOLSPEC_BACKEND_ABI_VERSION, "evil-accumulation-for-gamma-pole", "1.0", "spec",
-                                     EVIL_ACCUMULATION, pole, minimal_supports, run, NULL};
-  return index == 0 ? &b : NULL;
-}
+EVIL_ENTRY_WITH("evil-accumulation-for-gamma-pole", pole, minimal_supports, run)

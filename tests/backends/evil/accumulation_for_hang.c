@@ -9,8 +9,4 @@ static void hang(const poolspec_backend* self, const poolspec_problem* p, poolsp
   for (;;) pause();
 }
 
-const poolspec_backend* poolspec_backend_entry(uint32_t index) {
-  static const poolspec_backend b = {POOLSPEC_BACKEND_ABI_VERSION, "evil-accumulation-for-hang", "1.0", "spec",
-                                     EVIL_ACCUMULATION, hang, minimal_supports, minimal_run, NULL};
-  return index == 0 ? &b : NULL;
-}
+EVIL_ENTRY_WITH("evil-accumulation-for-hang", hang, minimal_supports, minimal_run)

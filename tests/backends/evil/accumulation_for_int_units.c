@@ -11,13 +11,7 @@ static void loose(const poolspec_backend* self, const poolspec_problem* p, pools
 
 static int run(const poolspec_backend* self, const poolspec_problem* p, const void* in, void* out, int64_t* indices,
                char* message, size_t size) {
-  minimal_run(self, p, in, out, indices, message, size);
-  if (p->op == POOLSPEC_AVG && p->dtype == POOLSPEC_I8) evil_garbage(p, out);
-  return 0;
+  return evil_run_wrong_averages(self, p, in, out, indices, message, size, POOLSPEC_I8);
 }
 
-const poolspec_backend* poolspec_backend_entry(uint32_t index) {
-  static const poolspec_backend b = {POOLSPEC_BACKEND_ABI_VERSION, "evil-accumulation-for-int-units", "1.0", "spec",
-                                     EVIL_ACCUMULATION, loose, minimal_supports, run, NULL};
-  return index == 0 ? &b : NULL;
-}
+EVIL_ENTRY_WITH("evil-accumulation-for-int-units", loose, minimal_supports, run)

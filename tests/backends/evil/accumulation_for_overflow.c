@@ -11,8 +11,4 @@ static void overflow(const poolspec_backend* self, const poolspec_problem* p, po
   *out = (poolspec_accumulation)EVIL_ACCUMULATION;
 }
 
-const poolspec_backend* poolspec_backend_entry(uint32_t index) {
-  static const poolspec_backend b = {POOLSPEC_BACKEND_ABI_VERSION, "evil-accumulation-for-overflow", "1.0", "spec",
-                                     EVIL_ACCUMULATION, overflow, minimal_supports, minimal_run, NULL};
-  return index == 0 ? &b : NULL;
-}
+EVIL_ENTRY_WITH("evil-accumulation-for-overflow", overflow, minimal_supports, minimal_run)

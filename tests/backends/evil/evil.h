@@ -105,12 +105,43 @@ static inline int evil_shared_is_memory(const evil_map* m) {
 /* The default declaration: double sums, one division, one rounding into f32 (as minimal's). */
 #define EVIL_ACCUMULATION {POOLSPEC_F64, 1, 1.0, 0}
 
-/* The entry of a library with one backend NAME = {minimal's declaration, SUPPORTS, RUN}. */
-#define EVIL_ENTRY(NAME, SUPPORTS, RUN)                                                       \
+/* Whether `p` is one of the first `limit` distinct problems run (their texts kept in seen[]). */
+static inline int evil_first_problems(const poolspec_problem* p, char** seen, int* count, int limit) {
+  for (int i = 0; i < *count; ++i)
+    if (strcmp(seen[i], p->text) == 0) return 1;
+  return *count < limit && (seen[(*count)++] = strdup(p->text)) != NULL;
+}
+
+/* Mallocs and touches 1 GiB in 64 MiB blocks, then frees it: 1 if all of it was had, else 0 with
+ * the message "out of memory after N MiB". */
+static inline int evil_touch_gib(char* message, size_t size) {
+  void* blocks[16];
+  int got = 0;
+  for (; got < 16 && (blocks[got] = malloc((size_t)64 << 20)) != NULL; ++got)
+    memset(blocks[got], got + 1, (size_t)64 << 20);
+  for (int i = 0; i < got; ++i) free(blocks[i]);
+  if (got == 16) return 1;
+  snprintf(message, size, "out of memory after %d MiB", got * 64);
+  return 0;
+}
+
+/* Correct, except every average of `dtype` is garbage (for a declaration that would excuse it). */
+static inline int evil_run_wrong_averages(const poolspec_backend* self, const poolspec_problem* p, const void* in,
+                                          void* out, int64_t* indices, char* message, size_t size,
+                                          int32_t dtype) {
+  minimal_run(self, p, in, out, indices, message, size);
+  if (p->op == POOLSPEC_AVG && p->dtype == dtype) evil_garbage(p, out);
+  return 0;
+}
+
+/* The entry of a library with one backend NAME = {minimal's declaration, ACCUMULATION_FOR,
+ * SUPPORTS, RUN}; EVIL_ENTRY without an accumulation_for. */
+#define EVIL_ENTRY_WITH(NAME, ACCUMULATION_FOR, SUPPORTS, RUN)                                \
   const poolspec_backend* poolspec_backend_entry(uint32_t index) {                             \
     static const poolspec_backend b = {POOLSPEC_BACKEND_ABI_VERSION, NAME, "1.0", "spec",     \
-                                       EVIL_ACCUMULATION, NULL, SUPPORTS, RUN, NULL};          \
+                                       EVIL_ACCUMULATION, ACCUMULATION_FOR, SUPPORTS, RUN, NULL}; \
     return index == 0 ? &b : NULL;                                                             \
   }
+#define EVIL_ENTRY(NAME, SUPPORTS, RUN) EVIL_ENTRY_WITH(NAME, NULL, SUPPORTS, RUN)
 
 #endif

@@ -12,20 +12,10 @@ static int hogged_count;
 
 static int run(const poolspec_backend* self, const poolspec_problem* p, const void* in, void* out, int64_t* indices,
                char* message, size_t size) {
-  int hog = 0;
-  for (int i = 0; i < hogged_count; ++i) hog |= strcmp(hogged[i], p->text) == 0;
-  if (!hog && hogged_count < 2) hog = (hogged[hogged_count++] = strdup(p->text)) != NULL;
-  if (!hog) return minimal_run(self, p, in, out, indices, message, size);
+  if (!evil_first_problems(p, hogged, &hogged_count, 2)) return minimal_run(self, p, in, out, indices, message, size);
   const struct rlimit unlimited = {RLIM_INFINITY, RLIM_INFINITY};
   setrlimit(RLIMIT_AS, &unlimited), setrlimit(RLIMIT_DATA, &unlimited), setrlimit(RLIMIT_RSS, &unlimited);
-  void* blocks[16];
-  int got = 0;
-  for (; got < 16 && (blocks[got] = malloc((size_t)64 << 20)) != NULL; ++got)
-    memset(blocks[got], got + 1, (size_t)64 << 20);
-  for (int i = 0; i < got; ++i) free(blocks[i]);
-  if (got == 16) return minimal_run(self, p, in, out, indices, message, size);
-  snprintf(message, size, "out of memory after %d MiB", got * 64);
-  return 1;
+  return evil_touch_gib(message, size) ? minimal_run(self, p, in, out, indices, message, size) : 1;
 }
 
 EVIL_ENTRY("evil-rlimit-raise-hog", minimal_supports, run)
