@@ -33,6 +33,7 @@
 #include "poolspec/backend.hpp"
 #include "poolspec/engine_check.hpp"
 #include "poolspec/evaluate.hpp"
+#include "poolspec/optimized/mutants.hpp"
 #include "poolspec/optimized/optimized.hpp"
 #include "poolspec/problem_string.hpp"
 #include "poolspec/reference/reference.hpp"
@@ -51,8 +52,8 @@ struct EngineUnderTest {
 std::vector<EngineUnderTest> engines_under_test() {
   static const std::vector<std::unique_ptr<optimized::OptimizedEngine>> kernels = [] {
     std::vector<std::unique_ptr<optimized::OptimizedEngine>> v;
-    for (const optimized::KernelInfo& k : optimized::kernel_list())
-      v.push_back(std::make_unique<optimized::OptimizedEngine>(k.name));
+    for (const optimized::KernelInfo* k : optimized::kernel_list())
+      v.push_back(std::make_unique<optimized::OptimizedEngine>(k->name));
     return v;
   }();
   // The optimized engine once more through the backend ABI (backend.h): its problem and
@@ -65,7 +66,7 @@ std::vector<EngineUnderTest> engines_under_test() {
   // threading is the dispatched engine's here and every kernel's in the property tests, and
   // three kernels accept most averages.
   for (size_t i = 0; i < kernels.size(); ++i)
-    list.push_back({kernels[i].get(), false, &optimized::kernel_list()[i], true});
+    list.push_back({kernels[i].get(), false, optimized::kernel_list()[i], true});
 #ifdef POOLSPEC_FUZZ_MUTANT
   static const optimized::OptimizedEngine mutant("", optimized::Mutation::border_divisor);
   list.push_back({&mutant, true});

@@ -25,7 +25,7 @@ if [ ! -x "$baseline/build/certify/poolspec" ]; then
 fi
 cmake --preset gcc >/dev/null
 cmake --build --preset gcc --target poolspec >&2
-new=$root/build/gcc/certify/poolspec
+new=$root/build/gcc/cli/poolspec
 old=$baseline/build/certify/poolspec
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT

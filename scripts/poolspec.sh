@@ -9,10 +9,10 @@ bash scripts/install-deps.sh >&2
 cmake --preset gcc >/dev/null
 cmake --build --preset gcc --target poolspec >&2   # with the oneDNN and XNNPACK adapters
 if [ $# -gt 0 ]; then
-  exec ./build/gcc/certify/poolspec "$@"
+  exec ./build/gcc/cli/poolspec "$@"
 fi
 status=0
-./build/gcc/certify/poolspec || status=$?
+./build/gcc/cli/poolspec || status=$?
 echo
-./build/gcc/certify/poolspec certify || status=$?
+./build/gcc/cli/poolspec certify || status=$?
 exit "$status"

@@ -15,7 +15,7 @@
 #include "poolspec/backend.hpp"
 #include "poolspec/reference/reference.hpp"
 #include "rapidcheck_doctest.hpp"
-#include "report.hpp"
+#include "exit_status.hpp"
 
 namespace {
 

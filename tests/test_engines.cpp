@@ -19,6 +19,7 @@
 
 #include "generators.hpp"
 #include "poolspec/engine_check.hpp"
+#include "poolspec/optimized/mutants.hpp"
 #include "poolspec/optimized/optimized.hpp"
 #include "poolspec/problem_string.hpp"
 #include "poolspec/shape.hpp"
@@ -103,29 +104,24 @@ TEST_CASE("the optimized engine matches the spec on every SIMD target this CPU r
 }
 
 TEST_CASE("each kernel of the list matches the spec on the problems it accepts") {
-  for (const optimized::KernelInfo& k : optimized::kernel_list()) {
-    CAPTURE(k.name);
-    const optimized::OptimizedEngine only(k.name);
-    // Draw what the kernel is for: its layout, its op, and for the global kernel whole planes.
-    const std::string_view name = k.name;
+  for (const optimized::KernelInfo* k : optimized::kernel_list()) {
+    CAPTURE(k->name);
+    const optimized::OptimizedEngine only(k->name);
+    // Draw what the kernel is for: its test scope (its op, layout, rank and window shapes).
+    const optimized::KernelScope& scope = k->scope;
     CaseOptions o = engine_options();
-    if (name.starts_with("avg") || name.starts_with("global_avg")) o.ops = {Op::avg};
-    if (name.starts_with("max")) o.ops = {Op::max};
-    if (name.starts_with("global")) o.whole_plane_one_in = 1;
-    if (name == "avg_sliding") o.max_rank = 2;  // its scope: 1 or 2 spatial axes, in both layouts
-    if (name == "avg_plane_nchw") {  // its scope: 1 or 2 axes, stride 1, out_w == w
-      o.max_rank = 2;
-      o.same_extent_one_in = 1;
-    }
+    if (scope.op) o.ops = {*scope.op};
+    o.max_rank = std::min(o.max_rank, scope.max_rank);
+    if (scope.whole_plane) o.whole_plane_one_in = 1;
+    if (scope.same_width) o.same_extent_one_in = 1;
     std::vector<Layout> layouts = {std::begin(all_layouts), std::end(all_layouts)};
-    if (name.ends_with("nchw")) layouts = {Layout::channels_first};
-    if (name.ends_with("nhwc")) layouts = {Layout::channels_last};
-    check_property(fmt::format("{} == spec", k.name), matches_spec(only, o, layouts));
+    if (scope.layout) layouts = {*scope.layout};
+    check_property(fmt::format("{} == spec", k->name), matches_spec(only, o, layouts));
   }
 }
 
 // Integer averages divide in f32, exact while |sum| < 2^23 and the divisor < 2^24 (the argument
-// at the top of kernels.cpp) only if the quotient itself is rounded: a half added in f32 before
+// at the top of optimized/src/kernels/simd-inl.h) only if the quotient itself is rounded: a half added in f32 before
 // rounding lifts a quotient just below x.5 to the next integer. Constant windows with an
 // override divisor d = 2|s| - 1, 2|s| and 2|s| + 1 put s / d just above, on and just below a
 // half; every kernel that takes them, on every SIMD target, every rounding rule.
@@ -139,7 +135,7 @@ TEST_CASE("integer averages: quotients beside a half are rounded exactly, by eve
   int runs = 0;
   for (const std::string& target : optimized::simd_targets()) {
     REQUIRE(optimized::use_simd_target(target).ok());
-    for (const optimized::KernelInfo& k : optimized::kernel_list())
+    for (const optimized::KernelInfo* k : optimized::kernel_list())
       for (const Window& w : windows)
         for (const int64_t delta : {-1, 0, 1})
           for (const char* rule : {"half_away", "half_up", "half_even", "toward_zero", "floor"})
@@ -149,10 +145,10 @@ TEST_CASE("integer averages: quotients beside a half are rounded exactly, by eve
                                                           "floor:round={}",
                                                           w.dtype, w.k, w.k, w.k, w.k, 2 * sum + delta, rule))
                                     .value();
-              const optimized::OptimizedEngine only(k.name);
+              const optimized::OptimizedEngine only(k->name);
               if (!only.supports(p, layout)) continue;
               CAPTURE(target);
-              CAPTURE(k.name);
+              CAPTURE(k->name);
               CAPTURE(format_problem(p));
               const Case c{p, Tensor{p.dtype, input_shape(p), std::vector<double>(w.k * w.k, w.value)}};
               CHECK(engine_failure(only, c, layout, 1).empty());

@@ -48,7 +48,7 @@ Plan::Plan(const Problem& problem, Layout l, Mutation m)
       }
     // The interior is contiguous: window starts grow with j, so the full windows are a run.
     if (t.interior_begin == t.out) t.interior_begin = t.interior_end = 0;
-    if (i == 2 && mutation != Mutation::none) {  // the tests' broken variants (optimized.hpp)
+    if (i == 2 && mutation != Mutation::none) {  // the tests' broken variants (mutants.hpp)
       for (int64_t j = 0; j < t.out; ++j) {
         const auto k = static_cast<size_t>(j);
         if (t.count(j) == t.kernel || t.count(j) == 0) continue;  // only clipped border windows

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "poolspec/engine.hpp"
+#include "poolspec/optimized/mutants.hpp"
 #include "poolspec/optimized/optimized.hpp"
 #include "poolspec/problem.hpp"
 
@@ -44,9 +45,9 @@ struct Plan {
   int64_t in_plane = 1, out_plane = 1;
   int64_t index_modulus = 0;  // prod(input_shape[index_axis:]) for tensor indices with an axis
   // blocked_nchw: the same problem as one NHWC image of block_channels channels, and the kernel
-  // (a KernelId) dispatch chose for it.
+  // dispatch chose for it.
   std::unique_ptr<const Plan> block;
-  int block_kernel = -1;
+  const KernelInfo* block_kernel = nullptr;
 
   // The divisor of output (od, oh, ow) and its number of in-bounds taps.
   int64_t divisor(int64_t od, int64_t oh, int64_t ow) const;

@@ -3,7 +3,7 @@
 // (CTest also runs every pooling case directory through the command; see CMakeLists.txt.)
 #include <doctest/doctest.h>
 
-#include "onnx_conformance.hpp"
+#include "onnx_test.hpp"
 
 #ifndef POOLSPEC_ONNX_NODE_TESTS
 #error "POOLSPEC_ONNX_NODE_TESTS: the libonnx-testdata node-test folder"

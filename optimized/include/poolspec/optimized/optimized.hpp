@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -15,23 +16,36 @@
 
 namespace poolspec::optimized {
 
-// Deliberately broken variants of the kernels' window tables, which the differential tests must
-// catch (docs/design.md §9). window_edge: a border window loses its last in-bounds tap along
-// the last spatial axis; border_divisor: an exclude-padding border window along that axis is
-// divided by the full kernel instead of its in-bounds taps.
-enum class Mutation { none, window_edge, border_divisor };
+struct Plan;  // a problem as the kernels see it (optimized/src/plan.hpp)
 
+// The tests' broken variants of the kernels' window tables (optimized/testing/).
+enum class Mutation : int;
+
+// What the tests draw for a kernel run on its own: the problems it is for, so that a property
+// test spends its cases where the kernel can be wrong. Unset: any.
+struct KernelScope {
+  std::optional<Op> op = std::nullopt;
+  std::optional<Layout> layout = std::nullopt;
+  int max_rank = 3;
+  bool whole_plane = false;  // windows over the whole plane
+  bool same_width = false;   // stride 1 and output rows as long as the input's
+};
+
+// One kernel of the list: the kernel files (optimized/src/kernels/) each define theirs.
 struct KernelInfo {
   std::string_view name;
   std::string_view description;
   Status (*accepts)(const Problem& p, Layout layout);  // Ok, or the reason it does not
   // Where dispatch chooses it among the problems it accepts (null: all of them); measured
   // choices, so that the tests still run the kernel over everything it accepts.
-  bool (*preferred)(const Problem& p, Layout layout) = nullptr;
+  bool (*preferred)(const Problem& p, Layout layout);
+  // Runs the kernel on an accepted problem, on the best SIMD target of this CPU.
+  void (*run)(const Plan& plan, const RunArgs& args);
+  KernelScope scope;
 };
 
 // Every kernel, in dispatch order: the first that accepts and prefers a problem runs it.
-std::span<const KernelInfo> kernel_list();
+std::span<const KernelInfo* const> kernel_list();
 
 // The kernel the engine runs for a valid problem, or null with the reason none does.
 struct Selection {
@@ -60,8 +74,10 @@ Status use_simd_target(std::string_view name);
 class OptimizedEngine final : public Engine {
  public:
   // only_kernel: restrict to one kernel of the list (refusing what it does not accept, no
-  // fallback), for testing each kernel on its own; mutation: a broken variant, for the tests.
-  explicit OptimizedEngine(std::string_view only_kernel = {}, Mutation mutation = Mutation::none);
+  // fallback), for testing each kernel on its own.
+  explicit OptimizedEngine(std::string_view only_kernel = {});
+  // A broken variant, for the tests (optimized/testing/poolspec/optimized/mutants.hpp).
+  OptimizedEngine(std::string_view only_kernel, Mutation mutation);
 
   std::string_view name() const override { return name_; }
   Status supports(const Problem& p, Layout layout) const override;

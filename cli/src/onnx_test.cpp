@@ -1,4 +1,4 @@
-#include "onnx_conformance.hpp"
+#include "onnx_test.hpp"
 
 #include <cmath>
 #include <algorithm>
@@ -17,7 +17,8 @@
 #include "poolspec/frontends.hpp"
 #include "poolspec/problem_string.hpp"
 #include "poolspec/shape.hpp"
-#include "report.hpp"
+#include "command_support.hpp"
+#include "commands.hpp"
 
 namespace poolspec::cli {
 

@@ -13,7 +13,8 @@
 #include "poolspec/problem_string.hpp"
 #include "poolspec/shape.hpp"
 #include "poolspec/translate.hpp"
-#include "report.hpp"
+#include "command_support.hpp"
+#include "commands.hpp"
 
 namespace poolspec::cli {
 

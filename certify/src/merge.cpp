@@ -12,7 +12,7 @@
 
 #include "certify.hpp"
 #include "poolspec/npy.hpp"
-#include "report.hpp"
+#include "exit_status.hpp"
 #include "suite.hpp"
 
 namespace poolspec::certify {

@@ -1,23 +1,15 @@
-// The bodies of `poolspec shape`, `run` and `explain`: compute, then print text or JSON.
-// Each returns the process exit code: 0 ok, 1 check failed, 2 bad input.
+// The commands of `poolspec` (cli/src/main.cpp holds their options), one file each: compute,
+// then print text or JSON. Each returns the process exit status (exit_status.hpp). `certify`
+// and `certify merge` are the certification runner's (certify/src/certify.hpp).
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "exit_status.hpp"
 #include "problem_source.hpp"
 
 namespace poolspec::cli {
-
-inline constexpr int exit_ok = 0;
-inline constexpr int exit_check_failed = 1;
-inline constexpr int exit_bad_input = 2;
-
-// Prints "poolspec: error: <message>" on stderr and returns exit_bad_input.
-int refuse(const std::string& message);
-
-// "(n,c,o1,...)": the coordinate of the flat (row-major) element `flat` of a tensor of `shape`.
-std::string coordinate_text(const std::vector<int64_t>& shape, size_t flat);
 
 int shape_command(const ProblemOptions& options, bool json);
 

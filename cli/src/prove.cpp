@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "poolspec/proofs/proof.hpp"
-#include "report.hpp"
+#include "commands.hpp"
 
 namespace poolspec::cli {
 

@@ -12,7 +12,7 @@
 #include "poolspec/problem_string.hpp"
 #include "poolspec/seeds.hpp"
 #include "poolspec/shape.hpp"
-#include "report.hpp"
+#include "commands.hpp"
 
 namespace poolspec::cli {
 

@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "certify.hpp"
-#include "onnx_conformance.hpp"
-#include "report.hpp"
+#include "onnx_test.hpp"
+#include "commands.hpp"
 
 namespace {
 

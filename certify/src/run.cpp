@@ -24,7 +24,7 @@
 #include "poolspec/npy.hpp"
 #include "poolspec/problem_string.hpp"
 #include "poolspec/shape.hpp"
-#include "report.hpp"
+#include "exit_status.hpp"
 #include "suite.hpp"
 #include "text.hpp"
 #include "worker.hpp"

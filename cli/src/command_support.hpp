@@ -1,0 +1,21 @@
+// What the commands share in their output: coordinates as text and numbers in JSON.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace poolspec::cli {
+
+// "(n,c,o1,...)": the coordinate of the flat (row-major) element `flat` of a tensor of `shape`.
+std::string coordinate_text(const std::vector<int64_t>& shape, size_t flat);
+
+// JSON has no NaN or infinity: such values are written as the strings "nan", "inf", "-inf".
+nlohmann::json json_number(double v);
+
+// One JSON document on stdout, on one line.
+void print_json(const nlohmann::json& j);
+
+}  // namespace poolspec::cli
