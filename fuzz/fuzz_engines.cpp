@@ -44,9 +44,9 @@ namespace {
 
 struct EngineUnderTest {
   const Engine* engine;
-  bool whole_space;                                 // claims every valid problem (must not refuse one)
-  const optimized::KernelInfo* kernel = nullptr;   // a single kernel of the list, run on its own
-  bool one_thread_only = false;                     // run on the 1-thread inputs only
+  bool whole_space;  // claims every valid problem (must not refuse one)
+  const optimized::KernelInfo* kernel = nullptr;  // a single kernel of the list, run on its own
+  bool one_thread_only = false;                   // run on the 1-thread inputs only
 };
 
 std::vector<EngineUnderTest> engines_under_test() {
@@ -60,7 +60,8 @@ std::vector<EngineUnderTest> engines_under_test() {
   // accumulation cross the C structs both ways, as a certified library's do. What it tests is
   // the crossing, not the threads: on the 1-thread inputs only (half the cost).
   static const AbiEngine optimized_through_abi(*optimized::backend());
-  std::vector<EngineUnderTest> list{{&reference::engine(), true}, {&optimized::engine(), true},
+  std::vector<EngineUnderTest> list{{&reference::engine(), true},
+                                    {&optimized::engine(), true},
                                     {&optimized_through_abi, true, nullptr, true}};
   // Each kernel on its own, where dispatch did not pick it, on the 1-thread inputs: the kernels'
   // threading is the dispatched engine's here and every kernel's in the property tests, and
@@ -99,21 +100,24 @@ int64_t differing_elements(DType dtype, const Output& a, const Output& b) {
 
 // The pairwise table: for each pair of (spec, engines that ran), the elements that differ bit
 // for bit (float averages may differ within their bounds; the verdict is each engine's).
-std::string pairwise_table(const Problem& p, const std::vector<std::pair<std::string, Output>>& outputs) {
+std::string pairwise_table(const Problem& p,
+                           const std::vector<std::pair<std::string, Output>>& outputs) {
   std::string t = fmt::format("pairwise: elements differing bit for bit (of {})\n{:>34}",
                               outputs.front().second.values.values.size(), "");
   for (const auto& [name, out] : outputs) t += fmt::format(" {:>12.12}", name);
   t += "\n";
   for (const auto& [row_name, row] : outputs) {
     t += fmt::format("{:>34}", row_name);
-    for (const auto& column : outputs) t += fmt::format(" {:>12}", differing_elements(p.dtype, row, column.second));
+    for (const auto& column : outputs)
+      t += fmt::format(" {:>12}", differing_elements(p.dtype, row, column.second));
     t += "\n";
   }
   return t;
 }
 
 // The explain() of one output element must give evaluate()'s value and index.
-void check_explain(const Problem& p, const Tensor& input, const Output& expected, FuzzedDataProvider& in) {
+void check_explain(const Problem& p, const Tensor& input, const Output& expected,
+                   FuzzedDataProvider& in) {
   const size_t count = expected.values.values.size();
   const size_t flat = in.ConsumeIntegralInRange<size_t>(0, count - 1);
   std::vector<int64_t> coordinate(expected.values.shape.size());
@@ -123,9 +127,11 @@ void check_explain(const Problem& p, const Tensor& input, const Output& expected
     rest /= size_t(expected.values.shape[i - 1]);
   }
   Result<Explanation> e = explain(p, input, coordinate);
-  if (!e) fail(p, "explain() refused output " + coordinate_text(coordinate) + ": " + e.error().message);
+  if (!e)
+    fail(p, "explain() refused output " + coordinate_text(coordinate) + ": " + e.error().message);
   const int64_t index = expected.indices.empty() ? -1 : expected.indices[flat];
-  if (!same_value(p.dtype, e->result, expected.values.values[flat]) || (e->index && *e->index != index))
+  if (!same_value(p.dtype, e->result, expected.values.values[flat]) ||
+      (e->index && *e->index != index))
     fail(p, fmt::format("explain() of output {} gives {} (index {}), evaluate() {} (index {})",
                         coordinate_text(coordinate), e->result, e->index.value_or(-1),
                         expected.values.values[flat], index));
@@ -145,9 +151,11 @@ void run_one(FuzzedDataProvider& in) {
     // buffers: it must refuse before it touches one).
     for (const EngineUnderTest& e : engines_under_test()) {
       if (e.engine->supports(p, layout).ok())
-        fail(p, fmt::format("{} supports a problem the spec refuses ({})", e.engine->name(), valid.error().message));
+        fail(p, fmt::format("{} supports a problem the spec refuses ({})", e.engine->name(),
+                            valid.error().message));
       if (e.engine->run(p, layout, RunArgs{nullptr, nullptr, nullptr, threads}).ok())
-        fail(p, fmt::format("{} ran a problem the spec refuses ({})", e.engine->name(), valid.error().message));
+        fail(p, fmt::format("{} ran a problem the spec refuses ({})", e.engine->name(),
+                            valid.error().message));
     }
     return;
   }
@@ -168,11 +176,14 @@ void run_one(FuzzedDataProvider& in) {
   std::string failures;
   const optimized::KernelInfo* dispatched = optimized::select_kernel(p, layout).kernel;
   for (const EngineUnderTest& e : engines_under_test()) {
-    if (e.kernel && e.kernel == dispatched) continue;  // the optimized engine's own run is that kernel's
+    if (e.kernel && e.kernel == dispatched)
+      continue;  // the optimized engine's own run is that kernel's
     if (e.one_thread_only && threads != 1) continue;
-    const std::string name = fmt::format("{} ({}, {}T, {})", e.engine->name(), layout_name(layout), threads, target);
+    const std::string name =
+        fmt::format("{} ({}, {}T, {})", e.engine->name(), layout_name(layout), threads, target);
     if (Status s = e.engine->supports(p, layout); !s) {
-      if (e.whole_space) failures += fmt::format("{} refuses a valid problem: {}\n", name, s.error().message);
+      if (e.whole_space)
+        failures += fmt::format("{} refuses a valid problem: {}\n", name, s.error().message);
       continue;
     }
     Result<Output> got = run_engine(*e.engine, p, input, layout, threads);
@@ -181,7 +192,8 @@ void run_one(FuzzedDataProvider& in) {
       continue;
     }
     const ErrorBound bound = e.engine->error_bound(p, layout);
-    Result<EngineComparison> cmp = compare_output(p, input, *expected, *got, bound, 5, abs_sums ? &*abs_sums : nullptr);
+    Result<EngineComparison> cmp =
+        compare_output(p, input, *expected, *got, bound, 5, abs_sums ? &*abs_sums : nullptr);
     if (!cmp) fail(p, "compare_output: " + cmp.error().message);
     if (!cmp->passed()) failures += fmt::format("{}:\n{}\n", name, comparison_text(p, *cmp, bound));
     outputs.emplace_back(name, *std::move(got));

@@ -1,5 +1,6 @@
-// fuzz_frontends: every framework front-end's attribute text (frontends/src/frontends_*.cpp), and the
-// translation of a problem into every other framework (frontends/src/translate.cpp, `poolspec diff`).
+// fuzz_frontends: every framework front-end's attribute text (frontends/src/frontends_*.cpp), and
+// the translation of a problem into every other framework (frontends/src/translate.cpp, `poolspec
+// diff`).
 //
 // Targets: Attributes::parse; from_framework for ngraph, OpenVINO (AvgPool-1/14/16,
 // MaxPool-1/8/14), ONNX (opsets up to 22, Global*), PyTorch, TensorFlow, TFLite and oneDNN;
@@ -38,7 +39,8 @@ namespace {
 std::string g_case;
 
 [[noreturn]] void fail(const std::string& what) {
-  std::fprintf(stderr, "\n== fuzz_frontends: FAILURE\ncase: %s\n%s\n", g_case.c_str(), what.c_str());
+  std::fprintf(stderr, "\n== fuzz_frontends: FAILURE\ncase: %s\n%s\n", g_case.c_str(),
+               what.c_str());
   std::fflush(stderr);
   std::abort();
 }
@@ -47,26 +49,35 @@ void check_framing(const Frontend& f) {
   int64_t count = 1;
   for (int64_t d : f.framing.input_shape) count *= d;
   if (count > 4096) return;
-  const Tensor framework_input{f.problem.dtype, f.framing.input_shape, std::vector<double>(size_t(count), 0.0)};
+  const Tensor framework_input{f.problem.dtype, f.framing.input_shape,
+                               std::vector<double>(size_t(count), 0.0)};
   const Tensor spec_input = to_spec_layout(f.framing, framework_input);
   if (spec_input.shape != input_shape(f.problem))
-    fail(fmt::format("the framing maps the input shape {} to {}, the problem's is {}", fmt::join(f.framing.input_shape, ","),
-                     fmt::join(spec_input.shape, ","), fmt::join(input_shape(f.problem), ",")));
+    fail(fmt::format("the framing maps the input shape {} to {}, the problem's is {}",
+                     fmt::join(f.framing.input_shape, ","), fmt::join(spec_input.shape, ","),
+                     fmt::join(input_shape(f.problem), ",")));
 }
 
 void run_one(FuzzedDataProvider& in) {
   const int framework = in.ConsumeIntegralInRange<int>(0, 7);  // 7: xs3
   FrontendInput input;
   input.op = in.ConsumeBool() ? Op::max : Op::avg;
-  input.dtype = std::array<DType, 7>{DType::f32, DType::f16, DType::i8, DType::u8, DType::f64, DType::bf16,
-                                     DType::i32}[in.ConsumeIntegralInRange<size_t>(0, 6)];
-  input.version = std::array<int, 12>{0, 0, 1, 7, 8, 10, 11, 12, 14, 16, 19, 22}[in.ConsumeIntegralInRange<size_t>(0, 11)];
-  if (in.ConsumeIntegralInRange<int>(0, 15) == 0) input.version = in.ConsumeIntegralInRange<int>(-1, 30);
+  input.dtype =
+      std::array<DType, 7>{DType::f32, DType::f16,  DType::i8, DType::u8,
+                           DType::f64, DType::bf16, DType::i32}[in.ConsumeIntegralInRange<size_t>(
+          0, 6)];
+  input.version = std::array<int, 12>{
+      0, 0, 1, 7, 8, 10, 11, 12, 14, 16, 19, 22}[in.ConsumeIntegralInRange<size_t>(0, 11)];
+  if (in.ConsumeIntegralInRange<int>(0, 15) == 0)
+    input.version = in.ConsumeIntegralInRange<int>(-1, 30);
   input.global = in.ConsumeIntegralInRange<int>(0, 7) == 0;
-  const size_t rank = in.ConsumeIntegralInRange<size_t>(0, 6) == 0 ? in.ConsumeIntegralInRange<size_t>(0, 6)
-                                                                     : in.ConsumeIntegralInRange<size_t>(3, 5);
-  for (size_t i = 0; i < rank; ++i) input.input_shape.push_back(in.ConsumeIntegralInRange<int64_t>(1, 12));
-  if (in.ConsumeIntegralInRange<int>(0, 31) == 0 && rank > 0) input.input_shape[0] = in.ConsumeIntegralInRange<int64_t>(-1, 0);
+  const size_t rank = in.ConsumeIntegralInRange<size_t>(0, 6) == 0
+                          ? in.ConsumeIntegralInRange<size_t>(0, 6)
+                          : in.ConsumeIntegralInRange<size_t>(3, 5);
+  for (size_t i = 0; i < rank; ++i)
+    input.input_shape.push_back(in.ConsumeIntegralInRange<int64_t>(1, 12));
+  if (in.ConsumeIntegralInRange<int>(0, 31) == 0 && rank > 0)
+    input.input_shape[0] = in.ConsumeIntegralInRange<int64_t>(-1, 0);
   const std::string text = in.ConsumeRemainingBytesAsString();
 
   (void)Attributes::parse(text);
@@ -79,13 +90,15 @@ void run_one(FuzzedDataProvider& in) {
     return;
   }
   const Framework fw = all_frameworks[size_t(framework)];
-  g_case = fmt::format("--{} '{}' --op {} --dtype {} --opset {} --input-shape {}{}", framework_name(fw), text,
-                       op_name(input.op), dtype_name(input.dtype), input.version, fmt::join(input.input_shape, ","),
-                       input.global ? " (global)" : "");
+  g_case =
+      fmt::format("--{} '{}' --op {} --dtype {} --opset {} --input-shape {}{}", framework_name(fw),
+                  text, op_name(input.op), dtype_name(input.dtype), input.version,
+                  fmt::join(input.input_shape, ","), input.global ? " (global)" : "");
   Result<Frontend> f = from_framework(fw, text, input);
   if (!f) return;
   if (Status s = validate(f->problem); !s)
-    fail("the front-end gave an invalid problem: " + format_problem(f->problem) + ": " + s.error().message);
+    fail("the front-end gave an invalid problem: " + format_problem(f->problem) + ": " +
+         s.error().message);
   check_framing(*f);
 
   const Intent intent = intent_of(*f);
@@ -99,8 +112,9 @@ void run_one(FuzzedDataProvider& in) {
     if (again.op != intent.op || again.shape != intent.shape || again.kernel != intent.kernel ||
         again.strides != intent.strides || again.dilations != intent.dilations ||
         again.pads_begin != intent.pads_begin)
-      fail(fmt::format("the translation for {} ('{}') means another geometry: {}, the source's {}", t.label,
-                       t.attributes, format_problem(back->problem), format_problem(f->problem)));
+      fail(fmt::format("the translation for {} ('{}') means another geometry: {}, the source's {}",
+                       t.label, t.attributes, format_problem(back->problem),
+                       format_problem(f->problem)));
   }
 }
 

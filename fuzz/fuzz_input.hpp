@@ -67,33 +67,41 @@ inline Axis consume_axis(FuzzedDataProvider& in, int64_t max_extent, bool raw) {
 inline Problem consume_problem(FuzzedDataProvider& in, const ProblemLimits& limits) {
   Problem p;
   p.op = in.ConsumeBool() ? Op::max : Op::avg;
-  p.dtype = pick(in, std::array<DType, 10>{DType::f32, DType::f32, DType::f16, DType::i8, DType::u8,
-                                           DType::f64, DType::bf16, DType::i32, DType::f32, DType::i8});
+  p.dtype =
+      pick(in, std::array<DType, 10>{DType::f32, DType::f32, DType::f16, DType::i8, DType::u8,
+                                     DType::f64, DType::bf16, DType::i32, DType::f32, DType::i8});
   const int rank = in.ConsumeIntegralInRange<int>(1, limits.max_rank);
   // Per-axis extents shrink with the rank so the whole input stays small.
   const int64_t max_extent = rank == 1 ? 80 : rank == 2 ? 24 : rank == 3 ? 9 : 5;
-  for (int i = 0; i < rank; ++i) p.axes.push_back(consume_axis(in, max_extent, limits.raw_attributes));
+  for (int i = 0; i < rank; ++i)
+    p.axes.push_back(consume_axis(in, max_extent, limits.raw_attributes));
   p.batch = in.ConsumeIntegralInRange<int64_t>(1, 2);
   p.channels = pick(in, std::array<int64_t, 10>{1, 1, 2, 3, 4, 5, 8, 16, 17, 33});
 
-  p.rounding = pick(in, std::array<Rounding, 3>{Rounding::floor, Rounding::ceil, Rounding::ceil_torch});
+  p.rounding =
+      pick(in, std::array<Rounding, 3>{Rounding::floor, Rounding::ceil, Rounding::ceil_torch});
   if (p.op == Op::avg) {
     p.divisor = pick(in, std::array<Divisor, 4>{Divisor::exclude, Divisor::include_clip,
                                                 Divisor::include_full, Divisor::override_value});
-    if (p.divisor == Divisor::override_value) p.divisor_override = in.ConsumeIntegralInRange<int64_t>(1, 12);
-    p.int_rounding = pick(in, std::array<IntRounding, 5>{IntRounding::half_even, IntRounding::half_away,
-                                                         IntRounding::half_up, IntRounding::toward_zero,
-                                                         IntRounding::floor});
-    if (in.ConsumeIntegralInRange<int>(0, 7) == 0) p.bias = in.ConsumeIntegralInRange<int64_t>(-300, 300);
+    if (p.divisor == Divisor::override_value)
+      p.divisor_override = in.ConsumeIntegralInRange<int64_t>(1, 12);
+    p.int_rounding =
+        pick(in, std::array<IntRounding, 5>{IntRounding::half_even, IntRounding::half_away,
+                                            IntRounding::half_up, IntRounding::toward_zero,
+                                            IntRounding::floor});
+    if (in.ConsumeIntegralInRange<int>(0, 7) == 0)
+      p.bias = in.ConsumeIntegralInRange<int64_t>(-300, 300);
   } else {
     p.nan = in.ConsumeBool() ? NanPolicy::ignore : NanPolicy::propagate;
     p.indices = pick(in, std::array<Indices, 3>{Indices::none, Indices::plane, Indices::tensor});
     p.index_order = in.ConsumeBool() ? IndexOrder::column_major : IndexOrder::row_major;
-    if (p.indices == Indices::tensor) p.index_axis = in.ConsumeIntegralInRange<int64_t>(0, rank + 1);
+    if (p.indices == Indices::tensor)
+      p.index_axis = in.ConsumeIntegralInRange<int64_t>(0, rank + 1);
     if (p.nan == NanPolicy::ignore && in.ConsumeBool()) p.max_start = MaxStart::lowest;
   }
-  p.empty = pick(in, std::array<EmptyWindow, 6>{EmptyWindow::error, EmptyWindow::zero, EmptyWindow::nan,
-                                                EmptyWindow::lowest, EmptyWindow::neg_inf, EmptyWindow::zero});
+  p.empty = pick(
+      in, std::array<EmptyWindow, 6>{EmptyWindow::error, EmptyWindow::zero, EmptyWindow::nan,
+                                     EmptyWindow::lowest, EmptyWindow::neg_inf, EmptyWindow::zero});
   // Rarely, a field combination validate() must refuse (a bias on a max, an override divisor
   // on the wrong rule, a max start on an average).
   if (limits.raw_attributes && in.ConsumeIntegralInRange<int>(0, 31) == 0) {
@@ -109,8 +117,10 @@ inline Problem consume_problem(FuzzedDataProvider& in, const ProblemLimits& limi
   int64_t spatial = 1;
   for (const Axis& a : p.axes) spatial *= std::max<int64_t>(1, a.extent);
   while (p.batch * p.channels * spatial > limits.max_elements && (p.channels > 1 || p.batch > 1)) {
-    if (p.channels > 1) p.channels = std::max<int64_t>(1, p.channels / 2);
-    else p.batch = 1;
+    if (p.channels > 1)
+      p.channels = std::max<int64_t>(1, p.channels / 2);
+    else
+      p.batch = 1;
   }
   return p;
 }
@@ -127,7 +137,8 @@ inline double consume_value(FuzzedDataProvider& in, DType dtype, int64_t positio
   }
   if (kind <= 6) {
     std::array<std::byte, 8> bits{};
-    for (int i = 0; i < storage_bytes(dtype); ++i) bits[size_t(i)] = std::byte{in.ConsumeIntegral<uint8_t>()};
+    for (int i = 0; i < storage_bytes(dtype); ++i)
+      bits[size_t(i)] = std::byte{in.ConsumeIntegral<uint8_t>()};
     return load_element(dtype, bits.data());
   }
   if (!is_float(dtype))

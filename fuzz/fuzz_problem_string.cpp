@@ -19,8 +19,8 @@
 namespace {
 
 [[noreturn]] void fail(std::string_view text, const std::string& what) {
-  std::fprintf(stderr, "\n== fuzz_problem_string: FAILURE\ninput: %.*s\n%s\n", int(text.size()), text.data(),
-               what.c_str());
+  std::fprintf(stderr, "\n== fuzz_problem_string: FAILURE\ninput: %.*s\n%s\n", int(text.size()),
+               text.data(), what.c_str());
   std::fflush(stderr);
   std::abort();
 }
@@ -33,13 +33,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!p) return 0;
   const std::string canonical = poolspec::format_problem(*p);
   poolspec::Result<poolspec::Problem> again = poolspec::parse_problem(canonical);
-  if (!again) fail(text, "its canonical string does not parse: " + canonical + ": " + again.error().message);
-  const bool override_consistent = (p->divisor == poolspec::Divisor::override_value) == (p->divisor_override != 0);
+  if (!again)
+    fail(text, "its canonical string does not parse: " + canonical + ": " + again.error().message);
+  const bool override_consistent =
+      (p->divisor == poolspec::Divisor::override_value) == (p->divisor_override != 0);
   if (override_consistent && !(*again == *p))
-    fail(text, "parse(format(p)) != p; format(p) = " + canonical + ", format(parse(format(p))) = " +
-                   poolspec::format_problem(*again));
+    fail(text, "parse(format(p)) != p; format(p) = " + canonical +
+                   ", format(parse(format(p))) = " + poolspec::format_problem(*again));
   if (poolspec::format_problem(*again) != canonical)
-    fail(text, "format is not a fixed point: " + canonical + " -> " + poolspec::format_problem(*again));
+    fail(text,
+         "format is not a fixed point: " + canonical + " -> " + poolspec::format_problem(*again));
   // Whatever parses may be invalid; validate and infer_shape must say so cleanly.
   (void)poolspec::infer_shape(*p);
   (void)poolspec::validate(*p);

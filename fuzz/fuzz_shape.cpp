@@ -7,9 +7,9 @@
 // outside their ranges), then per-axis attributes up to a few thousand for the enumeration.
 // Oracle, per axis, by walking the windows one by one:
 //   floor:      window j is allowed while j*s + K <= L;
-//   ceil:       window 0, and window j >= 1 while window j-1 has not reached the end ((j-1)*s + K < L);
-//   ceil_torch: the ceil windows, less the last if it starts in the end padding (j*s - pb >= d);
-//   the taps of window j are j*s - pb + t*dl, t in [0, k): counted inside [0, d) (the exclude
+//   ceil:       window 0, and window j >= 1 while window j-1 has not reached the end ((j-1)*s + K <
+//   L); ceil_torch: the ceil windows, less the last if it starts in the end padding (j*s - pb >=
+//   d); the taps of window j are j*s - pb + t*dl, t in [0, k): counted inside [0, d) (the exclude
 //   divisor) and inside [-pb, d + pe) (include_clip); the first window (axis by axis) with none
 //   counted is the empty-window witness; validate() refuses exactly when empty=error and there is
 //   one; SAME pads give ceil(d/s) floor windows, and one pad less would not.
@@ -29,7 +29,8 @@ namespace poolspec::fuzz {
 namespace {
 
 [[noreturn]] void fail(const Problem& p, const std::string& what) {
-  std::fprintf(stderr, "\n== fuzz_shape: FAILURE\nproblem: %s\n%s\n", format_problem(p).c_str(), what.c_str());
+  std::fprintf(stderr, "\n== fuzz_shape: FAILURE\nproblem: %s\n%s\n", format_problem(p).c_str(),
+               what.c_str());
   std::fflush(stderr);
   std::abort();
 }
@@ -38,7 +39,8 @@ int64_t enumerated_extent(const Axis& a, Rounding rounding) {
   const int64_t K = (a.kernel - 1) * a.dilation + 1, L = a.extent + a.pad_begin + a.pad_end;
   int64_t count = 0;
   for (int64_t j = 0;; ++j) {
-    const bool allowed = rounding == Rounding::floor ? j * a.stride + K <= L : (j == 0 || (j - 1) * a.stride + K < L);
+    const bool allowed = rounding == Rounding::floor ? j * a.stride + K <= L
+                                                     : (j == 0 || (j - 1) * a.stride + K < L);
     if (!allowed) break;
     ++count;
   }
@@ -74,8 +76,8 @@ void widen(FuzzedDataProvider& in, Problem& p) {
 }
 
 bool attributes_in_range(const Axis& a) {
-  return a.extent >= 1 && a.kernel >= 1 && a.stride >= 1 && a.dilation >= 1 && a.pad_begin >= 0 && a.pad_end >= 0 &&
-         (a.kernel - 1) * a.dilation + 1 <= a.extent + a.pad_begin + a.pad_end;
+  return a.extent >= 1 && a.kernel >= 1 && a.stride >= 1 && a.dilation >= 1 && a.pad_begin >= 0 &&
+         a.pad_end >= 0 && (a.kernel - 1) * a.dilation + 1 <= a.extent + a.pad_begin + a.pad_end;
 }
 
 void check_same_pads(const Problem& p, const Axis& a) {
@@ -89,16 +91,20 @@ void check_same_pads(const Problem& p, const Axis& a) {
     // same_upper: floor(P/2) at the beginning, the odd extra at the end; same_lower the reverse.
     const int64_t extra = upper ? pads.end - pads.begin : pads.begin - pads.end;
     if (pads.begin < 0 || pads.end < 0 || extra < 0 || extra > 1)
-      fail(p, fmt::format("same_{} pads {}+{}: not split as the rule says", upper ? "upper" : "lower", pads.begin, pads.end));
-    if ((a.kernel - 1) * a.dilation + 1 > a.extent + total) fail(p, "same pads too small for the window");
+      fail(p, fmt::format("same_{} pads {}+{}: not split as the rule says",
+                          upper ? "upper" : "lower", pads.begin, pads.end));
+    if ((a.kernel - 1) * a.dilation + 1 > a.extent + total)
+      fail(p, "same pads too small for the window");
     if (enumerated_extent(padded, Rounding::floor) != wanted)
       fail(p, fmt::format("same pads {}+{} give {} windows, ceil(d/s) = {}", pads.begin, pads.end,
                           enumerated_extent(padded, Rounding::floor), wanted));
     if (total > 0) {
       Axis less = padded;
       (upper ? less.pad_end : less.pad_begin) -= 1;
-      if ((a.kernel - 1) * a.dilation + 1 <= a.extent + total - 1 && enumerated_extent(less, Rounding::floor) == wanted)
-        fail(p, fmt::format("same pads {}+{} are not the least: one less still gives {} windows", pads.begin, pads.end, wanted));
+      if ((a.kernel - 1) * a.dilation + 1 <= a.extent + total - 1 &&
+          enumerated_extent(less, Rounding::floor) == wanted)
+        fail(p, fmt::format("same pads {}+{} are not the least: one less still gives {} windows",
+                            pads.begin, pads.end, wanted));
     }
   }
 }
@@ -116,19 +122,25 @@ void run_one(FuzzedDataProvider& in) {
   if (!shape) return;  // the other field rules (bias on a max, ...) are the problem tests' concern
 
   std::optional<EmptyWindowWitness> first_empty;
-  const bool has_divisor = p.op == Op::max || p.divisor == Divisor::exclude || p.divisor == Divisor::include_clip;
+  const bool has_divisor =
+      p.op == Op::max || p.divisor == Divisor::exclude || p.divisor == Divisor::include_clip;
   for (size_t i = 0; i < p.axes.size(); ++i) {
     const Axis& a = p.axes[i];
     const auto terms = formulas::terms_of<int64_t>(a);
     const int64_t extent = enumerated_extent(a, p.rounding);
     if (shape->output_shape[i + 2] != extent)
-      fail(p, fmt::format("axis {}: output extent {}, the enumeration {}", i, shape->output_shape[i + 2], extent));
+      fail(p, fmt::format("axis {}: output extent {}, the enumeration {}", i,
+                          shape->output_shape[i + 2], extent));
     for (int64_t j = 0; j < extent; ++j) {
       const TapCounts c = enumerated_taps(a, j);
-      if (formulas::in_bounds_taps(terms, j) != c.in_bounds || formulas::padded_taps(terms, j) != c.in_padded_extent)
-        fail(p, fmt::format("axis {} window {}: taps in the input {} (enumerated {}), in the padded extent {} "
-                            "(enumerated {})", i, j, formulas::in_bounds_taps(terms, j), c.in_bounds,
-                            formulas::padded_taps(terms, j), c.in_padded_extent));
+      if (formulas::in_bounds_taps(terms, j) != c.in_bounds ||
+          formulas::padded_taps(terms, j) != c.in_padded_extent)
+        fail(p,
+             fmt::format(
+                 "axis {} window {}: taps in the input {} (enumerated {}), in the padded extent {} "
+                 "(enumerated {})",
+                 i, j, formulas::in_bounds_taps(terms, j), c.in_bounds,
+                 formulas::padded_taps(terms, j), c.in_padded_extent));
       const bool clip = p.op == Op::avg && p.divisor == Divisor::include_clip;
       if (has_divisor && !first_empty && (clip ? c.in_padded_extent : c.in_bounds) == 0)
         first_empty = EmptyWindowWitness{int(i), j, j * a.stride - a.pad_begin};
@@ -137,15 +149,18 @@ void run_one(FuzzedDataProvider& in) {
   }
   const auto& w = shape->empty_window;
   if (w.has_value() != first_empty.has_value() ||
-      (w && (w->axis != first_empty->axis || w->index != first_empty->index || w->start != first_empty->start)))
-    fail(p, fmt::format("empty-window witness {}, the enumeration's first {}",
-                        w ? fmt::format("axis {} index {} start {}", w->axis, w->index, w->start) : "none",
-                        first_empty ? fmt::format("axis {} index {} start {}", first_empty->axis, first_empty->index,
-                                                  first_empty->start)
-                                    : "none"));
+      (w && (w->axis != first_empty->axis || w->index != first_empty->index ||
+             w->start != first_empty->start)))
+    fail(p, fmt::format(
+                "empty-window witness {}, the enumeration's first {}",
+                w ? fmt::format("axis {} index {} start {}", w->axis, w->index, w->start) : "none",
+                first_empty ? fmt::format("axis {} index {} start {}", first_empty->axis,
+                                          first_empty->index, first_empty->start)
+                            : "none"));
   const bool refused = !validate(p).ok();
   if (refused != (p.empty == EmptyWindow::error && first_empty.has_value()))
-    fail(p, fmt::format("validate() {} it, but empty=error and the witness say otherwise", refused ? "refuses" : "accepts"));
+    fail(p, fmt::format("validate() {} it, but empty=error and the witness say otherwise",
+                        refused ? "refuses" : "accepts"));
 }
 
 }  // namespace

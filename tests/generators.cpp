@@ -9,7 +9,8 @@ namespace poolspec::test {
 
 void showValue(const Case& c, std::ostream& os) {
   os << format_problem(c.problem) << "  input [";
-  for (size_t i = 0; i < c.input.values.size() && i < 64; ++i) os << (i ? " " : "") << c.input.values[i];
+  for (size_t i = 0; i < c.input.values.size() && i < 64; ++i)
+    os << (i ? " " : "") << c.input.values[i];
   if (c.input.values.size() > 64) os << " ...";
   os << "]";
 }
@@ -20,7 +21,8 @@ double to_dtype(DType dtype, double v) {
     return exact::round_quotient(exact::to_units(v), 1, float_format(dtype), false);
   }
   const double r = std::nearbyint(v);
-  return std::clamp(r, static_cast<double>(int_min(dtype)), static_cast<double>(int_max(dtype))) + 0.0;  // no -0 in an integer tensor
+  return std::clamp(r, static_cast<double>(int_min(dtype)), static_cast<double>(int_max(dtype))) +
+         0.0;  // no -0 in an integer tensor
 }
 
 namespace {
@@ -46,17 +48,19 @@ rc::Gen<Axis> axis_gen(int64_t spread) {
 rc::Gen<Problem> problem_gen(const CaseOptions& options) {
   return rc::gen::exec([options] {
     Problem p;
-    p.op = options.ops.empty() ? *rc::gen::element(Op::avg, Op::max) : *rc::gen::elementOf(options.ops);
-    p.dtype = *rc::gen::elementOf(options.dtypes.empty()
-                                      ? std::vector<DType>(std::begin(all_dtypes), std::end(all_dtypes))
-                                      : options.dtypes);
+    p.op = options.ops.empty() ? *rc::gen::element(Op::avg, Op::max)
+                               : *rc::gen::elementOf(options.ops);
+    p.dtype = *rc::gen::elementOf(
+        options.dtypes.empty() ? std::vector<DType>(std::begin(all_dtypes), std::end(all_dtypes))
+                               : options.dtypes);
     p.batch = *rc::gen::inRange<int64_t>(1, 3);
     p.channels = *rc::gen::inRange<int64_t>(1, options.max_channels + 1);
     if (options.wide_channels_one_in > 0 && *rc::gen::inRange(0, options.wide_channels_one_in) == 0)
       p.channels = *rc::gen::inRange<int64_t>(options.wide_channels, options.wide_channels + 17);
     const int rank = *rc::gen::inRange(1, options.max_rank + 1);
     for (int i = 0; i < rank; ++i)
-      p.axes.push_back(*axis_gen(i + 1 == rank ? options.last_extent_spread : options.extent_spread));
+      p.axes.push_back(
+          *axis_gen(i + 1 == rank ? options.last_extent_spread : options.extent_spread));
     if (options.whole_plane_one_in > 0 && *rc::gen::inRange(0, options.whole_plane_one_in) == 0)
       for (Axis& a : p.axes) a = Axis{a.extent, a.extent, 1, 1, 0, 0};
     if (options.same_extent_one_in > 0 && *rc::gen::inRange(0, options.same_extent_one_in) == 0)
@@ -74,18 +78,19 @@ rc::Gen<Problem> problem_gen(const CaseOptions& options) {
         if (p.divisor == Divisor::override_value)
           p.divisor_override = *rc::gen::inRange<int64_t>(1, 30);
       }
-      if (options.bias && *rc::gen::inRange(0, 4) == 0) p.bias = *rc::gen::inRange<int64_t>(-50, 51);
-      p.int_rounding = *rc::gen::element(IntRounding::half_even, IntRounding::half_away,
-                                         IntRounding::half_up, IntRounding::toward_zero,
-                                         IntRounding::floor);
+      if (options.bias && *rc::gen::inRange(0, 4) == 0)
+        p.bias = *rc::gen::inRange<int64_t>(-50, 51);
+      p.int_rounding =
+          *rc::gen::element(IntRounding::half_even, IntRounding::half_away, IntRounding::half_up,
+                            IntRounding::toward_zero, IntRounding::floor);
     } else {
       p.nan = *rc::gen::element(NanPolicy::propagate, NanPolicy::ignore);
       p.indices = *rc::gen::element(Indices::none, Indices::plane, Indices::tensor);
       if (p.indices != Indices::none)
         p.index_order = *rc::gen::element(IndexOrder::row_major, IndexOrder::column_major);
-      if (p.indices == Indices::tensor)
-        p.index_axis = *rc::gen::inRange<int64_t>(0, rank + 2);
-      if (p.nan == NanPolicy::ignore && *rc::gen::inRange(0, 3) == 0) p.max_start = MaxStart::lowest;
+      if (p.indices == Indices::tensor) p.index_axis = *rc::gen::inRange<int64_t>(0, rank + 2);
+      if (p.nan == NanPolicy::ignore && *rc::gen::inRange(0, 3) == 0)
+        p.max_start = MaxStart::lowest;
     }
     p.empty = is_float(p.dtype) ? *rc::gen::element(EmptyWindow::zero, EmptyWindow::nan,
                                                     EmptyWindow::lowest, EmptyWindow::neg_inf)
@@ -107,9 +112,12 @@ rc::Gen<Tensor> input_gen(const Problem& p, bool finite_values) {
       // floats now and then a special value.
       const int kind = *rc::gen::inRange(0, 20);
       double v = 0;
-      if (kind < 10) v = *rc::gen::inRange(-8, 9);
-      else if (kind < 17) v = lo + (hi - lo) * (*rc::gen::inRange(0, 1 << 20)) / double(1 << 20);
-      else if (kind == 17) v = *rc::gen::element(lo, hi);
+      if (kind < 10)
+        v = *rc::gen::inRange(-8, 9);
+      else if (kind < 17)
+        v = lo + (hi - lo) * (*rc::gen::inRange(0, 1 << 20)) / double(1 << 20);
+      else if (kind == 17)
+        v = *rc::gen::element(lo, hi);
       else if (is_float(p.dtype) && !finite_values)
         v = *rc::gen::element(std::numeric_limits<double>::quiet_NaN(), inf, -inf, -0.0,
                               std::ldexp(1.0, float_format(p.dtype).min_exponent - 3));
@@ -121,8 +129,9 @@ rc::Gen<Tensor> input_gen(const Problem& p, bool finite_values) {
 
 rc::Gen<Case> case_gen(const CaseOptions& options) {
   return rc::gen::mapcat(problem_gen(options), [options](const Problem& p) {
-    return rc::gen::map(input_gen(p, options.finite_values),
-                        [p](Tensor t) { return Case{p, std::move(t)}; });
+    return rc::gen::map(input_gen(p, options.finite_values), [p](Tensor t) {
+      return Case{p, std::move(t)};
+    });
   });
 }
 

@@ -23,8 +23,8 @@ struct Case {
 void showValue(const Case& c, std::ostream& os);
 
 struct CaseOptions {
-  bool finite_values = false;   // no NaN / inf inputs
-  bool any_divisor = true;      // else avg problems use the exclude divisor
+  bool finite_values = false;  // no NaN / inf inputs
+  bool any_divisor = true;     // else avg problems use the exclude divisor
   int max_rank = 3;
   // Sizes: channels in [1, max_channels]; each axis's extent up to extent_spread above the
   // smallest its window allows (the last axis: last_extent_spread, so that engines' vector
@@ -32,10 +32,11 @@ struct CaseOptions {
   int64_t max_channels = 3;
   int64_t extent_spread = 7;
   int64_t last_extent_spread = 7;
-  std::vector<DType> dtypes;   // empty: every dtype
-  std::vector<Op> ops;         // empty: avg and max
-  bool bias = true;            // avg problems may carry a bias
-  int whole_plane_one_in = 0;  // > 0: about one problem in this many has a window over the whole plane
+  std::vector<DType> dtypes;  // empty: every dtype
+  std::vector<Op> ops;        // empty: avg and max
+  bool bias = true;           // avg problems may carry a bias
+  int whole_plane_one_in =
+      0;  // > 0: about one problem in this many has a window over the whole plane
   // > 0: about one problem in this many has stride 1 and output extents equal to the input's
   // ("same" padding: pad_begin + pad_end = (kernel - 1) * dilation on every axis).
   int same_extent_one_in = 0;

@@ -24,8 +24,7 @@ std::optional<std::string> find_counterexample(Testable&& testable) {
 
 template <class Testable>
 void check_property(const std::string& description, Testable&& testable) {
-  const std::optional<std::string> failure =
-      find_counterexample(std::forward<Testable>(testable));
+  const std::optional<std::string> failure = find_counterexample(std::forward<Testable>(testable));
   if (failure) {
     DOCTEST_INFO("property: ", description);
     DOCTEST_FAIL_CHECK(*failure);

@@ -5,17 +5,22 @@
 
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "certify.hpp"
+#include "exit_status.hpp"
 #include "generators.hpp"
 #include "poolspec/backend.hpp"
+#include "poolspec/network_layers.hpp"
+#include "poolspec/problem_string.hpp"
 #include "poolspec/reference/reference.hpp"
+#include "poolspec/shape.hpp"
 #include "rapidcheck_doctest.hpp"
-#include "exit_status.hpp"
+#include "suite.hpp"
 
 namespace {
 
@@ -53,8 +58,8 @@ TEST_CASE("every mutant backend is caught with its status, and the run completes
   o.timeout_ms = 1500;
   o.layouts = {"nchw"};  // the mutants are the minimal backend: nchw only
   // The cases that reach every bug (the whole smoke suite takes too long under ASan).
-  o.filters = {"shapes/1d:regular", "shapes/2d:asymmetric_pad", "shapes/1d:ic_tail", "regressions/int8_average_ties",
-               "enum1d"};
+  o.filters = {"shapes/1d:regular", "shapes/2d:asymmetric_pad", "shapes/1d:ic_tail",
+               "regressions/int8_average_ties", "enum1d"};
   const Run r = certify(o, "mutants");
   CHECK(r.exit_code == poolspec::cli::exit_check_failed);
   const std::pair<const char*, const char*> expected[] = {
@@ -68,7 +73,8 @@ TEST_CASE("every mutant backend is caught with its status, and the run completes
     CAPTURE(name);
     CHECK(count(r, row, status) > 0);
     // Where the bug is on some problems only, the others still pass.
-    if (name != "mutant-write-past@spec" && name != "mutant-unwritten@spec") CHECK(count(r, row, "PASS") > 0);
+    if (name != "mutant-write-past@spec" && name != "mutant-unwritten@spec")
+      CHECK(count(r, row, "PASS") > 0);
     for (const char* other : statuses)
       if (std::string(other) != status) CHECK(count(r, row, other) == 0);
   }
@@ -108,7 +114,8 @@ TEST_CASE("every waiver names a finding that docs/findings.md records") {
     INFO(line);
     const std::string reason = line.substr(line.find('|') + 1);
     int named = 0;
-    for (auto m = std::sregex_iterator(reason.begin(), reason.end(), id); m != std::sregex_iterator(); ++m) {
+    for (auto m = std::sregex_iterator(reason.begin(), reason.end(), id);
+         m != std::sregex_iterator(); ++m) {
       ++named;
       CHECK(findings.find("**" + m->str() + ". ") != std::string::npos);
     }
@@ -160,21 +167,27 @@ TEST_CASE("merge joins the shards of one run into its reports, and refuses what 
     dirs.push_back(std::string(POOLSPEC_TEST_OUT) + fmt::format("/merge-shard-{}", i));
   }
   const std::string out = std::string(POOLSPEC_TEST_OUT) + "/merged";
-  CHECK(poolspec::certify::merge_command(dirs, out, false) == poolspec::cli::exit_check_failed);  // the mutants fail
+  CHECK(poolspec::certify::merge_command(dirs, out, false) ==
+        poolspec::cli::exit_check_failed);  // the mutants fail
   const auto merged = nlohmann::json::parse(read_text(out + "/report.json"));
   CHECK(merged["summary"] == whole.report["summary"]);
   CHECK(merged["runs"].size() == whole.report["runs"].size());
   CHECK(merged["cases"] == whole.report["cases"]);
-  CHECK(read_text(out + "/matrix.txt") == read_text(std::string(POOLSPEC_TEST_OUT) + "/merge-whole/matrix.txt"));
+  CHECK(read_text(out + "/matrix.txt") ==
+        read_text(std::string(POOLSPEC_TEST_OUT) + "/merge-whole/matrix.txt"));
   // A shard missing, given twice, or from another run.
-  CHECK(poolspec::certify::merge_command({dirs[0], dirs[1]}, out, false) == poolspec::cli::exit_bad_input);
-  CHECK(poolspec::certify::merge_command({dirs[0], dirs[1], dirs[1]}, out, false) == poolspec::cli::exit_bad_input);
+  CHECK(poolspec::certify::merge_command({dirs[0], dirs[1]}, out, false) ==
+        poolspec::cli::exit_bad_input);
+  CHECK(poolspec::certify::merge_command({dirs[0], dirs[1], dirs[1]}, out, false) ==
+        poolspec::cli::exit_bad_input);
   o.shard = "2/3";
   o.layouts = {"nchw", "nhwc"};
   (void)certify(o, "merge-other");
-  CHECK(poolspec::certify::merge_command({dirs[0], dirs[1], std::string(POOLSPEC_TEST_OUT) + "/merge-other"}, out, false) ==
+  CHECK(poolspec::certify::merge_command(
+            {dirs[0], dirs[1], std::string(POOLSPEC_TEST_OUT) + "/merge-other"}, out, false) ==
         poolspec::cli::exit_bad_input);
-  CHECK(poolspec::certify::merge_command({dirs[0], dirs[1], "/nonexistent"}, out, false) == poolspec::cli::exit_bad_input);
+  CHECK(poolspec::certify::merge_command({dirs[0], dirs[1], "/nonexistent"}, out, false) ==
+        poolspec::cli::exit_bad_input);
 }
 
 TEST_CASE("bad certify options are refused with exit code 2") {
@@ -194,8 +207,9 @@ TEST_CASE("bad certify options are refused with exit code 2") {
   o.backends = {"reference"};
   o.filters = {"no-case-has-this-in-its-id"};
   CHECK(poolspec::certify::certify_command(o) == poolspec::cli::exit_bad_input);
-  for (int64_t CertifyOptions::*limit : {&CertifyOptions::timeout_ms, &CertifyOptions::load_timeout_ms,
-                                         &CertifyOptions::memory_limit_mb, &CertifyOptions::cpu_limit_s}) {
+  for (int64_t CertifyOptions::*limit :
+       {&CertifyOptions::timeout_ms, &CertifyOptions::load_timeout_ms,
+        &CertifyOptions::memory_limit_mb, &CertifyOptions::cpu_limit_s}) {
     o = CertifyOptions{};
     o.*limit = 0;
     CHECK(poolspec::certify::certify_command(o) == poolspec::cli::exit_bad_input);
@@ -217,4 +231,30 @@ TEST_CASE("the backend ABI carries every valid problem and back") {
       RC_ASSERT(poolspec::layout_of(c->problem) == layout);
     }
   });
+}
+
+// The network layers (check/src/network_layers.cpp) feed the suites' topologies and the
+// benchmark: each must be a valid problem under a unique name, and the full suite must hold each
+// at its real size (the smoke and ci suites shrink the channels and 3-D extents).
+TEST_CASE("every network layer is a valid problem, and the full suite runs each at its real size") {
+  const auto full = poolspec::certify::make_suite("full");
+  REQUIRE(full.ok());
+  std::set<std::string_view> names;
+  int benchmarked = 0;
+  for (const poolspec::NetworkLayer& layer : poolspec::network_layers()) {
+    CAPTURE(layer.name);
+    CHECK(names.insert(layer.name).second);
+    const auto p = poolspec::parse_problem(layer.problem);
+    REQUIRE(p.ok());
+    CHECK(poolspec::validate(*p).ok());
+    CHECK(p->batch == 1);
+    benchmarked += layer.benchmarked ? 1 : 0;
+    const std::string id = fmt::format("topologies/{}", layer.name);
+    const auto c =
+        std::find_if(full->begin(), full->end(), [&](const auto& x) { return x.id == id; });
+    REQUIRE(c != full->end());
+    CHECK(c->intent.shape == poolspec::input_shape(*p));
+  }
+  CHECK(names.size() >= 10);
+  CHECK(benchmarked > 0);
 }

@@ -26,17 +26,22 @@ struct Buffers {
 Buffers computed(const Problem& p, Layout layout) {
   const ShapeInfo shape = validated_shape(p).value();
   Buffers b;
-  Tensor input{p.dtype, shape.input_shape, std::vector<double>(static_cast<size_t>(shape.input_elements))};
-  for (size_t i = 0; i < input.values.size(); ++i) input.values[i] = static_cast<double>((i * 37) % 23) - 11;
+  Tensor input{p.dtype, shape.input_shape,
+               std::vector<double>(static_cast<size_t>(shape.input_elements))};
+  for (size_t i = 0; i < input.values.size(); ++i)
+    input.values[i] = static_cast<double>((i * 37) % 23) - 11;
   b.input = to_storage(input, layout);
   b.output.resize(static_cast<size_t>(shape.output_elements * storage_bytes(p.dtype)));
   b.indices.resize(static_cast<size_t>(shape.output_elements));
-  const RunArgs args{b.input.data(), b.output.data(), p.indices != Indices::none ? b.indices.data() : nullptr, 1};
+  const RunArgs args{b.input.data(), b.output.data(),
+                     p.indices != Indices::none ? b.indices.data() : nullptr, 1};
   REQUIRE(reference::engine().run(p, layout, args).ok());
   return b;
 }
 
-void set_f32(std::vector<std::byte>& out, int64_t at, float v) { std::memcpy(out.data() + at * 4, &v, 4); }
+void set_f32(std::vector<std::byte>& out, int64_t at, float v) {
+  std::memcpy(out.data() + at * 4, &v, 4);
+}
 
 }  // namespace
 
@@ -64,7 +69,8 @@ TEST_CASE("check: a full check passes the reference's own output and finds one w
 }
 
 TEST_CASE("check: sampling finds a wrong border divisor, and checks one call in 1/rate") {
-  const Problem p = parse_problem("avg:f32:n1c8:h16w16:k3x3:s1x1:pb1x1:pe1x1:include_full:floor").value();
+  const Problem p =
+      parse_problem("avg:f32:n1c8:h16w16:k3x3:s1x1:pb1x1:pe1x1:include_full:floor").value();
   Buffers b = computed(p, Layout::channels_first);
   // The border-divisor bug: every first column divided by 6 taps instead of 9.
   for (int64_t plane = 0; plane < 8; ++plane)
@@ -77,10 +83,12 @@ TEST_CASE("check: sampling finds a wrong border divisor, and checks one call in 
   reference::Checker every_call({16, 1.0, 7, {}});
   int found = 0;
   for (int i = 0; i < 20; ++i)
-    found += every_call.check(p, Layout::channels_first, b.input.data(), b.output.data())->has_value();
+    found +=
+        every_call.check(p, Layout::channels_first, b.input.data(), b.output.data())->has_value();
   CHECK(found >= 10);  // a quarter of the border samples land on the first column
   reference::Checker sparse({16, 1.0 / 64, 7, {}});
-  for (int i = 0; i < 640; ++i) (void)sparse.check(p, Layout::channels_first, b.input.data(), b.output.data());
+  for (int i = 0; i < 640; ++i)
+    (void)sparse.check(p, Layout::channels_first, b.input.data(), b.output.data());
   CHECK(sparse.stats().calls == 640);
   CHECK(sparse.stats().checked_calls == 10);
   CHECK(sparse.stats().mismatching_calls > 0);
@@ -111,7 +119,9 @@ TEST_CASE("check: one checker shared by threads counts every call once") {
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t)
     threads.emplace_back([&] {
-      for (int i = 0; i < 1000; ++i) CHECK(!checker.check(p, Layout::channels_last, b.input.data(), b.output.data())->has_value());
+      for (int i = 0; i < 1000; ++i)
+        CHECK(
+            !checker.check(p, Layout::channels_last, b.input.data(), b.output.data())->has_value());
     });
   for (std::thread& t : threads) t.join();
   CHECK(checker.stats().calls == 4000);
@@ -140,7 +150,8 @@ TEST_CASE("check: the C API finds the same mismatch, with the caller's declared 
   bad.axes[0].output = 99;
   CHECK(poolspec_check(checker, &bad, b.input.data(), b.output.data(), nullptr, &m) == 2);
   CHECK(std::string(m.message).find("axes[0].output=99") != std::string::npos);
-  CHECK(poolspec_checker_stats(checker).calls == 2);  // the refused problem never reached the sampling
+  CHECK(poolspec_checker_stats(checker).calls ==
+        2);  // the refused problem never reached the sampling
   poolspec_checker_destroy(checker);
   options.rate = 0;
   CHECK(poolspec_checker_create(&options) == nullptr);

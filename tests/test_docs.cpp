@@ -29,10 +29,11 @@ std::string read_text(const fs::path& path) {
 // The files a reader of the repository reads: sources, build files, scripts and documents (not
 // the build trees, corpora, regressions or stored vectors, which are data).
 std::vector<fs::path> text_files() {
-  static const std::set<std::string> extensions = {".md", ".cpp", ".hpp", ".h", ".c", ".sh", ".txt",
-                                                   ".cmake", ".in", ".yml", ".json", ".dict"};
+  static const std::set<std::string> extensions = {
+      ".md", ".cpp", ".hpp", ".h", ".c", ".sh", ".txt", ".cmake", ".in", ".yml", ".json", ".dict"};
   std::vector<fs::path> files;
-  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator();
+       ++it) {
     const fs::path relative = fs::relative(it->path(), root);
     const std::string first = relative.begin()->string();
     if (it->is_directory() && (first == "build" || first == ".git" || relative == "fuzz/corpus" ||
@@ -41,7 +42,8 @@ std::vector<fs::path> text_files() {
       continue;
     }
     const std::string name = relative.filename().string();
-    if (it->is_regular_file() && (extensions.contains(relative.extension().string()) || name == "run"))
+    if (it->is_regular_file() &&
+        (extensions.contains(relative.extension().string()) || name == "run"))
       files.push_back(relative);
   }
   return files;
@@ -51,9 +53,12 @@ std::vector<fs::path> text_files() {
 std::string anchor_of(const std::string& heading) {
   std::string a;
   for (const unsigned char c : heading) {
-    if (std::isalnum(c) || c == '-' || c == '_') a += static_cast<char>(std::tolower(c));
-    else if (c == ' ') a += '-';
-    else if (c >= 0x80) a += static_cast<char>(c);
+    if (std::isalnum(c) || c == '-' || c == '_')
+      a += static_cast<char>(std::tolower(c));
+    else if (c == ' ')
+      a += '-';
+    else if (c >= 0x80)
+      a += static_cast<char>(c);
   }
   return a;
 }
@@ -66,7 +71,8 @@ std::set<std::string> anchors(const std::string& markdown) {
     if (line.starts_with("```")) fenced = !fenced;
     if (fenced || !line.starts_with("#")) continue;
     const auto text = line.find_first_not_of('#');
-    if (text != std::string::npos && line[text] == ' ') result.insert(anchor_of(line.substr(text + 1)));
+    if (text != std::string::npos && line[text] == ' ')
+      result.insert(anchor_of(line.substr(text + 1)));
   }
   return result;
 }
@@ -84,11 +90,13 @@ TEST_CASE("nothing cites the design notes outside the repository") {
 }
 
 TEST_CASE("every document the code and the docs name is in the repository") {
-  const std::regex named(R"(\b((?:docs/[a-z_-]+|(?:xs3|fuzz|proofs|spec)/(?:README|ERRATA))\.md)\b)");
+  const std::regex named(
+      R"(\b((?:docs/[a-z_-]+|(?:xs3|fuzz|proofs|spec)/(?:README|ERRATA))\.md)\b)");
   int seen = 0;
   for (const fs::path& file : text_files()) {
     const std::string text = read_text(root / file);
-    for (auto m = std::sregex_iterator(text.begin(), text.end(), named); m != std::sregex_iterator(); ++m) {
+    for (auto m = std::sregex_iterator(text.begin(), text.end(), named);
+         m != std::sregex_iterator(); ++m) {
       ++seen;
       INFO(file.string() << " names " << (*m)[1].str());
       CHECK(fs::is_regular_file(root / (*m)[1].str()));
@@ -103,7 +111,8 @@ TEST_CASE("every relative link of a Markdown file reaches its file and heading")
   for (const fs::path& file : text_files()) {
     if (file.extension() != ".md") continue;
     const std::string text = read_text(root / file);
-    for (auto m = std::sregex_iterator(text.begin(), text.end(), link); m != std::sregex_iterator(); ++m) {
+    for (auto m = std::sregex_iterator(text.begin(), text.end(), link); m != std::sregex_iterator();
+         ++m) {
       const std::string target = (*m)[1].str();
       if (target.find("://") != std::string::npos || target.starts_with("mailto:")) continue;
       ++links;

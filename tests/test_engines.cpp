@@ -22,8 +22,8 @@
 #include "poolspec/optimized/mutants.hpp"
 #include "poolspec/optimized/optimized.hpp"
 #include "poolspec/problem_string.hpp"
-#include "poolspec/shape.hpp"
 #include "poolspec/reference/reference.hpp"
+#include "poolspec/shape.hpp"
 #include "rapidcheck_doctest.hpp"
 
 namespace poolspec {
@@ -48,12 +48,14 @@ CaseOptions engine_options() {
 }
 
 // The comparison of one engine run with the spec, as a failure message (empty when it passes).
-std::string engine_failure(const poolspec::Engine& engine, const Case& c, Layout layout, int threads) {
+std::string engine_failure(const poolspec::Engine& engine, const Case& c, Layout layout,
+                           int threads) {
   Result<Output> expected = evaluate(c.problem, c.input);
   if (!expected) return "the spec refused the case: " + expected.error().message;
   Result<Output> got = run_engine(engine, c.problem, c.input, layout, threads);
-  if (!got) return fmt::format("{} in {} with {} thread(s): {}", engine.name(), layout_name(layout), threads,
-                               got.error().message);
+  if (!got)
+    return fmt::format("{} in {} with {} thread(s): {}", engine.name(), layout_name(layout),
+                       threads, got.error().message);
   const ErrorBound bound = engine.error_bound(c.problem, layout);
   Result<EngineComparison> cmp = compare_output(c.problem, c.input, *expected, *got, bound);
   if (!cmp) return cmp.error().message;
@@ -78,26 +80,30 @@ auto matches_spec(const poolspec::Engine& engine, CaseOptions options,
 
 TEST_CASE("the reference engine matches the spec over the whole problem space") {
   check_property("reference == spec", matches_spec(reference::engine(), CaseOptions{}));
-  check_property("reference == spec (wide shapes)", matches_spec(reference::engine(), engine_options()));
+  check_property("reference == spec (wide shapes)",
+                 matches_spec(reference::engine(), engine_options()));
 }
 
 TEST_CASE("the optimized engine matches the spec over the whole problem space") {
-  check_property("optimized == spec (its dtypes)", matches_spec(optimized::engine(), engine_options()));
+  check_property("optimized == spec (its dtypes)",
+                 matches_spec(optimized::engine(), engine_options()));
   check_property("optimized == spec (every dtype, with its fallback)",
                  matches_spec(optimized::engine(), CaseOptions{}));
 }
 
 TEST_CASE("the optimized engine matches the spec on every SIMD target this CPU runs") {
   const std::vector<std::string> targets = optimized::simd_targets();
-  MESSAGE("SIMD targets: " << fmt::format("{}", fmt::join(targets, ", ")) << "; dispatched: "
-                           << optimized::simd_target());
+  MESSAGE("SIMD targets: " << fmt::format("{}", fmt::join(targets, ", "))
+                           << "; dispatched: " << optimized::simd_target());
   CHECK(!targets.empty());
   for (const std::string& target : targets) {
     CAPTURE(target);
     REQUIRE(optimized::use_simd_target(target).ok());
     CHECK(optimized::simd_target() == target);
-    CHECK(optimized::simd_targets() == targets);  // a restriction does not shrink the list (a fuzz finding)
-    check_property(fmt::format("optimized on {} == spec", target), matches_spec(optimized::engine(), engine_options()));
+    CHECK(optimized::simd_targets() ==
+          targets);  // a restriction does not shrink the list (a fuzz finding)
+    check_property(fmt::format("optimized on {} == spec", target),
+                   matches_spec(optimized::engine(), engine_options()));
   }
   REQUIRE(optimized::use_simd_target("").ok());
   CHECK_FALSE(optimized::use_simd_target("no-such-target").ok());
@@ -121,11 +127,13 @@ TEST_CASE("each kernel of the list matches the spec on the problems it accepts")
 }
 
 // Integer averages divide in f32, exact while |sum| < 2^23 and the divisor < 2^24 (the argument
-// at the top of optimized/src/kernels/simd-inl.h) only if the quotient itself is rounded: a half added in f32 before
-// rounding lifts a quotient just below x.5 to the next integer. Constant windows with an
-// override divisor d = 2|s| - 1, 2|s| and 2|s| + 1 put s / d just above, on and just below a
-// half; every kernel that takes them, on every SIMD target, every rounding rule.
-TEST_CASE("integer averages: quotients beside a half are rounded exactly, by every kernel on every target") {
+// at the top of optimized/src/kernels/simd-inl.h) only if the quotient itself is rounded: a half
+// added in f32 before rounding lifts a quotient just below x.5 to the next integer. Constant
+// windows with an override divisor d = 2|s| - 1, 2|s| and 2|s| + 1 put s / d just above, on and
+// just below a half; every kernel that takes them, on every SIMD target, every rounding rule.
+TEST_CASE(
+    "integer averages: quotients beside a half are rounded exactly, by every kernel on every "
+    "target") {
   struct Window {
     const char* dtype;
     double value;
@@ -141,16 +149,19 @@ TEST_CASE("integer averages: quotients beside a half are rounded exactly, by eve
           for (const char* rule : {"half_away", "half_up", "half_even", "toward_zero", "floor"})
             for (const Layout layout : all_layouts) {
               const int64_t sum = static_cast<int64_t>(std::fabs(w.value)) * w.k * w.k;
-              const Problem p = parse_problem(fmt::format("avg:{}:n1c1:h{}w{}:k{}x{}:s1x1:pb0x0:pe0x0:override={}:"
-                                                          "floor:round={}",
-                                                          w.dtype, w.k, w.k, w.k, w.k, 2 * sum + delta, rule))
-                                    .value();
+              const Problem p =
+                  parse_problem(
+                      fmt::format("avg:{}:n1c1:h{}w{}:k{}x{}:s1x1:pb0x0:pe0x0:override={}:"
+                                  "floor:round={}",
+                                  w.dtype, w.k, w.k, w.k, w.k, 2 * sum + delta, rule))
+                      .value();
               const optimized::OptimizedEngine only(k->name);
               if (!only.supports(p, layout)) continue;
               CAPTURE(target);
               CAPTURE(k->name);
               CAPTURE(format_problem(p));
-              const Case c{p, Tensor{p.dtype, input_shape(p), std::vector<double>(w.k * w.k, w.value)}};
+              const Case c{
+                  p, Tensor{p.dtype, input_shape(p), std::vector<double>(w.k * w.k, w.value)}};
               CHECK(engine_failure(only, c, layout, 1).empty());
               ++runs;
             }
@@ -166,9 +177,10 @@ TEST_CASE("integer averages: quotients beside a half are rounded exactly, by eve
 // the next.
 TEST_CASE("max_nchw: a NaN, or -0 among +0, at each input position of its vector-pair rows") {
   const optimized::OptimizedEngine max_nchw("max_nchw");
-  for (const char* shape : {"h5w40:k3x3:s2x2:pb1x1:pe1x1:floor", "h5w41:k3x3:s2x2:pb0x0:pe0x0:floor",
-                            "h4w36:k2x2:s2x2:pb0x0:pe0x0:floor", "h4w34:k2x2:s2x2:pb1x1:pe1x1:floor",
-                            "h3w72:k3x3:s2x2:pb1x1:pe1x1:floor", "h3w67:k2x2:s2x2:pb0x0:pe0x0:floor"}) {
+  for (const char* shape :
+       {"h5w40:k3x3:s2x2:pb1x1:pe1x1:floor", "h5w41:k3x3:s2x2:pb0x0:pe0x0:floor",
+        "h4w36:k2x2:s2x2:pb0x0:pe0x0:floor", "h4w34:k2x2:s2x2:pb1x1:pe1x1:floor",
+        "h3w72:k3x3:s2x2:pb1x1:pe1x1:floor", "h3w67:k2x2:s2x2:pb0x0:pe0x0:floor"}) {
     for (const char* nan : {"", ":nan=ignore", ":nan=ignore:start=lowest"}) {
       const std::string text = fmt::format("max:f32:n1c1:{}{}", shape, nan);
       CAPTURE(text);
@@ -179,12 +191,14 @@ TEST_CASE("max_nchw: a NaN, or -0 among +0, at each input position of its vector
       const size_t count = static_cast<size_t>(shape_of_input[2] * shape_of_input[3]);
       for (size_t at = 0; at < count; ++at) {
         std::vector<double> values(count);
-        for (size_t i = 0; i < count; ++i) values[i] = static_cast<double>(static_cast<int>(i * 7 % 11) - 5);
+        for (size_t i = 0; i < count; ++i)
+          values[i] = static_cast<double>(static_cast<int>(i * 7 % 11) - 5);
         values[at] = std::numeric_limits<double>::quiet_NaN();
         CHECK_MESSAGE(engine_failure(max_nchw, Case{*p, Tensor{DType::f32, shape_of_input, values}},
                                      Layout::channels_first, 1) == "",
                       "NaN at ", at);
-        for (size_t i = 0; i < count; ++i) values[i] = (i * 5 + at) % 3 == 0 ? -0.0 : (i % 4 == 0 ? -1.0 : 0.0);
+        for (size_t i = 0; i < count; ++i)
+          values[i] = (i * 5 + at) % 3 == 0 ? -0.0 : (i % 4 == 0 ? -1.0 : 0.0);
         CHECK_MESSAGE(engine_failure(max_nchw, Case{*p, Tensor{DType::f32, shape_of_input, values}},
                                      Layout::channels_first, 1) == "",
                       "zeros shifted by ", at);
@@ -204,13 +218,15 @@ TEST_CASE("max_nchw: its vector-pair rows, several vectors long, on random value
       const int kernel = *rc::gen::inRange(2, 4);
       const int pad = *rc::gen::inRange(0, 2);
       const int w = *rc::gen::inRange(32, 200), h = *rc::gen::inRange(kernel, kernel + 4);
-      const std::string text = fmt::format("max:f32:n1c{}:h{}w{}:k{}x{}:s2x2:pb{}x{}:pe{}x{}:floor{}", *rc::gen::inRange(1, 3),
-                                           h, w, kernel, kernel, pad, pad, pad, pad,
-                                           *rc::gen::element<std::string>("", ":nan=ignore", ":nan=ignore:start=lowest"));
+      const std::string text = fmt::format(
+          "max:f32:n1c{}:h{}w{}:k{}x{}:s2x2:pb{}x{}:pe{}x{}:floor{}", *rc::gen::inRange(1, 3), h, w,
+          kernel, kernel, pad, pad, pad, pad,
+          *rc::gen::element<std::string>("", ":nan=ignore", ":nan=ignore:start=lowest"));
       const Problem p = parse_problem(text).value();
       const Case c{p, *input_gen(p, *rc::gen::arbitrary<bool>())};
       RC_ASSERT(max_nchw.supports(p, Layout::channels_first));
-      const std::string failure = engine_failure(max_nchw, c, Layout::channels_first, *rc::gen::inRange(1, 3));
+      const std::string failure =
+          engine_failure(max_nchw, c, Layout::channels_first, *rc::gen::inRange(1, 3));
       RC_LOG() << text << ": " << failure;
       RC_ASSERT(failure.empty());
     });
@@ -224,7 +240,8 @@ TEST_CASE("max_nchw: its vector-pair rows, several vectors long, on random value
 // reused the row before's sums in NHWC passed every other test).
 // Inside a property: the problem `text`, when `only` takes it in `layout`, on drawn finite inputs
 // with 1 or 2 threads, matches the spec.
-void kernel_matches_spec(const optimized::OptimizedEngine& only, const std::string& text, Layout layout) {
+void kernel_matches_spec(const optimized::OptimizedEngine& only, const std::string& text,
+                         Layout layout) {
   const Problem p = parse_problem(text).value();
   RC_PRE(static_cast<bool>(only.supports(p, layout)));
   const Case c{p, *input_gen(p, true)};
@@ -233,48 +250,61 @@ void kernel_matches_spec(const optimized::OptimizedEngine& only, const std::stri
   RC_ASSERT(failure.empty());
 }
 
-TEST_CASE("avg_nchw and avg_nhwc: tall windows, adjacent output rows summed together (two, or four in avg_nhwc)") {
+TEST_CASE(
+    "avg_nchw and avg_nhwc: tall windows, adjacent output rows summed together (two, or four in "
+    "avg_nhwc)") {
   for (const char* kernel : {"avg_nchw", "avg_nhwc"}) {
     const optimized::OptimizedEngine only(kernel);
-    const Layout layout = std::string_view(kernel).ends_with("nchw") ? Layout::channels_first : Layout::channels_last;
+    const Layout layout =
+        std::string_view(kernel).ends_with("nchw") ? Layout::channels_first : Layout::channels_last;
     check_property(fmt::format("{} on tall windows == spec", kernel), [&] {
       const int kh = *rc::gen::inRange(4, 10), kw = *rc::gen::inRange(1, 10);
       const int sh = *rc::gen::inRange(1, 3), sw = *rc::gen::inRange(1, 3);
       const int ph = *rc::gen::inRange(0, kh), pw = *rc::gen::inRange(0, kw);
       const int h = *rc::gen::inRange(kh, kh + 12), w = *rc::gen::inRange(kw, kw + 40);
       const std::string text = fmt::format(
-          "avg:{}:n{}c{}:h{}w{}:k{}x{}:s{}x{}:pb{}x{}:pe{}x{}:{}:floor", *rc::gen::element<std::string>("f32", "f16", "i8", "u8"),
-          *rc::gen::inRange(1, 3), *rc::gen::inRange(1, 40), h, w, kh, kw, sh, sw, ph, pw, ph, pw,
+          "avg:{}:n{}c{}:h{}w{}:k{}x{}:s{}x{}:pb{}x{}:pe{}x{}:{}:floor",
+          *rc::gen::element<std::string>("f32", "f16", "i8", "u8"), *rc::gen::inRange(1, 3),
+          *rc::gen::inRange(1, 40), h, w, kh, kw, sh, sw, ph, pw, ph, pw,
           *rc::gen::element<std::string>("exclude", "include_clip", "include_full"));
       kernel_matches_spec(only, text, layout);
     });
   }
 }
 
-TEST_CASE("avg_nchw and avg_nhwc: 3-D windows, each depth window's slices summed into a plane first") {
+TEST_CASE(
+    "avg_nchw and avg_nhwc: 3-D windows, each depth window's slices summed into a plane first") {
   // NCHW: rows of at most 64 values along W are summed in registers (the shapes of SumShortRows
   // drawn half of the time); longer ones through rows of sums. NHWC: f32 planes of sums.
   for (const char* kernel : {"avg_nchw", "avg_nhwc"}) {
     const optimized::OptimizedEngine only(kernel);
-    const Layout layout = std::string_view(kernel).ends_with("nchw") ? Layout::channels_first : Layout::channels_last;
+    const Layout layout =
+        std::string_view(kernel).ends_with("nchw") ? Layout::channels_first : Layout::channels_last;
     check_property(fmt::format("{} on 3-D windows == spec", kernel), [&] {
-      struct WShape { int kernel, stride, pad; };
+      struct WShape {
+        int kernel, stride, pad;
+      };
       const WShape w_shape = *rc::gen::oneOf(
           rc::gen::element(WShape{3, 2, 1}, WShape{2, 2, 0}, WShape{3, 1, 1}),
-          rc::gen::apply([](int k, int s, int pad) { return WShape{k, s, pad % k}; }, rc::gen::inRange(1, 6),
-                         rc::gen::inRange(1, 4), rc::gen::inRange(0, 5)));
+          rc::gen::apply(
+              [](int k, int s, int pad) {
+                return WShape{k, s, pad % k};
+              },
+              rc::gen::inRange(1, 6), rc::gen::inRange(1, 4), rc::gen::inRange(0, 5)));
       const int kd = *rc::gen::inRange(2, 5), kh = *rc::gen::inRange(1, 4);
       const int sd = *rc::gen::inRange(1, 3), sh = *rc::gen::inRange(1, 3);
       const int pd = *rc::gen::inRange(0, kd), ph = *rc::gen::inRange(0, kh);
       const int d = *rc::gen::inRange(kd, kd + 6), h = *rc::gen::inRange(kh, kh + 6);
-      // Widths of whole vectors drawn often: past 64 the plane of sums is then one run, and its last
-      // vector is a lone one when the plane has an odd number of them.
-      const int w = *rc::gen::oneOf(rc::gen::inRange(w_shape.kernel, 65), rc::gen::inRange(60, 90),
-                                    rc::gen::map(rc::gen::inRange(1, 10), [](int v) { return 16 * v; }));
+      // Widths of whole vectors drawn often: past 64 the plane of sums is then one run, and its
+      // last vector is a lone one when the plane has an odd number of them.
+      const int w =
+          *rc::gen::oneOf(rc::gen::inRange(w_shape.kernel, 65), rc::gen::inRange(60, 90),
+                          rc::gen::map(rc::gen::inRange(1, 10), [](int v) { return 16 * v; }));
       const std::string text = fmt::format(
           "avg:{}:n{}c{}:d{}h{}w{}:k{}x{}x{}:s{}x{}x{}:pb{}x{}x{}:pe{}x{}x{}:{}:{}",
-          *rc::gen::element<std::string>("f32", "f16", "i8", "u8"), *rc::gen::inRange(1, 3), *rc::gen::inRange(1, 5), d, h,
-          w, kd, kh, w_shape.kernel, sd, sh, w_shape.stride, pd, ph, w_shape.pad, pd, ph, w_shape.pad,
+          *rc::gen::element<std::string>("f32", "f16", "i8", "u8"), *rc::gen::inRange(1, 3),
+          *rc::gen::inRange(1, 5), d, h, w, kd, kh, w_shape.kernel, sd, sh, w_shape.stride, pd, ph,
+          w_shape.pad, pd, ph, w_shape.pad,
           *rc::gen::element<std::string>("exclude", "include_clip", "include_full"),
           *rc::gen::element<std::string>("floor", "ceil"));
       kernel_matches_spec(only, text, layout);
@@ -289,55 +319,65 @@ TEST_CASE("avg_nhwc: many channels at stride 1 along W, each pixel's channels in
   const optimized::OptimizedEngine only("avg_nhwc");
   check_property("avg_nhwc with many channels == spec", [&] {
     const int kh = *rc::gen::inRange(1, 4), kw = *rc::gen::inRange(2, 4);
-    const int sh = *rc::gen::inRange(1, 3), ph = *rc::gen::inRange(0, kh), pw = *rc::gen::inRange(0, kw);
+    const int sh = *rc::gen::inRange(1, 3), ph = *rc::gen::inRange(0, kh),
+              pw = *rc::gen::inRange(0, kw);
     const int h = *rc::gen::inRange(kh, kh + 5), w = *rc::gen::inRange(kw, kw + 12);
     const int c = *rc::gen::oneOf(rc::gen::inRange(60, 200), rc::gen::inRange(1360, 1380));
-    const std::string text = fmt::format(
-        "avg:{}:n{}c{}:h{}w{}:k{}x{}:s{}x1:pb{}x{}:pe{}x{}:{}:{}", *rc::gen::element<std::string>("f32", "f16", "i8", "u8"),
-        *rc::gen::inRange(1, 3), c, h, w, kh, kw, sh, ph, pw, ph, pw,
-        *rc::gen::element<std::string>("exclude", "include_clip", "include_full"),
-        *rc::gen::element<std::string>("floor", "ceil"));
+    const std::string text =
+        fmt::format("avg:{}:n{}c{}:h{}w{}:k{}x{}:s{}x1:pb{}x{}:pe{}x{}:{}:{}",
+                    *rc::gen::element<std::string>("f32", "f16", "i8", "u8"),
+                    *rc::gen::inRange(1, 3), c, h, w, kh, kw, sh, ph, pw, ph, pw,
+                    *rc::gen::element<std::string>("exclude", "include_clip", "include_full"),
+                    *rc::gen::element<std::string>("floor", "ceil"));
     kernel_matches_spec(only, text, Layout::channels_last);
   });
 }
 
-TEST_CASE("avg_nhwc: f32 rows of 5 to 12 vectors of channels, the shared column sums in registers") {
+TEST_CASE(
+    "avg_nhwc: f32 rows of 5 to 12 vectors of channels, the shared column sums in registers") {
   // On AVX-512, 3 window rows of 2 or 3 taps at stride 1 along W over these channel counts take
   // SlidePixelsInRegisters; the window's first and last rows (2 rows) and the clipped columns the
   // other paths, in the same output.
   const optimized::OptimizedEngine only("avg_nhwc");
   // Small RapidCheck sizes draw the first element: Inception's shape (3 taps, 192 channels) first.
   check_property("avg_nhwc, f32, 80 to 192 channels == spec", [&] {
-    const int kw = *rc::gen::element(3, 2), ph = *rc::gen::element(1, 0, 2), pw = *rc::gen::element(1, 0, 2) % kw;
+    const int kw = *rc::gen::element(3, 2), ph = *rc::gen::element(1, 0, 2),
+              pw = *rc::gen::element(1, 0, 2) % kw;
     const int h = *rc::gen::inRange(3, 7), w = *rc::gen::inRange(kw + 2, kw + 10);
     const std::string text = fmt::format(
         "avg:f32:n{}c{}:h{}w{}:k3x{}:s{}x1:pb{}x{}:pe{}x{}:{}:floor", *rc::gen::inRange(1, 3),
-        16 * *rc::gen::element(12, 5, 6, 7, 8, 9, 10, 11), h, w, kw, *rc::gen::element(1, 2), ph, pw, ph, pw,
-        *rc::gen::element<std::string>("exclude", "include_clip", "include_full"));
+        16 * *rc::gen::element(12, 5, 6, 7, 8, 9, 10, 11), h, w, kw, *rc::gen::element(1, 2), ph,
+        pw, ph, pw, *rc::gen::element<std::string>("exclude", "include_clip", "include_full"));
     kernel_matches_spec(only, text, Layout::channels_last);
   });
 }
 
-TEST_CASE("avg_nhwc: 7 columns at stride 1 over 16 or 32 channels, summed by doubling in registers") {
+TEST_CASE(
+    "avg_nhwc: 7 columns at stride 1 over 16 or 32 channels, summed by doubling in registers") {
   // On AVX-512 the columns of these rows take SumSevenColumnsInRegisters (each column sum loaded
   // once, pairs and quadruples of them carried along W): every column where each one has a tap in
   // the row (pads below 7), from sums with identity columns either side; else the interior ones.
   // The 7x7 layer's shape first; pads on the two sides drawn apart, 7 and 8 among them.
   const optimized::OptimizedEngine only("avg_nhwc");
   check_property("avg_nhwc, 7 columns, 16 or 32 channels == spec", [&] {
-    const int kh = *rc::gen::element(7, 1, 2, 3, 4, 5, 6), pw = *rc::gen::element(3, 0, 1, 2, 4, 5, 6, 7, 8);
+    const int kh = *rc::gen::element(7, 1, 2, 3, 4, 5, 6),
+              pw = *rc::gen::element(3, 0, 1, 2, 4, 5, 6, 7, 8);
     const int pw_end = *rc::gen::element(pw, 0, 1, 2, 3, 4, 5, 6, 7, 8);
-    const int ph = *rc::gen::inRange(0, kh), h = *rc::gen::inRange(kh, kh + 5), w = *rc::gen::inRange(7, 40);
+    const int ph = *rc::gen::inRange(0, kh), h = *rc::gen::inRange(kh, kh + 5),
+              w = *rc::gen::inRange(7, 40);
     const std::string text = fmt::format(
-        "avg:{}:n{}c{}:h{}w{}:k{}x7:s{}x1:pb{}x{}:pe{}x{}:{}:{}", *rc::gen::element<std::string>("f32", "f16", "i8", "u8"),
-        *rc::gen::inRange(1, 3), *rc::gen::element(32, 16), h, w, kh, *rc::gen::element(1, 2), ph, pw, ph, pw_end,
+        "avg:{}:n{}c{}:h{}w{}:k{}x7:s{}x1:pb{}x{}:pe{}x{}:{}:{}",
+        *rc::gen::element<std::string>("f32", "f16", "i8", "u8"), *rc::gen::inRange(1, 3),
+        *rc::gen::element(32, 16), h, w, kh, *rc::gen::element(1, 2), ph, pw, ph, pw_end,
         *rc::gen::element<std::string>("exclude", "include_clip", "include_full"),
         *rc::gen::element<std::string>("floor", "ceil"));
     kernel_matches_spec(only, text, Layout::channels_last);
   });
 }
 
-TEST_CASE("avg_nhwc: i8 and u8 windows of 2 or 3 columns and rows, summed in 16-bit lanes, on every SIMD target") {
+TEST_CASE(
+    "avg_nhwc: i8 and u8 windows of 2 or 3 columns and rows, summed in 16-bit lanes, on every SIMD "
+    "target") {
   // These take SlideColumns over 16-bit lanes wherever a row has a vector of them (32 channels on
   // AVX-512, 16 on AVX2 and SSE4), finished through 32-bit halves; every rounding rule, channel
   // counts with a tail chunk that overlaps the one before, strides 1 and 2.
@@ -349,12 +389,14 @@ TEST_CASE("avg_nhwc: i8 and u8 windows of 2 or 3 columns and rows, summed in 16-
       const int kh = *rc::gen::element(3, 2), kw = *rc::gen::element(3, 2);
       const int sh = *rc::gen::element(2, 1), sw = *rc::gen::element(2, 1);
       const int ph = *rc::gen::inRange(0, kh), pw = *rc::gen::inRange(0, kw);
-      const std::string text = fmt::format(
-          "avg:{}:n{}c{}:h{}w{}:k{}x{}:s{}x{}:pb{}x{}:pe{}x{}:{}:floor:round={}", *rc::gen::element<std::string>("i8", "u8"),
-          *rc::gen::inRange(1, 3), *rc::gen::element(32, 64, 16, 40, 72, 100), *rc::gen::inRange(kh, kh + 8),
-          *rc::gen::inRange(kw + 2, kw + 24), kh, kw, sh, sw, ph, pw, ph, pw,
-          *rc::gen::element<std::string>("exclude", "include_clip", "include_full"),
-          *rc::gen::element<std::string>("half_even", "half_away", "half_up", "toward_zero", "floor"));
+      const std::string text =
+          fmt::format("avg:{}:n{}c{}:h{}w{}:k{}x{}:s{}x{}:pb{}x{}:pe{}x{}:{}:floor:round={}",
+                      *rc::gen::element<std::string>("i8", "u8"), *rc::gen::inRange(1, 3),
+                      *rc::gen::element(32, 64, 16, 40, 72, 100), *rc::gen::inRange(kh, kh + 8),
+                      *rc::gen::inRange(kw + 2, kw + 24), kh, kw, sh, sw, ph, pw, ph, pw,
+                      *rc::gen::element<std::string>("exclude", "include_clip", "include_full"),
+                      *rc::gen::element<std::string>("half_even", "half_away", "half_up",
+                                                     "toward_zero", "floor"));
       kernel_matches_spec(only, text, Layout::channels_last);
     });
   }
@@ -367,8 +409,9 @@ TEST_CASE("avg_plane_nchw: the 3x3 window at stride 1 and pad 1, rows summed in 
   const optimized::OptimizedEngine only("avg_plane_nchw");
   check_property("avg_plane_nchw 3x3 s1 p1 == spec", [&] {
     const std::string text = fmt::format(
-        "avg:{}:n{}c{}:h{}w{}:k3x3:s1x1:pb1x1:pe1x1:{}:{}", *rc::gen::element<std::string>("f32", "f16", "i8", "u8"),
-        *rc::gen::inRange(1, 3), *rc::gen::inRange(1, 5), *rc::gen::inRange(1, 40), *rc::gen::inRange(1, 40),
+        "avg:{}:n{}c{}:h{}w{}:k3x3:s1x1:pb1x1:pe1x1:{}:{}",
+        *rc::gen::element<std::string>("f32", "f16", "i8", "u8"), *rc::gen::inRange(1, 3),
+        *rc::gen::inRange(1, 5), *rc::gen::inRange(1, 40), *rc::gen::inRange(1, 40),
         *rc::gen::element<std::string>("exclude", "include_clip", "include_full"),
         *rc::gen::element<std::string>("floor", "ceil"));
     kernel_matches_spec(only, text, Layout::channels_first);
@@ -390,36 +433,42 @@ TEST_CASE("avg_int8_nchw: rows of up to 64 values, windows of up to 128 taps sum
     const int kh = common ? *rc::gen::element(2, 3) : *rc::gen::inRange(1, 12);
     const int kw = common ? kh : *rc::gen::inRange(1, 12);
     // Stride 2 first: 3 rows at stride 2 share a row between windows (widened once).
-    const int sh = common ? *rc::gen::element(2, 1, 3) : *rc::gen::inRange(1, 4), sw = *rc::gen::inRange(1, 4);
+    const int sh = common ? *rc::gen::element(2, 1, 3) : *rc::gen::inRange(1, 4),
+              sw = *rc::gen::inRange(1, 4);
     const int dh = common ? 1 : *rc::gen::inRange(1, 3), dw = common ? 1 : *rc::gen::inRange(1, 3);
     const int ph = *rc::gen::inRange(0, kh), pw = *rc::gen::inRange(0, kw);
     const int h = *rc::gen::inRange(common ? 6 : 1, 20), w = *rc::gen::inRange(1, 65);
     const std::string dtype = *rc::gen::element<std::string>("i8", "u8");
-    const std::string spatial = three_d ? fmt::format("d{}h{}w{}:k{}x{}x{}:s1x{}x{}:dl1x{}x{}:pb0x{}x{}:pe0x{}x{}",
-                                                      *rc::gen::inRange(kd, kd + 4), h, w, kd, kh, kw, sh, sw, dh, dw,
-                                                      ph, pw, ph, pw)
-                                        : fmt::format("h{}w{}:k{}x{}:s{}x{}:dl{}x{}:pb{}x{}:pe{}x{}", h, w, kh, kw, sh,
-                                                      sw, dh, dw, ph, pw, ph, pw);
+    const std::string spatial =
+        three_d ? fmt::format("d{}h{}w{}:k{}x{}x{}:s1x{}x{}:dl1x{}x{}:pb0x{}x{}:pe0x{}x{}",
+                              *rc::gen::inRange(kd, kd + 4), h, w, kd, kh, kw, sh, sw, dh, dw, ph,
+                              pw, ph, pw)
+                : fmt::format("h{}w{}:k{}x{}:s{}x{}:dl{}x{}:pb{}x{}:pe{}x{}", h, w, kh, kw, sh, sw,
+                              dh, dw, ph, pw, ph, pw);
     const std::string text = fmt::format(
-        "avg:{}:n{}c{}:{}:{}:{}:round={}", dtype, *rc::gen::inRange(1, 3), *rc::gen::inRange(1, 6), spatial,
-        *rc::gen::element<std::string>("exclude", "include_clip", "include_full"),
+        "avg:{}:n{}c{}:{}:{}:{}:round={}", dtype, *rc::gen::inRange(1, 3), *rc::gen::inRange(1, 6),
+        spatial, *rc::gen::element<std::string>("exclude", "include_clip", "include_full"),
         *rc::gen::element<std::string>("floor", "ceil"),
-        *rc::gen::element<std::string>("half_even", "half_away", "half_up", "toward_zero", "floor"));
+        *rc::gen::element<std::string>("half_even", "half_away", "half_up", "toward_zero",
+                                       "floor"));
     const Result<Problem> parsed = parse_problem(text);
-    RC_PRE(parsed.ok() && static_cast<bool>(validate(*parsed)) && static_cast<bool>(only.supports(*parsed, Layout::channels_first)));
+    RC_PRE(parsed.ok() && static_cast<bool>(validate(*parsed)) &&
+           static_cast<bool>(only.supports(*parsed, Layout::channels_first)));
     Case c{*parsed, *input_gen(*parsed, true)};
     if (*rc::gen::inRange(0, 2) == 0) {
       const double extreme = dtype == "i8" ? -128.0 : 255.0;
       for (double& v : c.input.values) v = extreme;
     }
-    const std::string failure = engine_failure(only, c, Layout::channels_first, *rc::gen::inRange(1, 3));
+    const std::string failure =
+        engine_failure(only, c, Layout::channels_first, *rc::gen::inRange(1, 3));
     RC_LOG() << text << ": " << failure;
     RC_ASSERT(failure.empty());
   });
 }
 
 TEST_CASE("mutant kernels are caught") {
-  for (optimized::Mutation mutation : {optimized::Mutation::window_edge, optimized::Mutation::border_divisor}) {
+  for (optimized::Mutation mutation :
+       {optimized::Mutation::window_edge, optimized::Mutation::border_divisor}) {
     const optimized::OptimizedEngine mutant({}, mutation);
     CAPTURE(mutant.name());
     // Draw where each mutant lives (a float average for the divisor mutant, whose divisor rule is
@@ -495,15 +544,18 @@ TEST_CASE("the engine harness catches a write past the output and an unwritten e
   const std::string past = engine_failure(BrokenEngine(BrokenEngine::Fault::writes_past_output), c,
                                           Layout::channels_first, 1);
   CHECK(past.find("wrote past its output") != std::string::npos);
-  const std::string unwritten = engine_failure(BrokenEngine(BrokenEngine::Fault::leaves_one_unwritten), c,
-                                               Layout::channels_last, 1);
+  const std::string unwritten = engine_failure(
+      BrokenEngine(BrokenEngine::Fault::leaves_one_unwritten), c, Layout::channels_last, 1);
   CHECK(unwritten.find("unwritten") != std::string::npos);
 }
 
 // Found by fuzz_engines (avg:f16:...:override=1:ceil_torch:empty=-inf on SSSE3): an f32 sum
 // within its bound of -65504 lay past f16's overflow threshold (65520), and the last rounding gave
-// -inf. An infinity of y's sign is within the bound exactly when |y| + allowed reaches the threshold.
-TEST_CASE("declared bounds: an infinity is within the bound only where the bound reaches the overflow threshold") {
+// -inf. An infinity of y's sign is within the bound exactly when |y| + allowed reaches the
+// threshold.
+TEST_CASE(
+    "declared bounds: an infinity is within the bound only where the bound reaches the overflow "
+    "threshold") {
   const Problem p = parse_problem("avg:f16:n1c1:w2:k2:s1:pb0:pe0:override=1:floor").value();
   const ErrorBound bound = optimized::engine().error_bound(p, Layout::channels_first);
   CHECK(overflow_threshold(DType::f16) == 65520.0);
@@ -515,7 +567,8 @@ TEST_CASE("declared bounds: an infinity is within the bound only where the bound
     out.values.values[0] = got;
     return compare_output(p, input, expected, out, bound).value().passed();
   };
-  // -65504 - 15.9375 = -65519.9375: the exact mean rounds to -65504, a sum within the bound to -inf.
+  // -65504 - 15.9375 = -65519.9375: the exact mean rounds to -65504, a sum within the bound to
+  // -inf.
   CHECK(judge(-65504, -15.9375, -std::numeric_limits<double>::infinity()));
   CHECK_FALSE(judge(-65504, -15.9375, std::numeric_limits<double>::infinity()));  // the wrong sign
   CHECK_FALSE(judge(-30000, -30000, -std::numeric_limits<double>::infinity()));   // far from it

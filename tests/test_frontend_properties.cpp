@@ -26,7 +26,8 @@ rc::Gen<Intent> intent_gen() {
       in.strides.push_back(*rc::gen::inRange<int64_t>(1, 4));
       in.dilations.push_back(*rc::gen::element<int64_t>(1, 1, 2));
       in.pads_begin.push_back(*rc::gen::inRange<int64_t>(0, 3));
-      in.pads_end.push_back(*rc::gen::element(in.pads_begin.back(), int64_t{0}, int64_t{1}, int64_t{3}));
+      in.pads_end.push_back(
+          *rc::gen::element(in.pads_begin.back(), int64_t{0}, int64_t{1}, int64_t{3}));
       const int64_t k_eff = (in.kernel.back() - 1) * in.dilations.back() + 1;
       in.shape.push_back(std::max<int64_t>(1, k_eff - in.pads_begin.back() - in.pads_end.back()) +
                          *rc::gen::inRange<int64_t>(0, 6));
@@ -69,7 +70,8 @@ int64_t framework_extent(const Translation& t, const Intent& in, size_t i) {
     case Framework::tensorflow:
     case Framework::tflite:
       // kernel_shape_util.cc: VALID (d - K + s) / s; SAME (d + s - 1) / s.
-      return t.attributes.find("padding=VALID") != std::string::npos ? (d - K + s) / s : (d + s - 1) / s;
+      return t.attributes.find("padding=VALID") != std::string::npos ? (d - K + s) / s
+                                                                     : (d + s - 1) / s;
     case Framework::onednn: {
       // dst = (d + padding_l + padding_r - K) / s + 1, padding_r as the translation wrote it.
       const size_t at = t.attributes.find("padding_r=") + 10;
@@ -96,7 +98,8 @@ int64_t framework_extent(const Translation& t, const Intent& in, size_t i) {
       // ceil_torch omits the + 1 when the last start q*s >= d + pb.
       const int64_t span = d + pb + pe - K;
       int64_t o = (in.ceil ? (span + s - 1) / s : span / s) + 1;
-      if (in.ceil && t.attributes.find("ceil_torch") != std::string::npos && (o - 1) * s >= d + pb) --o;
+      if (in.ceil && t.attributes.find("ceil_torch") != std::string::npos && (o - 1) * s >= d + pb)
+        --o;
       return o;
     }
   }
@@ -136,7 +139,8 @@ auto front_end_shapes(Extent extent) {
         }
       }
       // It evaluates: no refusal past the front-end.
-      std::vector<double> ones(static_cast<size_t>(element_count(t.input.input_shape).value()), 1.0);
+      std::vector<double> ones(static_cast<size_t>(element_count(t.input.input_shape).value()),
+                               1.0);
       const Tensor input = make_tensor(in.dtype, t.input.input_shape, ones).value();
       RC_ASSERT(evaluate(f->problem, to_spec_layout(f->framing, input)).ok());
     }
@@ -155,4 +159,3 @@ TEST_CASE("mutant: a PyTorch shape oracle without DROP is caught by the front-en
 
 }  // namespace
 }  // namespace poolspec::test
-

@@ -33,23 +33,32 @@ std::string ov_refusal(std::string_view attributes, Op op = Op::avg,
 
 TEST_CASE("OpenVINO AvgPool-1: the five XML examples of the specification") {
   // 1: same_upper, s2 -> o = ceil(32/2) = 16; P = max(0, 15*2 + 2 - 32) = 0.
-  CHECK(ov_shape(R"(auto_pad="same_upper" exclude-pad="true" kernel="2,2" pads_begin="0,0" pads_end="1,1" strides="2,2")") ==
-        std::vector<int64_t>{1, 3, 16, 16});
+  CHECK(
+      ov_shape(
+          R"(auto_pad="same_upper" exclude-pad="true" kernel="2,2" pads_begin="0,0" pads_end="1,1" strides="2,2")") ==
+      std::vector<int64_t>{1, 3, 16, 16});
   // 2: same_upper, k5, s2 -> o = 16; P = 15*2 + 5 - 32 = 3 -> pads (1, 2); floor((35-5)/2)+1 = 16.
-  Result<Problem> two = ov(R"(auto_pad="same_upper" exclude-pad="false" kernel="5,5" pads_begin="0,0" pads_end="1,1" strides="2,2")");
+  Result<Problem> two = ov(
+      R"(auto_pad="same_upper" exclude-pad="false" kernel="5,5" pads_begin="0,0" pads_end="1,1" strides="2,2")");
   REQUIRE(two.ok());
   CHECK(infer_shape(*two)->output_shape == std::vector<int64_t>{1, 3, 16, 16});
   CHECK((two->axes[0].pad_begin == 1 && two->axes[0].pad_end == 2));
   CHECK(two->divisor == Divisor::include_full);  // exclude-pad=false with non-zero pads
   // 3: explicit, k5, pads 1/1, s3 -> floor((34-5)/3)+1 = 10.
-  CHECK(ov_shape(R"(auto_pad="explicit" exclude-pad="true" kernel="5,5" pads_begin="1,1" pads_end="1,1" strides="3,3")") ==
-        std::vector<int64_t>{1, 3, 10, 10});
+  CHECK(
+      ov_shape(
+          R"(auto_pad="explicit" exclude-pad="true" kernel="5,5" pads_begin="1,1" pads_end="1,1" strides="3,3")") ==
+      std::vector<int64_t>{1, 3, 10, 10});
   // 4: explicit, k5, pads 1/1, s2 -> floor(29/2)+1 = 15.
-  CHECK(ov_shape(R"(auto_pad="explicit" exclude-pad="false" kernel="5,5" pads_begin="1,1" pads_end="1,1" strides="2,2")") ==
-        std::vector<int64_t>{1, 3, 15, 15});
+  CHECK(
+      ov_shape(
+          R"(auto_pad="explicit" exclude-pad="false" kernel="5,5" pads_begin="1,1" pads_end="1,1" strides="2,2")") ==
+      std::vector<int64_t>{1, 3, 15, 15});
   // 5: valid -> pads 0: floor(27/2)+1 = 14.
-  CHECK(ov_shape(R"(auto_pad="valid" exclude-pad="true" kernel="5,5" pads_begin="1,1" pads_end="1,1" strides="2,2")") ==
-        std::vector<int64_t>{1, 3, 14, 14});
+  CHECK(
+      ov_shape(
+          R"(auto_pad="valid" exclude-pad="true" kernel="5,5" pads_begin="1,1" pads_end="1,1" strides="2,2")") ==
+      std::vector<int64_t>{1, 3, 14, 14});
 }
 
 TEST_CASE("ERRATA E2, E10: the same_upper XML examples document 32x32; the rules give 16x16") {
@@ -67,10 +76,12 @@ TEST_CASE("ERRATA E2, E10: the same_upper XML examples document 32x32; the rules
 TEST_CASE("ERRATA E9: MaxPool-1 example 1, row 1 column 3 is 3, not -6") {
   // Window (1, 3) with pads 1: rows 0..1, columns 2..3 -> input (0,2) = 3, (1,2) = -6 and two
   // padding taps. The maximum is 3.
-  Result<Problem> p = ov(R"(strides="1,1" pads_begin="1,1" pads_end="1,1" kernel="2,2" rounding_type="floor" auto_pad="explicit")",
-                         Op::max, {1, 1, 3, 3});
+  Result<Problem> p = ov(
+      R"(strides="1,1" pads_begin="1,1" pads_end="1,1" kernel="2,2" rounding_type="floor" auto_pad="explicit")",
+      Op::max, {1, 1, 3, 3});
   REQUIRE(p.ok());
-  const Output out = evaluate(*p, Tensor{DType::f32, {1, 1, 3, 3}, {-1, 2, 3, 4, 5, -6, -7, 8, 9}}).value();
+  const Output out =
+      evaluate(*p, Tensor{DType::f32, {1, 1, 3, 3}, {-1, 2, 3, 4, 5, -6, -7, 8, 9}}).value();
   CHECK(out.values.values[1 * 4 + 3] == 3);
   // Every other element matches the document (hand-checked: each window's in-bounds maximum).
   const std::vector<double> documented = {-1, 2, 3, 3, 4, 5, 5, -6, 4, 8, 9, 9, -7, 8, 9, 9};
@@ -84,7 +95,7 @@ TEST_CASE("the seed catalogue: every example agrees with the spec except its rec
     CAPTURE(e.id);
     const FrontendInput in{e.op, DType::f32, e.input_shape};
     Result<Problem> p = e.frontend == seeds::Frontend::openvino ? from_openvino(e.attributes, in)
-                                                                 : from_ngraph(e.attributes, in);
+                                                                : from_ngraph(e.attributes, in);
     REQUIRE(p.ok());
     bool agrees = infer_shape(*p)->output_shape == e.documented_shape;
     if (!e.input.empty()) {
@@ -103,7 +114,8 @@ TEST_CASE("ngraph v0: the corner window is 1.0 without padding in the average, 0
   // padding taps. Exclude: 1/1. Include: 1/4.
   const FrontendInput in{Op::avg, DType::f32, {1, 1, 3, 3}};
   const Tensor ones{DType::f32, {1, 1, 3, 3}, std::vector<double>(9, 1.0)};
-  const std::string common = "window_shape=2,2 window_movement_strides=1,1 padding_below=1,1 padding_above=1,1 ";
+  const std::string common =
+      "window_shape=2,2 window_movement_strides=1,1 padding_below=1,1 padding_above=1,1 ";
   Result<Problem> exclude = from_ngraph(common + "include_padding_in_avg_computation=false", in);
   Result<Problem> include = from_ngraph(common + "include_padding_in_avg_computation=true", in);
   REQUIRE((exclude.ok() && include.ok()));
@@ -122,7 +134,9 @@ TEST_CASE("ngraph v0: defaults, pad_type, ceil_mode without DROP, and its refusa
   CHECK((p->axes[0].pad_begin == 1 && p->axes[0].pad_end == 0));
   // ceil_mode, d5 k2 s2 pads 1/1: ceil(5/2)+1 = 4 (ngraph has no DROP).
   const FrontendInput max_in{Op::max, DType::f32, {1, 1, 5}};
-  p = from_ngraph("window_shape=2 window_movement_strides=2 padding_below=1 padding_above=1 ceil_mode=true", max_in);
+  p = from_ngraph(
+      "window_shape=2 window_movement_strides=2 padding_below=1 padding_above=1 ceil_mode=true",
+      max_in);
   REQUIRE(p.ok());
   CHECK(infer_shape(*p)->output_shape.back() == 4);
   CHECK((p->empty == EmptyWindow::lowest && p->nan == NanPolicy::ignore));
@@ -131,33 +145,48 @@ TEST_CASE("ngraph v0: defaults, pad_type, ceil_mode without DROP, and its refusa
   REQUIRE(!bad.ok());
   CHECK(bad.error().message.find("padding_below[0]=2") == 0);
   // Include mode with a ceil window past the padded extent: ngraph's reference throws.
-  bad = from_ngraph("window_shape=2 window_movement_strides=2 padding_below=1 padding_above=1 ceil_mode=true "
-                    "include_padding_in_avg_computation=true", in);
+  bad = from_ngraph(
+      "window_shape=2 window_movement_strides=2 padding_below=1 padding_above=1 ceil_mode=true "
+      "include_padding_in_avg_computation=true",
+      in);
   REQUIRE(!bad.ok());
   CHECK(bad.error().message.find("end corner out of bounds") != std::string::npos);
   CHECK(!from_ngraph("window_shape=2 dilations=1", in).ok());  // not a v0 attribute
 }
 
 TEST_CASE("OpenVINO v1 refusals name the attribute, its value and the rule") {
-  CHECK(ov_refusal(R"(kernel="0,2" strides="1,1" pads_begin="0,0" pads_end="0,0" exclude-pad="true")") ==
+  CHECK(ov_refusal(
+            R"(kernel="0,2" strides="1,1" pads_begin="0,0" pads_end="0,0" exclude-pad="true")") ==
         "kernel[0]=0: kernel must be >= 1");
-  CHECK(ov_refusal(R"(kernel="2,2" strides="1,0" pads_begin="0,0" pads_end="0,0" exclude-pad="true")") ==
+  CHECK(ov_refusal(
+            R"(kernel="2,2" strides="1,0" pads_begin="0,0" pads_end="0,0" exclude-pad="true")") ==
         "strides[1]=0: strides must be >= 1");
-  CHECK(ov_refusal(R"(kernel="2,2,2" strides="1,1" pads_begin="0,0" pads_end="0,0" exclude-pad="true")") ==
+  CHECK(ov_refusal(
+            R"(kernel="2,2,2" strides="1,1" pads_begin="0,0" pads_end="0,0" exclude-pad="true")") ==
         "kernel=\"2,2,2\": 3 values, but the input has 2 spatial axes");
-  CHECK(ov_refusal(R"(kernel="2,2" strides="1,1" pads_begin="-1,0" pads_end="0,0" exclude-pad="true")") ==
+  CHECK(ov_refusal(
+            R"(kernel="2,2" strides="1,1" pads_begin="-1,0" pads_end="0,0" exclude-pad="true")") ==
         "pads_begin[0]=-1: pads_begin must be >= 0");
-  CHECK(ov_refusal(R"(kernel="2,2" strides="1,1" pads_begin="0,2" pads_end="0,0" exclude-pad="true")")
-            .find("pads_begin[1]=2: exclude-pad=true requires kernel[1]=2 > the pad") == 0);
+  CHECK(
+      ov_refusal(R"(kernel="2,2" strides="1,1" pads_begin="0,2" pads_end="0,0" exclude-pad="true")")
+          .find("pads_begin[1]=2: exclude-pad=true requires kernel[1]=2 > the pad") == 0);
   // The same pads are allowed with exclude-pad=false (the windows then average padding).
-  CHECK(ov_refusal(R"(kernel="2,2" strides="1,1" pads_begin="0,2" pads_end="0,0" exclude-pad="false")").empty());
-  CHECK(ov_refusal(R"(kernel="2,2" strides="1,1" pads_begin="0,0" pads_end="0,0" exclude-pad="true" rounding_type="ceil_torch")")
-            .find("rounding_type=ceil_torch") == 0);
-  CHECK(ov_refusal(R"(kernel="2,2" strides="1,1" pads_begin="0,0" pads_end="0,0")").find("exclude-pad") == 0);
-  CHECK(ov_refusal(R"(kernel="2" strides="1" exclude-pad="true" auto_pad="valid")", Op::avg, {1, 1, 1, 1, 1, 8})
+  CHECK(ov_refusal(
+            R"(kernel="2,2" strides="1,1" pads_begin="0,2" pads_end="0,0" exclude-pad="false")")
+            .empty());
+  CHECK(
+      ov_refusal(
+          R"(kernel="2,2" strides="1,1" pads_begin="0,0" pads_end="0,0" exclude-pad="true" rounding_type="ceil_torch")")
+          .find("rounding_type=ceil_torch") == 0);
+  CHECK(ov_refusal(R"(kernel="2,2" strides="1,1" pads_begin="0,0" pads_end="0,0")")
+            .find("exclude-pad") == 0);
+  CHECK(ov_refusal(R"(kernel="2" strides="1" exclude-pad="true" auto_pad="valid")", Op::avg,
+                   {1, 1, 1, 1, 1, 8})
             .find("input rank 6") == 0);
-  CHECK(ov_refusal(R"(kernel="2,2" strides="1,1" pads_begin="0,0" pads_end="0,0" exclude-pad="true" colour="red")")
-            .find("colour: unknown attribute") == 0);
+  CHECK(
+      ov_refusal(
+          R"(kernel="2,2" strides="1,1" pads_begin="0,0" pads_end="0,0" exclude-pad="true" colour="red")")
+          .find("colour: unknown attribute") == 0);
   CHECK(ov_refusal(R"(kernel="1,1,1" strides="1,1,1" auto_pad="valid" exclude-pad="true")", Op::avg,
                    {1, 1, 2147483647, 2147483647, 2147483647})
             .find("element count must be below 2^62") != std::string::npos);
@@ -166,8 +195,9 @@ TEST_CASE("OpenVINO v1 refusals name the attribute, its value and the rule") {
 TEST_CASE("OpenVINO v1: SAME with ceil and kernel < stride yields an extra, empty window") {
   // docs/semantics.md 2.3: d=6, k=1, s=4, same_upper: P = max(0, 1*4 + 1 - 6) = 0; CEIL gives
   // ceil(5/4)+1 = 3 where ONNX / TF give ceil(6/4) = 2. The third window starts at 8 >= 6.
-  Result<Problem> p = ov(R"(kernel="1" strides="4" auto_pad="same_upper" rounding_type="ceil" exclude-pad="true")",
-                         Op::avg, {1, 1, 6});
+  Result<Problem> p =
+      ov(R"(kernel="1" strides="4" auto_pad="same_upper" rounding_type="ceil" exclude-pad="true")",
+         Op::avg, {1, 1, 6});
   REQUIRE(p.ok());
   const ShapeInfo s = *infer_shape(*p);
   CHECK(s.output_shape.back() == 3);
@@ -181,8 +211,9 @@ TEST_CASE("OpenVINO v1: SAME with ceil and kernel < stride yields an extra, empt
 TEST_CASE("OpenVINO v1: exclude-pad=false with all pads zero divides by the in-bounds count") {
   // The reference: pads_in_avg = include && any pad != 0 (notes 2.1). Valid padding, ceil: the
   // last window of d=5, k=2, s=2 holds one element and divides by 1.
-  Result<Problem> p = ov(R"(kernel="2" strides="2" auto_pad="valid" rounding_type="ceil" exclude-pad="false")",
-                         Op::avg, {1, 1, 5});
+  Result<Problem> p =
+      ov(R"(kernel="2" strides="2" auto_pad="valid" rounding_type="ceil" exclude-pad="false")",
+         Op::avg, {1, 1, 5});
   REQUIRE(p.ok());
   CHECK(p->divisor == Divisor::exclude);
   CHECK(evaluate(*p, Tensor{DType::f32, {1, 1, 5}, {1, 2, 3, 4, 5}})->values.values ==
@@ -190,8 +221,10 @@ TEST_CASE("OpenVINO v1: exclude-pad=false with all pads zero divides by the in-b
 }
 
 TEST_CASE("OpenVINO: the whole <data> element may be pasted") {
-  CHECK(ov_shape(R"(<data auto_pad="valid" exclude-pad="true" kernel="5,5" pads_begin="1,1" pads_end="1,1" strides="2,2"/>)") ==
-        std::vector<int64_t>{1, 3, 14, 14});
+  CHECK(
+      ov_shape(
+          R"(<data auto_pad="valid" exclude-pad="true" kernel="5,5" pads_begin="1,1" pads_end="1,1" strides="2,2"/>)") ==
+      std::vector<int64_t>{1, 3, 14, 14});
 }
 
 TEST_CASE("attribute text: quoting, repeats, malformed pairs") {
@@ -225,7 +258,7 @@ TEST_CASE("ERRATA E7: ngraph's all-padding average is refused, not 'infinity or 
 }
 
 TEST_CASE("ERRATA E8: ngraph's ceil((p+d+q-w+1)/s) is the floor rule, for every small case") {
-  for (int64_t m = 0; m < 40; ++m)      // m = p + d + q - w >= 0
+  for (int64_t m = 0; m < 40; ++m)  // m = p + d + q - w >= 0
     for (int64_t s = 1; s < 9; ++s) {
       CAPTURE(m);
       CAPTURE(s);
@@ -237,8 +270,9 @@ TEST_CASE("ERRATA E8: ngraph's ceil((p+d+q-w+1)/s) is the floor rule, for every 
 TEST_CASE("ERRATA E12: the ngraph MaxPool output formula ignores the padding it lists") {
   // d = 5, w = 2, s = 2, padding 1/1: the document's ceil((d - w + 1)/s) = 2; the rule with the
   // padding gives floor((5 + 2 - 2)/2) + 1 = 3.
-  Result<Problem> p = from_ngraph("window_shape=2 window_movement_strides=2 padding_below=1 padding_above=1",
-                                  FrontendInput{Op::max, DType::f32, {1, 1, 5}});
+  Result<Problem> p =
+      from_ngraph("window_shape=2 window_movement_strides=2 padding_below=1 padding_above=1",
+                  FrontendInput{Op::max, DType::f32, {1, 1, 5}});
   REQUIRE(p.ok());
   CHECK(infer_shape(*p)->output_shape.back() == 3);
   CHECK((5 - 2 + 1 + 2 - 1) / 2 == 2);

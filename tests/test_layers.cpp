@@ -38,7 +38,8 @@ std::map<std::string, std::string> header_owners() {
     const fs::path include = root / layer / "include";
     if (!fs::is_directory(include)) continue;
     for (const auto& entry : fs::recursive_directory_iterator(include))
-      if (entry.is_regular_file()) owners[fs::relative(entry.path(), include).generic_string()] = layer;
+      if (entry.is_regular_file())
+        owners[fs::relative(entry.path(), include).generic_string()] = layer;
   }
   return owners;
 }
@@ -48,7 +49,8 @@ std::vector<std::string> crossings(const std::string& layer, const std::string& 
                                    const std::map<std::string, std::string>& owners) {
   static const std::regex include(R"(#\s*include\s*"(poolspec/[^"]+)\")");
   std::vector<std::string> found;
-  for (auto m = std::sregex_iterator(text.begin(), text.end(), include); m != std::sregex_iterator(); ++m) {
+  for (auto m = std::sregex_iterator(text.begin(), text.end(), include);
+       m != std::sregex_iterator(); ++m) {
     const auto owner = owners.find((*m)[1].str());
     if (owner != owners.end() && !allowed.at(layer).contains(owner->second))
       found.push_back((*m)[1].str() + " (" + owner->second + "/)");
@@ -88,5 +90,6 @@ TEST_CASE("the check sees a crossing") {
         std::vector<std::string>{"poolspec/engine.hpp (check/)"});
   CHECK(crossings("xs3", "#include \"poolspec/frontends.hpp\"\n", owners).size() == 1);
   CHECK(crossings("frontends", "#include \"poolspec/xs3/pooling.hpp\"\n", owners).empty());
-  CHECK(crossings("check", "#  include \"poolspec/reference/reference.hpp\"\n", owners).size() == 1);
+  CHECK(crossings("check", "#  include \"poolspec/reference/reference.hpp\"\n", owners).size() ==
+        1);
 }

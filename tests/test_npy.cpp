@@ -31,11 +31,13 @@ TEST_CASE("every dtype round-trips through .npy, specials included") {
     CAPTURE(dtype_name(r.dtype));
     const Tensor t = make_tensor(r.dtype, {1, 5}, r.values).value();
     const std::string bytes = encode_npy(t);
-    CHECK(bytes.size() % 64 == (5 * static_cast<size_t>(storage_bytes(r.dtype))) % 64);  // header 64-aligned
+    CHECK(bytes.size() % 64 ==
+          (5 * static_cast<size_t>(storage_bytes(r.dtype))) % 64);  // header 64-aligned
     const Tensor back = parse_npy(bytes).value();
     CHECK(back.dtype == r.dtype);
     CHECK(back.shape == t.shape);
-    for (size_t i = 0; i < r.values.size(); ++i) CHECK(same_value(r.dtype, back.values[i], r.values[i]));
+    for (size_t i = 0; i < r.values.size(); ++i)
+      CHECK(same_value(r.dtype, back.values[i], r.values[i]));
   }
 }
 
@@ -55,14 +57,15 @@ TEST_CASE("big-endian and Fortran-order files are read correctly") {
                          std::string("\x00\x00\x00\x01\x00\x00\x00\x02", 8);
   CHECK(parse_npy(be)->values == std::vector<double>{1, 2});
   // A 2x3 array [[1,2,3],[4,5,6]] stored column-major: 1 4 2 5 3 6.
-  const std::string fortran = header("{'descr': '|i1', 'fortran_order': True, 'shape': (2, 3), }\n") +
-                              std::string("\x01\x04\x02\x05\x03\x06", 6);
+  const std::string fortran =
+      header("{'descr': '|i1', 'fortran_order': True, 'shape': (2, 3), }\n") +
+      std::string("\x01\x04\x02\x05\x03\x06", 6);
   CHECK(parse_npy(fortran)->values == std::vector<double>{1, 2, 3, 4, 5, 6});
 }
 
 TEST_CASE("malformed .npy files are refused with a reason") {
-  const std::string good = header("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n") +
-                           std::string(8, '\0');
+  const std::string good =
+      header("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n") + std::string(8, '\0');
   REQUIRE(parse_npy(good).ok());
   const auto reason = [](const std::string& bytes) {
     Result<Tensor> t = parse_npy(bytes);
@@ -72,20 +75,26 @@ TEST_CASE("malformed .npy files are refused with a reason") {
   CHECK(reason(good.substr(0, 9)).find("magic") != std::string::npos);           // truncated
   CHECK(reason(good.substr(0, 30)).find("header length") != std::string::npos);  // truncated header
   CHECK(reason(good.substr(0, good.size() - 1)).find("promises 8 bytes") != std::string::npos);
-  CHECK(reason(good + "x").find("promises 8 bytes") != std::string::npos);       // trailing data
+  CHECK(reason(good + "x").find("promises 8 bytes") != std::string::npos);  // trailing data
   // A lying header: 1000 elements promised, 2 present.
-  CHECK(reason(header("{'descr': '<f4', 'fortran_order': False, 'shape': (1000,), }\n") + std::string(8, '\0'))
+  CHECK(reason(header("{'descr': '<f4', 'fortran_order': False, 'shape': (1000,), }\n") +
+               std::string(8, '\0'))
             .find("promises 4000 bytes") != std::string::npos);
   // Element counts that overflow.
-  CHECK(reason(header("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }\n"))
-            .find("2^62") != std::string::npos);
-  CHECK(reason(header("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }\n")).find("descr") !=
+  CHECK(
+      reason(
+          header("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }\n"))
+          .find("2^62") != std::string::npos);
+  CHECK(
+      reason(header("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }\n")).find("descr") !=
+      std::string::npos);
+  CHECK(reason(header("{'descr': '<f4', 'shape': (2,), }\n")).find("required") !=
         std::string::npos);
-  CHECK(reason(header("{'descr': '<f4', 'shape': (2,), }\n")).find("required") != std::string::npos);
   CHECK(reason(header("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}\n"))
             .find("unknown key") != std::string::npos);
   // An f16 value of a signalling pattern still decodes; an i8 file of the wrong length does not.
-  CHECK(!parse_npy(header("{'descr': '|i1', 'fortran_order': False, 'shape': (3,), }\n") + "ab").ok());
+  CHECK(!parse_npy(header("{'descr': '|i1', 'fortran_order': False, 'shape': (3,), }\n") + "ab")
+             .ok());
 }
 
 TEST_CASE("writing is atomic: a failed write leaves no file") {

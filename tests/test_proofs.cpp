@@ -27,14 +27,14 @@ void check_phenomenon(const std::string& name, const Problem& p) {
   REQUIRE_MESSAGE(infer_shape(p).ok(), infer_shape(p).error().message);
   if (name.rfind("empty/openvino-exclude/", 0) == 0) {
     CHECK((a.kernel > a.pad_begin && a.kernel > a.pad_end));  // OpenVINO's rule holds ...
-    CHECK(find_empty_window(p).has_value());                   // ... and still a window is empty
+    CHECK(find_empty_window(p).has_value());                  // ... and still a window is empty
   } else if (name == "empty/floor/dilated-narrow-input/int") {
     const int64_t o = extent(p, Rounding::floor);
     const auto w = find_empty_window(p);
     REQUIRE(w.has_value());
-    CHECK(formulas::in_bounds_taps<int64_t>(terms, 0) > 0);   // the ends are not empty,
+    CHECK(formulas::in_bounds_taps<int64_t>(terms, 0) > 0);  // the ends are not empty,
     CHECK(formulas::in_bounds_taps<int64_t>(terms, o - 1) > 0);
-    CHECK(a.extent < a.dilation);                              // the input is narrower than the dilation
+    CHECK(a.extent < a.dilation);  // the input is narrower than the dilation
   } else if (name == "empty/include_clip/ceil/int") {
     CHECK(p.divisor == Divisor::include_clip);
     CHECK(find_empty_window(p).has_value());
@@ -44,7 +44,8 @@ void check_phenomenon(const std::string& name, const Problem& p) {
     CHECK(extent(p, Rounding::ceil) == ceil_div(a.extent, a.stride) + 1);
     CHECK(a.kernel < a.stride);
   } else if (name == "mutant/openvino-document-formula/int") {
-    CHECK(a.extent + a.pad_begin + a.pad_end - a.kernel / a.stride + 1 != extent(p, Rounding::floor));
+    CHECK(a.extent + a.pad_begin + a.pad_end - a.kernel / a.stride + 1 !=
+          extent(p, Rounding::floor));
   } else {
     FAIL("no phenomenon check for refuted proof " << name);
   }
@@ -68,11 +69,15 @@ TEST_CASE("refuted claims: each counterexample shows its phenomenon on the spec"
 TEST_CASE("pinned counterexamples (found by Z3 4.8.12 in the proofs above)") {
   const std::pair<const char*, const char*> pinned[] = {
       {"empty/openvino-exclude/ceil/int", "avg:f32:n1c1:w1:k3:s3:pb2:pe1:exclude:ceil:empty=zero"},
-      {"empty/openvino-exclude/floor/dilated/int", "avg:f32:n1c1:w1:k10:s2:dl2:pb9:pe9:exclude:floor:empty=zero"},
-      {"empty/floor/dilated-narrow-input/int", "avg:f32:n1c1:w1:k5:s3:dl2:pb6:pe9:exclude:floor:empty=zero"},
+      {"empty/openvino-exclude/floor/dilated/int",
+       "avg:f32:n1c1:w1:k10:s2:dl2:pb9:pe9:exclude:floor:empty=zero"},
+      {"empty/floor/dilated-narrow-input/int",
+       "avg:f32:n1c1:w1:k5:s3:dl2:pb6:pe9:exclude:floor:empty=zero"},
       {"empty/include_clip/ceil/int", "avg:f32:n1c1:w1:k1:s7:pb0:pe5:include_clip:ceil:empty=zero"},
-      {"mutant/ceil-equals-ceil_torch/int", "avg:f32:n1c1:w1:k13:s14:pb13:pe12:exclude:ceil:empty=zero"},
-      {"mutant/openvino-document-formula/int", "avg:f32:n1c1:w1:k1:s2:pb0:pe0:exclude:floor:empty=zero"},
+      {"mutant/ceil-equals-ceil_torch/int",
+       "avg:f32:n1c1:w1:k13:s14:pb13:pe12:exclude:ceil:empty=zero"},
+      {"mutant/openvino-document-formula/int",
+       "avg:f32:n1c1:w1:k1:s2:pb0:pe0:exclude:floor:empty=zero"},
       {"mutant/stride-zero/int", "avg:f32:n1c1:w1:k1:s0:pb0:pe0:exclude:floor:empty=zero"},
       // docs/semantics.md 2.3: d=6, k=1, s=4, same_upper pads (0, 0), CEIL gives 3 = ceil(6/4) + 1.
       {"auto_pad/same_upper/ceil/int", "avg:f32:n1c1:w6:k1:s4:pb0:pe0:exclude:ceil:empty=zero"},
@@ -85,7 +90,13 @@ TEST_CASE("pinned counterexamples (found by Z3 4.8.12 in the proofs above)") {
 
 TEST_CASE("a proof's own checks can fail: a claim made false is refuted") {
   // The runner reports sat for a false claim and marks a proved-expected run as failed.
-  proofs::Proof wrong{"test/false-claim", "d + 1 == d", "integers", "", "", proofs::Expect::proved, "",
+  proofs::Proof wrong{"test/false-claim",
+                      "d + 1 == d",
+                      "integers",
+                      "",
+                      "",
+                      proofs::Expect::proved,
+                      "",
                       proofs::Arithmetic::integer,
                       [](proofs::Query& q) {
                         const proofs::Z3Int d = q.variable("d");

@@ -109,15 +109,16 @@ auto max_is_window_element(Engine engine) {
       const double got = out.values.values[i];
       const int64_t plane_origin = index_at(n, ch, std::vector<int64_t>(p.axes.size(), 0));
       if (w.values.empty()) {
-        if (p.indices != Indices::none) RC_ASSERT(out.indices[i] == (from_lowest ? plane_origin : -1));
+        if (p.indices != Indices::none)
+          RC_ASSERT(out.indices[i] == (from_lowest ? plane_origin : -1));
         return;
       }
-      const bool any_nan = std::any_of(w.values.begin(), w.values.end(),
-                                       [](double v) { return std::isnan(v); });
-      const bool all_nan = std::all_of(w.values.begin(), w.values.end(),
-                                       [](double v) { return std::isnan(v); });
-      const bool above_lowest = std::any_of(w.values.begin(), w.values.end(),
-                                            [&](double v) { return v > lowest; });
+      const bool any_nan =
+          std::any_of(w.values.begin(), w.values.end(), [](double v) { return std::isnan(v); });
+      const bool all_nan =
+          std::all_of(w.values.begin(), w.values.end(), [](double v) { return std::isnan(v); });
+      const bool above_lowest =
+          std::any_of(w.values.begin(), w.values.end(), [&](double v) { return v > lowest; });
       if (from_lowest && !above_lowest) {
         RC_ASSERT(got == lowest);
         if (p.indices != Indices::none) RC_ASSERT(out.indices[i] == plane_origin);
@@ -239,8 +240,8 @@ TEST_CASE("property: scaling by a power of two commutes with the exact average")
 // "the output extent equals the number of window starts the definition allows", counted by
 // enumeration, independently of the closed forms:
 //   floor:      window j must lie inside the padded extent: j*s + K <= L;
-//   ceil:       window 0, and window j >= 1 while window j-1 has not reached the end: (j-1)*s + K < L;
-//   ceil_torch: the ceil windows, less the last one if it starts in the end padding
+//   ceil:       window 0, and window j >= 1 while window j-1 has not reached the end: (j-1)*s + K <
+//   L; ceil_torch: the ceil windows, less the last one if it starts in the end padding
 //               (j*s - pb >= d) -- "ceil, then drop a last window that starts in the end padding".
 int64_t enumerated_extent(const Axis& a, Rounding rounding) {
   const int64_t K = (a.kernel - 1) * a.dilation + 1, L = a.extent + a.pad_begin + a.pad_end;
@@ -298,8 +299,9 @@ TEST_CASE("property: closed-form divisors equal the count of taps") {
       std::vector<int64_t> at(shape.output_shape.size(), 0);
       at.back() = shape.output_shape.back() - 1;
       const Explanation ex = explain(p, k.input, at).value();
-      const WindowTaps w = window_taps(p, k.input, 0, 0, std::vector<int64_t>(at.begin() + 2, at.end()));
-      const int64_t expected = p.divisor == Divisor::exclude        ? static_cast<int64_t>(w.values.size())
+      const WindowTaps w =
+          window_taps(p, k.input, 0, 0, std::vector<int64_t>(at.begin() + 2, at.end()));
+      const int64_t expected = p.divisor == Divisor::exclude ? static_cast<int64_t>(w.values.size())
                                : p.divisor == Divisor::include_clip ? w.in_padded_extent
                                : p.divisor == Divisor::include_full ? w.taps
                                                                     : p.divisor_override;

@@ -105,10 +105,14 @@ TEST_CASE("integer averages: the exact mean, rounded by the chosen rule, then sa
   for (const Row& r : rows) {
     CAPTURE(r.rule);
     const std::string suffix = ":floor:round=" + r.rule;
-    CHECK(run("avg:i8:n1c1:w2:k2:s2:pb0:pe0:exclude" + suffix, {3, 4}).values.values[0] == r.pos_tie);
-    CHECK(run("avg:i8:n1c1:w2:k2:s2:pb0:pe0:exclude" + suffix, {-3, -4}).values.values[0] == r.neg_tie);
-    CHECK(run("avg:i32:n1c1:w1:k1:s1:pb0:pe0:override=4" + suffix, {-7}).values.values[0] == r.quarter);
-    CHECK(run("avg:i8:n1c1:w4:k4:s4:pb0:pe0:exclude" + suffix, {1, 2, 3, 4}).values.values[0] == r.even_tie);
+    CHECK(run("avg:i8:n1c1:w2:k2:s2:pb0:pe0:exclude" + suffix, {3, 4}).values.values[0] ==
+          r.pos_tie);
+    CHECK(run("avg:i8:n1c1:w2:k2:s2:pb0:pe0:exclude" + suffix, {-3, -4}).values.values[0] ==
+          r.neg_tie);
+    CHECK(run("avg:i32:n1c1:w1:k1:s1:pb0:pe0:override=4" + suffix, {-7}).values.values[0] ==
+          r.quarter);
+    CHECK(run("avg:i8:n1c1:w4:k4:s4:pb0:pe0:exclude" + suffix, {1, 2, 3, 4}).values.values[0] ==
+          r.even_tie);
   }
   // No accumulation in the element type: u8 {200, 200} averages to 200 (a u8 sum wraps to 144).
   CHECK(run("avg:u8:n1c1:w2:k2:s2:pb0:pe0:exclude:floor", {200, 200}).values.values[0] == 200);
@@ -119,11 +123,14 @@ TEST_CASE("integer averages: the exact mean, rounded by the chosen rule, then sa
 TEST_CASE("bias: T_out = (b + T_sum) / T_div, the XS3 document's formula") {
   // N = 4, X = 24, b = -40: (-40 + 96) / 4 = 14 exactly (xs3/README.md section 5, example 5).
   CHECK(run("avg:i8:n1c1:h2w2:k2x2:s1x1:pb0x0:pe0x0:exclude:floor:bias=-40:round=half_up",
-            {24, 24, 24, 24}).values.values[0] == 14);
+            {24, 24, 24, 24})
+            .values.values[0] == 14);
   // A bias beyond 2^53 is still added exactly: (2^60 + 1 + 1) / 2 = 2^59 + 1 in f64.
-  const Output o = run("avg:f64:n1c1:w1:k1:s1:pb0:pe0:override=2:floor:bias=1152921504606846977", {1});
+  const Output o =
+      run("avg:f64:n1c1:w1:k1:s1:pb0:pe0:override=2:floor:bias=1152921504606846977", {1});
   CHECK(o.values.values[0] == std::ldexp(1.0, 59) + 1);
-  CHECK(refusal("max:f32:n1c1:w1:k1:s1:pb0:pe0:floor:bias=1") == "bias=1: only an average has a bias");
+  CHECK(refusal("max:f32:n1c1:w1:k1:s1:pb0:pe0:floor:bias=1") ==
+        "bias=1: only an average has a bias");
 }
 
 TEST_CASE("IEEE specials in an average, and the sign of zero") {
@@ -180,14 +187,15 @@ TEST_CASE("max: NaN policies, ties, -0, indices") {
   o = run(base + ":idx=plane", {5, 2, 5});
   CHECK(o.indices[0] == 0);  // ties: the first in scan order
   o = run(base + ":idx=plane", {-0.0, 0.0, -1});
-  CHECK(std::signbit(o.values.values[0]));  // -0 and +0 tie; the first wins
+  CHECK(std::signbit(o.values.values[0]));                        // -0 and +0 tie; the first wins
   CHECK(run(base, {-inf, -inf, -inf}).values.values[0] == -inf);  // the true maximum
 }
 
 TEST_CASE("max indices: ONNX test_maxpool_with_argmax_2d_precomputed_strides") {
   // External vector (ONNX backend node test, decoded in docs/semantics.md section 5): 5x5 input
   // 1..25, kernel 2, stride 2, storage_order 1 -> indices [[6, 16], [8, 18]], values 7 9 17 19.
-  const Output o = run("max:f32:n1c1:h5w5:k2x2:s2x2:pb0x0:pe0x0:floor:idx=tensor:order=col", iota(25));
+  const Output o =
+      run("max:f32:n1c1:h5w5:k2x2:s2x2:pb0x0:pe0x0:floor:idx=tensor:order=col", iota(25));
   CHECK(o.values.values == std::vector<double>{7, 9, 17, 19});
   CHECK(o.indices == std::vector<int64_t>{6, 16, 8, 18});
   // Row-major, whole tensor, second channel: the plane offset 25 is added.
@@ -205,9 +213,11 @@ TEST_CASE("empty windows: DROP without padding, and each empty-window value") {
   CHECK(run(base + ":ceil_torch", {7, 8}).values.shape == std::vector<int64_t>{1, 1, 1});
   CHECK(run(base + ":ceil:empty=zero", {7, 8}).values.values == std::vector<double>{7, 0});
   CHECK(std::isnan(run(base + ":ceil:empty=nan", {7, 8}).values.values[1]));
-  CHECK(run(base + ":ceil:empty=lowest", {7, 8}).values.values[1] == -std::numeric_limits<float>::max());
+  CHECK(run(base + ":ceil:empty=lowest", {7, 8}).values.values[1] ==
+        -std::numeric_limits<float>::max());
   CHECK(run(base + ":ceil:empty=-inf", {7, 8}).values.values[1] == -inf);
-  CHECK(run("max:i8:n1c1:w2:k1:s2:pb0:pe0:ceil:empty=lowest:idx=plane", {7, 8}).values.values[1] == -128);
+  CHECK(run("max:i8:n1c1:w2:k1:s2:pb0:pe0:ceil:empty=lowest:idx=plane", {7, 8}).values.values[1] ==
+        -128);
   CHECK(run("max:i8:n1c1:w2:k1:s2:pb0:pe0:ceil:empty=lowest:idx=plane", {7, 8}).indices[1] == -1);
   // empty=error refuses the problem and names the window.
   const std::string why = refusal(base + ":ceil");
@@ -241,8 +251,8 @@ TEST_CASE("shape rules: floor, ceil, ceil_torch, dilation") {
 
 TEST_CASE("size arithmetic is overflow-checked") {
   // 2^31-1 cubed is about 2^93 elements.
-  const std::string why =
-      refusal("avg:f32:n1c1:d2147483647h2147483647w2147483647:k1x1x1:s1x1x1:pb0x0x0:pe0x0x0:exclude:floor");
+  const std::string why = refusal(
+      "avg:f32:n1c1:d2147483647h2147483647w2147483647:k1x1x1:s1x1x1:pb0x0x0:pe0x0x0:exclude:floor");
   CHECK(why.find("element count must be below 2^62") != std::string::npos);
   CHECK(refusal("avg:f32:n1c1:w2147483648:k1:s1:pb0:pe0:exclude:floor").find("below 2^31") !=
         std::string::npos);
@@ -252,8 +262,8 @@ TEST_CASE("size arithmetic is overflow-checked") {
         "strides[1]=0: strides must be >= 1");
   CHECK(refusal("avg:f32:n1c1:w4:k2:s1:pb-1:pe0:exclude:floor") ==
         "pads_begin[0]=-1: pads_begin must be >= 0");
-  CHECK(refusal("avg:f32:n1c1:w4:k7:s1:pb1:pe1:exclude:floor").find("must fit in the padded input extent 6") !=
-        std::string::npos);
+  CHECK(refusal("avg:f32:n1c1:w4:k7:s1:pb1:pe1:exclude:floor")
+            .find("must fit in the padded input extent 6") != std::string::npos);
   CHECK(refusal("avg:i8:n1c1:w4:k2:s1:pb0:pe0:exclude:floor:empty=nan") ==
         "empty=nan: not a value of the integer dtype i8");
   CHECK(refusal("avg:f32:n1c1:w4:k2:s2:pb0:pe0:exclude:floor:idx=plane").find("only max pooling") !=
@@ -293,20 +303,22 @@ TEST_CASE("explain: taps, padding kinds, divisor and exact value of a corner win
 TEST_CASE("problem strings: canonical form, round trip, errors") {
   const std::string design = "avg:f32:n2c16:h7w7:k3x3:s1x1:pb1x1:pe1x1:exclude:floor";
   CHECK(format_problem(problem(design)) == design);
-  for (std::string_view canonical :
-       {"max:u8:n1c3:d4h5w6:k2x2x2:s1x2x3:dl1x2x1:pb0x1x0:pe1x0x1:ceil_torch:empty=lowest:nan=ignore:idx=tensor:order=col",
-        "avg:bf16:n3c1:w9:k3:s2:pb1:pe2:override=7:ceil:empty=-inf",
-        "avg:i32:n1c1:i2x3x4x5:k1x1x1x1:s1x1x1x1:pb0x0x0x0:pe0x0x0x0:include_full:floor:round=toward_zero",
-        "max:f16:n1c1:w3:k3:s1:pb0:pe0:floor"}) {
+  for (std::string_view canonical : {"max:u8:n1c3:d4h5w6:k2x2x2:s1x2x3:dl1x2x1:pb0x1x0:pe1x0x1:"
+                                     "ceil_torch:empty=lowest:nan=ignore:idx=tensor:order=col",
+                                     "avg:bf16:n3c1:w9:k3:s2:pb1:pe2:override=7:ceil:empty=-inf",
+                                     "avg:i32:n1c1:i2x3x4x5:k1x1x1x1:s1x1x1x1:pb0x0x0x0:pe0x0x0x0:"
+                                     "include_full:floor:round=toward_zero",
+                                     "max:f16:n1c1:w3:k3:s1:pb0:pe0:floor"}) {
     CAPTURE(canonical);
     CHECK(format_problem(problem(canonical)) == canonical);
   }
   // Fields may come in any order after the spatial extents; defaults fill the rest.
-  CHECK(format_problem(problem("avg:f32:n1c1:w8:ceil:k2")) == "avg:f32:n1c1:w8:k2:s1:pb0:pe0:exclude:ceil");
-  CHECK(!parse_problem("avg:f32:n1c1:h4w4:k2").ok());        // one value for two axes
-  CHECK(!parse_problem("avg:f32:n1c1:h4w4:s1x1:pb0x0").ok()); // no kernel
+  CHECK(format_problem(problem("avg:f32:n1c1:w8:ceil:k2")) ==
+        "avg:f32:n1c1:w8:k2:s1:pb0:pe0:exclude:ceil");
+  CHECK(!parse_problem("avg:f32:n1c1:h4w4:k2").ok());          // one value for two axes
+  CHECK(!parse_problem("avg:f32:n1c1:h4w4:s1x1:pb0x0").ok());  // no kernel
   CHECK(!parse_problem("mean:f32:n1c1:w4:k2").ok());
-  CHECK(!parse_problem("avg:f32:n1c1:w4:k2:k3").ok());       // repeated field
+  CHECK(!parse_problem("avg:f32:n1c1:w4:k2:k3").ok());  // repeated field
   CHECK(!parse_problem("avg:f32:n1c1:wh4:k2").ok());
   CHECK(!parse_problem("avg:f32:n1c1:w4:k2:empty=maybe").ok());
   CHECK(parse_problem("avg:f32:n1c1:w4:k2x").error().message ==

@@ -30,9 +30,9 @@ int window_one(const std::vector<int>& taps, uint32_t h, uint32_t w, bool symmet
   // channel 0, zeros elsewhere.
   std::vector<int8_t> x(static_cast<size_t>(h * w * 4), 0), y(4);
   for (size_t i = 0; i < taps.size(); ++i) x[i * 4] = static_cast<int8_t>(taps[i]);
-  Result<WindowInit<AvgPlan>> init = avgpool2d_init({h, w, 4}, {1, 1, 4},
-                                                    WindowParams{h, w, 0, 0, int32_t(h), int32_t(w)},
-                                                    {}, Config{symmetric, Accumulation::saturate});
+  Result<WindowInit<AvgPlan>> init =
+      avgpool2d_init({h, w, 4}, {1, 1, 4}, WindowParams{h, w, 0, 0, int32_t(h), int32_t(w)}, {},
+                     Config{symmetric, Accumulation::saturate});
   REQUIRE_MESSAGE(init.ok(), (init.ok() ? "" : init.error().message));
   REQUIRE(avgpool2d(y, x, init->plan, init->jobs[0]).ok());
   return y[0];
@@ -43,10 +43,10 @@ TEST_CASE("xs3 primitives: RSHR ties toward +infinity, VLSAT bounds, VLMACC satu
   // -0x0A800001 >> 24 = -11.
   CHECK(rshr(-0x0A800000, 24) == -10);
   CHECK(rshr(-0x0A800001, 24) == -11);
-  CHECK(rshr(10, 2) == 3);   // 2.5 -> 3
-  CHECK(rshr(-10, 2) == -2); // -2.5 -> -2
-  CHECK(rshr(-2, 2) == 0);   // -0.5 -> 0
-  CHECK(rshr(-7, 0) == -7);  // shift 0: no rounding term
+  CHECK(rshr(10, 2) == 3);    // 2.5 -> 3
+  CHECK(rshr(-10, 2) == -2);  // -2.5 -> -2
+  CHECK(rshr(-2, 2) == 0);    // -0.5 -> 0
+  CHECK(rshr(-7, 0) == -7);   // shift 0: no rounding term
   CHECK(vlsat8(-1000, 0) == -127);
   CHECK(vlsat16(-100000, 0) == -32767);
   CHECK(vlmacc8(acc_max - 10, 127, 1, Accumulation::saturate) == acc_max);
@@ -59,8 +59,8 @@ TEST_CASE("xs3 primitives: RSHR ties toward +infinity, VLSAT bounds, VLMACC satu
 
 TEST_CASE("xs3 scale and shift: the table of xs3/README.md 3.2") {
   const std::pair<int, ScaleShift> table[] = {
-      {1, {1, 0}},    {2, {1, 1}},     {4, {1, 2}},     {9, {114, 10}},  {24, {85, 11}},
-      {3, {85, 8}},   {5, {102, 9}},   {7, {73, 9}},    {25, {82, 11}},  {36, {114, 12}},
+      {1, {1, 0}},    {2, {1, 1}},     {4, {1, 2}},      {9, {114, 10}},  {24, {85, 11}},
+      {3, {85, 8}},   {5, {102, 9}},   {7, {73, 9}},     {25, {82, 11}},  {36, {114, 12}},
       {49, {84, 12}}, {100, {82, 13}}, {144, {114, 14}}, {196, {84, 14}}, {1024, {1, 10}}};
   for (const auto& row : table) {
     CAPTURE(row.first);
@@ -73,7 +73,8 @@ TEST_CASE("xs3 scale and shift: the rejected pixel counts (xs3/README.md section
   // 1025-1028 ... There are 2537 such N below 2^17. No N < 255 is affected."
   for (int n : {255, 257, 509, 510, 511, 513, 514, 1017, 1020, 1023, 1025, 1028})
     CHECK_MESSAGE(!scale_and_shift(static_cast<uint64_t>(n)).ok(), n);
-  for (int n : {256, 258, 508, 512, 515, 1016, 1024, 1029}) CHECK_MESSAGE(scale_and_shift(static_cast<uint64_t>(n)).ok(), n);
+  for (int n : {256, 258, 508, 512, 515, 1016, 1024, 1029})
+    CHECK_MESSAGE(scale_and_shift(static_cast<uint64_t>(n)).ok(), n);
   int rejected = 0, first = 0;
   for (uint64_t n = 1; n < (1u << 17); ++n)
     if (!scale_and_shift(n).ok()) {
@@ -84,7 +85,8 @@ TEST_CASE("xs3 scale and shift: the rejected pixel counts (xs3/README.md section
   CHECK(first == 255);
   // And a valid scale lies strictly between 64 and 128 for every other N below 2^17.
   for (uint64_t n = 1; n < (1u << 17); ++n)
-    if (auto ss = scale_and_shift(n); ss && ss->scale != 1) CHECK((ss->scale > 64 && ss->scale < 128));
+    if (auto ss = scale_and_shift(n); ss && ss->scale != 1)
+      CHECK((ss->scale > 64 && ss->scale < 128));
   // init for a 15x17 image is refused with a clear error, not an assert.
   Result<GlobalInit> init = avgpool2d_global_init({15, 17, 4}, {}, Config{});
   REQUIRE(!init.ok());
@@ -134,13 +136,15 @@ TEST_CASE("xs3 accumulator overflow: the assembly saturates, the C reference wra
   CHECK(global_one({127}, acc_max - 10, false, Accumulation::wrap) == -128);
 }
 
-TEST_CASE("xs3 test_avgpool2d_global_case0: a 32x32x44 image of zeros and the bias 0x807FFFFF >> 14") {
+TEST_CASE(
+    "xs3 test_avgpool2d_global_case0: a 32x32x44 image of zeros and the bias 0x807FFFFF >> 14") {
   // N = 1024 -> (1, 10); bias = (int32)0x807FFFFF >> (24 - 10) = -130561; acc + 512 = -130049
   // -> floor(-127.0009) = -128 for every channel, -127 when symmetric.
   const int32_t bias = static_cast<int32_t>(0x807FFFFFu) >> 14;
   CHECK(bias == -130561);
   for (bool symmetric : {false, true}) {
-    Result<GlobalInit> init = avgpool2d_global_init({32, 32, 44}, {}, Config{symmetric, Accumulation::saturate});
+    Result<GlobalInit> init =
+        avgpool2d_global_init({32, 32, 44}, {}, Config{symmetric, Accumulation::saturate});
     REQUIRE(init.ok());
     std::vector<int8_t> x(32 * 32 * 44, 0), y(44);
     REQUIRE(avgpool2d_global(y, x, bias, init->plan, init->jobs[0]).ok());
@@ -156,12 +160,14 @@ TEST_CASE("xs3 test_avgpool2d_global_case1 pattern: X = 24 + ch gives 24 + ch + 
   const int betas[] = {0, 1, -10, 22, -13, 40, -77, 3, -20, 44, -100};
   int cases = 0;
   for (int i = 0; cases < 35; ++i) {
-    const uint32_t h = 1 + static_cast<uint32_t>(i * 7) % 32, w = 1 + static_cast<uint32_t>(i * 13) % 32;
+    const uint32_t h = 1 + static_cast<uint32_t>(i * 7) % 32,
+                   w = 1 + static_cast<uint32_t>(i * 13) % 32;
     const uint32_t channels = 4 * (1 + static_cast<uint32_t>(i) % 16);
     const int beta = betas[i % 11];
     if (!scale_and_shift(uint64_t{h} * w).ok()) continue;
     bool in_range = true;
-    for (uint32_t ch = 0; ch < channels; ++ch) in_range = in_range && std::abs(24 + int(ch) + beta) <= 100;
+    for (uint32_t ch = 0; ch < channels; ++ch)
+      in_range = in_range && std::abs(24 + int(ch) + beta) <= 100;
     if (!in_range) continue;
     CAPTURE(h);
     CAPTURE(w);
@@ -171,8 +177,10 @@ TEST_CASE("xs3 test_avgpool2d_global_case1 pattern: X = 24 + ch gives 24 + ch + 
     REQUIRE(init.ok());
     std::vector<int8_t> x(size_t{h} * w * channels), y(channels);
     for (size_t p = 0; p < size_t{h} * w; ++p)
-      for (uint32_t ch = 0; ch < channels; ++ch) x[p * channels + ch] = static_cast<int8_t>(24 + ch);
-    const int32_t bias = beta * static_cast<int32_t>(h * w) * static_cast<int32_t>(init->plan.scale);
+      for (uint32_t ch = 0; ch < channels; ++ch)
+        x[p * channels + ch] = static_cast<int8_t>(24 + ch);
+    const int32_t bias =
+        beta * static_cast<int32_t>(h * w) * static_cast<int32_t>(init->plan.scale);
     REQUIRE(avgpool2d_global(y, x, bias, init->plan, init->jobs[0]).ok());
     for (uint32_t ch = 0; ch < channels; ++ch) CHECK(int(y[ch]) == 24 + int(ch) + beta);
     ++cases;
@@ -213,11 +221,14 @@ TEST_CASE("xs3 test_avgpool2d_case1 pattern: windows of alternating +-120 averag
   for (uint32_t wh = 1; wh <= 4; ++wh)
     for (uint32_t ww = 1; ww <= 4; ++ww)
       for (int32_t stride = 1; stride <= 3; ++stride) {
-        const uint32_t xh = wh + 2 * uint32_t(stride) + 1, xw = ww + 2 * uint32_t(stride) + 2, c = 8;
-        const uint32_t yh = (xh - 1 - wh) / uint32_t(stride) + 1, yw = (xw - 1 - ww) / uint32_t(stride) + 1;
+        const uint32_t xh = wh + 2 * uint32_t(stride) + 1, xw = ww + 2 * uint32_t(stride) + 2,
+                       c = 8;
+        const uint32_t yh = (xh - 1 - wh) / uint32_t(stride) + 1,
+                       yw = (xw - 1 - ww) / uint32_t(stride) + 1;
         std::vector<int8_t> x(size_t{xh} * xw * c), y(size_t{yh} * yw * c);
         for (size_t i = 0; i < x.size(); ++i) x[i] = (i % c) % 2 ? -120 : 120;
-        auto init = avgpool2d_init({xh, xw, c}, {yh, yw, c}, WindowParams{wh, ww, 1, 0, stride, stride}, {}, Config{});
+        auto init = avgpool2d_init({xh, xw, c}, {yh, yw, c},
+                                   WindowParams{wh, ww, 1, 0, stride, stride}, {}, Config{});
         REQUIRE(init.ok());
         REQUIRE(avgpool2d(y, x, init->plan, init->jobs[0]).ok());
         for (size_t i = 0; i < y.size(); ++i) CHECK(int(y[i]) == ((i % c) % 2 ? -120 : 120));
@@ -260,14 +271,20 @@ TEST_CASE("xs3 test_avgpool2d_case2 pattern: constant windows of a 12x12x20 imag
 
 TEST_CASE("xs3 init checks are errors, not asserts") {
   const Config config;
-  CHECK(avgpool2d_global_init({4, 4, 8}, std::vector<GlobalJobParams>{{4, 8}}, config).error().message.find("exceeds X_c = 8") != std::string::npos);
-  CHECK(!avgpool2d_init({4, 4, 8}, {2, 2, 4}, WindowParams{2, 2, 0, 0, 2, 2}, {}, config).ok());   // X_c != Y_c
-  CHECK(!avgpool2d_init({4, 4, 8}, {2, 2, 8}, WindowParams{2, 2, -1, 0, 2, 2}, {}, config).ok());  // start < 0
+  CHECK(avgpool2d_global_init({4, 4, 8}, std::vector<GlobalJobParams>{{4, 8}}, config)
+            .error()
+            .message.find("exceeds X_c = 8") != std::string::npos);
+  CHECK(!avgpool2d_init({4, 4, 8}, {2, 2, 4}, WindowParams{2, 2, 0, 0, 2, 2}, {}, config)
+             .ok());  // X_c != Y_c
+  CHECK(!avgpool2d_init({4, 4, 8}, {2, 2, 8}, WindowParams{2, 2, -1, 0, 2, 2}, {}, config)
+             .ok());  // start < 0
   CHECK(!avgpool2d_init({4, 4, 8}, {2, 2, 8}, WindowParams{2, 2, 0, 0, 2, 2},
-                        std::vector<WindowJobParams>{{0, 0, 2, 2, 2, 4}}, config).ok());          // channels % 4
+                        std::vector<WindowJobParams>{{0, 0, 2, 2, 2, 4}}, config)
+             .ok());  // channels % 4
   CHECK(!avgpool2d_init({4, 4, 8}, {2, 2, 8}, WindowParams{2, 2, 0, 0, 2, 2},
-                        std::vector<WindowJobParams>{{0, 0, 0, 3, 2, 8}}, config).ok());          // outside Y
-  CHECK(!maxpool2d_init({4, 4, 6}, {2, 2, 6}, WindowParams{2, 2, 0, 0, 2, 2}, {}).ok());          // X_c % 4
+                        std::vector<WindowJobParams>{{0, 0, 0, 3, 2, 8}}, config)
+             .ok());  // outside Y
+  CHECK(!maxpool2d_init({4, 4, 6}, {2, 2, 6}, WindowParams{2, 2, 0, 0, 2, 2}, {}).ok());  // X_c % 4
   // maxpool: "W_r0 + W_h - 1 + W_vert*(Y_h-1) < X_h": 1 + 2 - 1 + 2*1 = 4 is not < 4.
   auto late = maxpool2d_init({4, 4, 4}, {2, 2, 4}, WindowParams{2, 2, 1, 0, 2, 2}, {});
   REQUIRE(!late.ok());
@@ -280,7 +297,8 @@ TEST_CASE("xs3 init checks are errors, not asserts") {
   auto init = avgpool2d_init({4, 4, 4}, {2, 2, 4}, WindowParams{2, 2, 1, 0, 2, 2}, {}, config);
   REQUIRE(init.ok());
   std::vector<int8_t> x(64), y(16);
-  CHECK(avgpool2d(y, x, init->plan, init->jobs[0]).error().message.find("outside X") != std::string::npos);
+  CHECK(avgpool2d(y, x, init->plan, init->jobs[0]).error().message.find("outside X") !=
+        std::string::npos);
 }
 
 }  // namespace

@@ -14,23 +14,28 @@ namespace {
 
 using Xs3Engine = Result<Tensor> (*)(const Xs3Operator&, const Tensor&);
 
-Result<Tensor> model_engine(const Xs3Operator& op, const Tensor& x) { return xs3::run_operator(op, x); }
+Result<Tensor> model_engine(const Xs3Operator& op, const Tensor& x) {
+  return xs3::run_operator(op, x);
+}
 
 // Mutant: round half to even instead of RSHR's half up (the global op, recomputed with the
 // model's own VLMACC but a different rounding).
 Result<Tensor> half_even_engine(const Xs3Operator& op, const Tensor& x) {
   if (op.kind != Xs3Operator::Kind::avgpool2d_global) return xs3::run_operator(op, x);
-  Result<xs3::ScaleShift> ss = op.has_scale_shift ? Result<xs3::ScaleShift>(xs3::ScaleShift{int(op.scale), int(op.shift)})
-                                                  : xs3::scale_and_shift(uint64_t(op.height * op.width));
+  Result<xs3::ScaleShift> ss =
+      op.has_scale_shift ? Result<xs3::ScaleShift>(xs3::ScaleShift{int(op.scale), int(op.shift)})
+                         : xs3::scale_and_shift(uint64_t(op.height * op.width));
   if (!ss) return ss.error();
   Tensor y{DType::i8, {1, 1, op.channels}, std::vector<double>(size_t(op.channels))};
   const int lower = op.symmetric ? -127 : -128;
   for (int64_t ch = 0; ch < op.channels; ++ch) {
     int32_t acc = static_cast<int32_t>(op.bias);
     for (int64_t p = 0; p < op.height * op.width; ++p)
-      acc = xs3::vlmacc8(acc, int8_t(ss->scale), int8_t(x.values[size_t(p * op.channels + ch)]), xs3::Accumulation::saturate);
+      acc = xs3::vlmacc8(acc, int8_t(ss->scale), int8_t(x.values[size_t(p * op.channels + ch)]),
+                         xs3::Accumulation::saturate);
     const double scaled = std::ldexp(double(acc), -ss->shift);
-    y.values[size_t(ch)] = std::clamp(std::nearbyint(scaled), double(lower), 127.0);  // ties to even
+    y.values[size_t(ch)] =
+        std::clamp(std::nearbyint(scaled), double(lower), 127.0);  // ties to even
   }
   return y;
 }
@@ -52,7 +57,8 @@ struct Xs3Case {
 void showValue(const Xs3Case& k, std::ostream& os) {
   os << k.attributes << " on (H, W, C) = (" << k.image.shape[0] << ", " << k.image.shape[1] << ", "
      << k.image.shape[2] << ") [";
-  for (size_t i = 0; i < k.image.values.size() && i < 48; ++i) os << (i ? " " : "") << k.image.values[i];
+  for (size_t i = 0; i < k.image.values.size() && i < 48; ++i)
+    os << (i ? " " : "") << k.image.values[i];
   os << (k.image.values.size() > 48 ? " ...]" : "]");
 }
 
@@ -63,10 +69,11 @@ rc::Gen<int> pixel_gen() {
 }
 
 rc::Gen<Tensor> image_gen(int64_t h, int64_t w, int64_t c) {
-  return rc::gen::map(rc::gen::container<std::vector<int>>(size_t(h * w * c), pixel_gen()),
-                      [h, w, c](const std::vector<int>& v) {
-                        return Tensor{DType::i8, {h, w, c}, std::vector<double>(v.begin(), v.end())};
-                      });
+  return rc::gen::map(
+      rc::gen::container<std::vector<int>>(size_t(h * w * c), pixel_gen()),
+      [h, w, c](const std::vector<int>& v) {
+        return Tensor{DType::i8, {h, w, c}, std::vector<double>(v.begin(), v.end())};
+      });
 }
 
 // power_of_two: the global op's pixel count is a power of two (so lib_nn's scale is 1).
@@ -97,10 +104,11 @@ rc::Gen<Xs3Case> window_case_gen(std::string_view op) {
     const int64_t h = r0 + wh + *rc::gen::inRange(0, 8), w = c0 + ww + *rc::gen::inRange(0, 8);
     const int64_t c = 4 * *rc::gen::inRange(1, 3);
     const bool symmetric = *rc::gen::arbitrary<bool>();
-    const std::string text = "op=" + op + " window=" + std::to_string(wh) + "," + std::to_string(ww) +
-                             " start=" + std::to_string(r0) + "," + std::to_string(c0) +
-                             " stride=" + std::to_string(sv) + "," + std::to_string(sh) +
-                             (op == "avgpool2d" ? std::string(" symmetric=") + (symmetric ? "1" : "0") : "");
+    const std::string text =
+        "op=" + op + " window=" + std::to_string(wh) + "," + std::to_string(ww) +
+        " start=" + std::to_string(r0) + "," + std::to_string(c0) +
+        " stride=" + std::to_string(sv) + "," + std::to_string(sh) +
+        (op == "avgpool2d" ? std::string(" symmetric=") + (symmetric ? "1" : "0") : "");
     return Xs3Case{text, *image_gen(h, w, c)};
   });
 }

@@ -63,7 +63,8 @@ void for_each_output(const std::vector<int64_t>& output_shape, F f) {
       rest /= output_shape[i - 1];
     }
     f(coordinate[0], coordinate[1],
-      std::vector<int64_t>(coordinate.begin() + 2, coordinate.begin() + 2 + static_cast<long>(rank)),
+      std::vector<int64_t>(coordinate.begin() + 2,
+                           coordinate.begin() + 2 + static_cast<long>(rank)),
       static_cast<size_t>(flat));
   }
 }

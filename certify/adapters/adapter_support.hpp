@@ -31,8 +31,10 @@ inline int64_t end_padding_for_extent(const poolspec_problem& p, int axis) {
 inline int element_bytes(int32_t dtype) {
   switch (dtype) {
     case POOLSPEC_F64: return 8;
-    case POOLSPEC_F32: case POOLSPEC_I32: return 4;
-    case POOLSPEC_F16: case POOLSPEC_BF16: return 2;
+    case POOLSPEC_F32:
+    case POOLSPEC_I32: return 4;
+    case POOLSPEC_F16:
+    case POOLSPEC_BF16: return 2;
     default: return 1;
   }
 }

@@ -34,13 +34,16 @@ std::string refusal(const poolspec_problem& p) {
   if (!dtype_of(p.dtype, &t)) return "dtype";
   if (p.spatial_rank < 1 || p.spatial_rank > 3) return "PyTorch pools 1, 2 or 3 spatial axes";
   for (int i = 0; i < p.spatial_rank; ++i)
-    if (p.axes[i].pad_begin != p.axes[i].pad_end) return "asymmetric padding: PyTorch's padding is symmetric";
-  if (p.rounding == POOLSPEC_CEIL) return "ceil without dropping a window in the end padding: PyTorch's ceil_mode drops it";
+    if (p.axes[i].pad_begin != p.axes[i].pad_end)
+      return "asymmetric padding: PyTorch's padding is symmetric";
+  if (p.rounding == POOLSPEC_CEIL)
+    return "ceil without dropping a window in the end padding: PyTorch's ceil_mode drops it";
   if (p.op == POOLSPEC_AVG) {
     if (p.bias != 0) return "bias: PyTorch adds none";
     for (int i = 0; i < p.spatial_rank; ++i)
       if (p.axes[i].dilation != 1) return "dilation: PyTorch's avg_pool has none";
-    if (p.divisor == POOLSPEC_OVERRIDE && p.spatial_rank == 1) return "divisor_override: avg_pool1d has none";
+    if (p.divisor == POOLSPEC_OVERRIDE && p.spatial_rank == 1)
+      return "divisor_override: avg_pool1d has none";
   } else {
     if (p.indices == POOLSPEC_INDICES_TENSOR || p.index_order == POOLSPEC_COLUMN_MAJOR)
       return "indices: PyTorch's are per plane, row-major";
@@ -50,7 +53,8 @@ std::string refusal(const poolspec_problem& p) {
 
 std::vector<int64_t> sizes_of(const poolspec_problem& p, bool output) {
   std::vector<int64_t> s{p.batch, p.channels};
-  for (int i = 0; i < p.spatial_rank; ++i) s.push_back(output ? p.axes[i].output : p.axes[i].extent);
+  for (int i = 0; i < p.spatial_rank; ++i)
+    s.push_back(output ? p.axes[i].output : p.axes[i].extent);
   return s;
 }
 
@@ -78,7 +82,8 @@ void compute(const poolspec_problem& p, const void* input, void* output, int64_t
   at::ScalarType type;
   dtype_of(p.dtype, &type);
   const std::vector<int64_t> in_sizes = sizes_of(p, false), out_sizes = sizes_of(p, true);
-  const at::Tensor x = at::from_blob(const_cast<void*>(input), in_sizes, strides_of(p, in_sizes), at::TensorOptions(type));
+  const at::Tensor x = at::from_blob(const_cast<void*>(input), in_sizes, strides_of(p, in_sizes),
+                                     at::TensorOptions(type));
   std::vector<int64_t> kernel, stride, padding, dilation;
   for (int i = 0; i < p.spatial_rank; ++i) {
     kernel.push_back(p.axes[i].kernel);
@@ -99,16 +104,25 @@ void compute(const poolspec_problem& p, const void* input, void* output, int64_t
     }
   } else {
     switch (p.spatial_rank) {
-      case 1: std::tie(y, idx) = at::max_pool1d_with_indices(x, kernel, stride, padding, dilation, ceil); break;
-      case 2: std::tie(y, idx) = at::max_pool2d_with_indices(x, kernel, stride, padding, dilation, ceil); break;
-      default: std::tie(y, idx) = at::max_pool3d_with_indices(x, kernel, stride, padding, dilation, ceil); break;
+      case 1:
+        std::tie(y, idx) = at::max_pool1d_with_indices(x, kernel, stride, padding, dilation, ceil);
+        break;
+      case 2:
+        std::tie(y, idx) = at::max_pool2d_with_indices(x, kernel, stride, padding, dilation, ceil);
+        break;
+      default:
+        std::tie(y, idx) = at::max_pool3d_with_indices(x, kernel, stride, padding, dilation, ceil);
+        break;
     }
   }
   if (y.sizes() != at::IntArrayRef(out_sizes))
-    throw c10::Error({__func__, __FILE__, __LINE__}, "PyTorch's output shape differs from the spec's extents");
-  if (output) at::from_blob(output, out_sizes, strides_of(p, out_sizes), at::TensorOptions(type)).copy_(y);
+    throw c10::Error({__func__, __FILE__, __LINE__},
+                     "PyTorch's output shape differs from the spec's extents");
+  if (output)
+    at::from_blob(output, out_sizes, strides_of(p, out_sizes), at::TensorOptions(type)).copy_(y);
   if (indices && idx.defined())
-    at::from_blob(indices, out_sizes, strides_of(p, out_sizes), at::TensorOptions(at::kLong)).copy_(idx);
+    at::from_blob(indices, out_sizes, strides_of(p, out_sizes), at::TensorOptions(at::kLong))
+        .copy_(idx);
 }
 
 int supports(const poolspec_backend*, const poolspec_problem* p, char* reason, size_t size) {
@@ -129,8 +143,8 @@ int supports(const poolspec_backend*, const poolspec_problem* p, char* reason, s
   return 1;
 }
 
-int run(const poolspec_backend*, const poolspec_problem* p, const void* input, void* output, int64_t* indices,
-        char* message, size_t size) {
+int run(const poolspec_backend*, const poolspec_problem* p, const void* input, void* output,
+        int64_t* indices, char* message, size_t size) {
   try {
     compute(*p, input, output, indices);
   } catch (const c10::Error& e) {
@@ -145,7 +159,14 @@ int run(const poolspec_backend*, const poolspec_problem* p, const void* input, v
 extern "C" const poolspec_backend* poolspec_backend_entry(uint32_t index) {
   // PyTorch's CPU kernels sum in the accumulation type (double for f32 on CPU, float for the
   // 16-bit formats) and divide once; f32 sums are declared, the wider bound.
-  static const poolspec_backend backend{POOLSPEC_BACKEND_ABI_VERSION, "libtorch", "libtorch-dev 1.13", "pytorch",
-                                        {POOLSPEC_F32, 1, 0.5, 0}, nullptr, supports, run, nullptr};
+  static const poolspec_backend backend{POOLSPEC_BACKEND_ABI_VERSION,
+                                        "libtorch",
+                                        "libtorch-dev 1.13",
+                                        "pytorch",
+                                        {POOLSPEC_F32, 1, 0.5, 0},
+                                        nullptr,
+                                        supports,
+                                        run,
+                                        nullptr};
   return index == 0 ? &backend : nullptr;
 }

@@ -57,7 +57,8 @@ std::string refusal(const poolspec_problem& p) {
   data_type_of(p.dtype, &ok);
   if (!ok) return "dtype f64: oneDNN has no f64 pooling";
   if (p.spatial_rank < 1 || p.spatial_rank > 3) return "oneDNN pools 1, 2 or 3 spatial axes";
-  if (p.op == POOLSPEC_AVG && p.divisor == POOLSPEC_OVERRIDE) return "divisor override: oneDNN has no such algorithm";
+  if (p.op == POOLSPEC_AVG && p.divisor == POOLSPEC_OVERRIDE)
+    return "divisor override: oneDNN has no such algorithm";
   if (p.op == POOLSPEC_AVG && p.bias != 0) return "bias: oneDNN pooling adds none";
   if (p.op == POOLSPEC_MAX && p.indices != POOLSPEC_INDICES_NONE)
     return "indices: oneDNN's workspace holds kernel offsets, not the model's indices";
@@ -75,7 +76,8 @@ Primitive make(const poolspec_problem& p, bool blocked) {
   Primitive r;
   bool ok = false;
   const memory::data_type type = data_type_of(p.dtype, &ok);
-  memory::dims src{p.batch, p.channels}, dst{p.batch, p.channels}, strides, kernel, dilation, pad_l, pad_r;
+  memory::dims src{p.batch, p.channels}, dst{p.batch, p.channels}, strides, kernel, dilation, pad_l,
+      pad_r;
   for (int i = 0; i < p.spatial_rank; ++i) {
     const poolspec_axis& a = p.axes[i];
     src.push_back(a.extent);
@@ -86,15 +88,16 @@ Primitive make(const poolspec_problem& p, bool blocked) {
     pad_l.push_back(a.pad_begin);
     pad_r.push_back(end_padding_for_extent(p, i));
   }
-  const dnnl::algorithm alg = p.op == POOLSPEC_MAX             ? dnnl::algorithm::pooling_max
-                              : p.divisor == POOLSPEC_EXCLUDE ? dnnl::algorithm::pooling_avg_exclude_padding
-                                                              : dnnl::algorithm::pooling_avg_include_padding;
+  const dnnl::algorithm alg = p.op == POOLSPEC_MAX ? dnnl::algorithm::pooling_max
+                              : p.divisor == POOLSPEC_EXCLUDE
+                                  ? dnnl::algorithm::pooling_avg_exclude_padding
+                                  : dnnl::algorithm::pooling_avg_include_padding;
   r.user_src = memory::desc(src, type, plain_tag(p));
   r.user_dst = memory::desc(dst, type, plain_tag(p));
   const memory::desc src_md = blocked ? memory::desc(src, type, blocked_tag(p)) : r.user_src;
   const memory::desc dst_md = blocked ? memory::desc(dst, type, blocked_tag(p)) : r.user_dst;
-  const dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, alg, src_md, dst_md, strides, kernel,
-                                            dilation, pad_l, pad_r);
+  const dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, alg, src_md, dst_md,
+                                            strides, kernel, dilation, pad_l, pad_r);
   r.pd = dnnl::pooling_v2_forward::primitive_desc(desc, r.engine);
   return r;
 }
@@ -114,8 +117,8 @@ int supports(const poolspec_backend* self, const poolspec_problem* p, char* reas
   return 1;
 }
 
-int run(const poolspec_backend* self, const poolspec_problem* p, const void* input, void* output, int64_t*,
-        char* message, size_t size) {
+int run(const poolspec_backend* self, const poolspec_problem* p, const void* input, void* output,
+        int64_t*, char* message, size_t size) {
   try {
     const bool blocked = static_cast<const Variant*>(self->context)->blocked;
     Primitive prim = make(*p, blocked);
@@ -145,7 +148,8 @@ const Variant plain_variant{false}, blocked_variant{true};
 
 const std::string version_text() {
   const dnnl_version_t* v = dnnl_version();
-  return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch) + " (" + v->hash + ")";
+  return std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+         std::to_string(v->patch) + " (" + v->hash + ")";
 }
 
 }  // namespace
@@ -153,10 +157,10 @@ const std::string version_text() {
 extern "C" const poolspec_backend* poolspec_backend_entry(uint32_t index) {
   static const std::string version = version_text();
   static const poolspec_backend backends[] = {
-      {POOLSPEC_BACKEND_ABI_VERSION, "onednn", version.c_str(), "onednn", f32_sums, nullptr, supports, run,
-       const_cast<Variant*>(&plain_variant)},
-      {POOLSPEC_BACKEND_ABI_VERSION, "onednn-blocked", version.c_str(), "onednn", f32_sums, nullptr, supports, run,
-       const_cast<Variant*>(&blocked_variant)},
+      {POOLSPEC_BACKEND_ABI_VERSION, "onednn", version.c_str(), "onednn", f32_sums, nullptr,
+       supports, run, const_cast<Variant*>(&plain_variant)},
+      {POOLSPEC_BACKEND_ABI_VERSION, "onednn-blocked", version.c_str(), "onednn", f32_sums, nullptr,
+       supports, run, const_cast<Variant*>(&blocked_variant)},
   };
   return index < 2 ? &backends[index] : nullptr;
 }

@@ -31,7 +31,8 @@ std::string choose(const poolspec_problem& p, Kind* kind) {
   if (p.spatial_rank != 2) return "XNNPACK pools 2-D images only";
   if (p.layout != POOLSPEC_NHWC) return "layout nchw: XNNPACK's pooling is NHWC";
   for (int i = 0; i < 2; ++i)
-    if (end_padding_for_extent(p, i) < 0) return "the extent needs a negative end padding, which XNNPACK cannot take";
+    if (end_padding_for_extent(p, i) < 0)
+      return "the extent needs a negative end padding, which XNNPACK cannot take";
   if (p.op == POOLSPEC_MAX) {
     if (p.indices != POOLSPEC_INDICES_NONE) return "indices: XNNPACK's max pooling gives none";
     switch (p.dtype) {
@@ -42,8 +43,10 @@ std::string choose(const poolspec_problem& p, Kind* kind) {
       default: return "dtype: XNNPACK's max pooling takes f32, f16, s8 and u8";
     }
   }
-  if (p.divisor == POOLSPEC_OVERRIDE || p.bias != 0) return "divisor override and bias: XNNPACK has neither";
-  if (p.axes[0].dilation != 1 || p.axes[1].dilation != 1) return "dilation: XNNPACK's average pooling has none";
+  if (p.divisor == POOLSPEC_OVERRIDE || p.bias != 0)
+    return "divisor override and bias: XNNPACK has neither";
+  if (p.axes[0].dilation != 1 || p.axes[1].dilation != 1)
+    return "dilation: XNNPACK's average pooling has none";
   const bool include = p.divisor != POOLSPEC_EXCLUDE && has_padding(p);
   if (p.dtype == POOLSPEC_F32) {
     if (include) return "include padding: XNNPACK's f32 average always excludes it";
@@ -51,7 +54,8 @@ std::string choose(const poolspec_problem& p, Kind* kind) {
     return "";
   }
   if (p.dtype == POOLSPEC_I8 || p.dtype == POOLSPEC_U8) {
-    if (p.divisor == POOLSPEC_EXCLUDE && has_padding(p)) return "exclude padding: XNNPACK's qu8 average counts it";
+    if (p.divisor == POOLSPEC_EXCLUDE && has_padding(p))
+      return "exclude padding: XNNPACK's qu8 average counts it";
     *kind = Kind::qu8_avg;
     return "";
   }
@@ -68,31 +72,37 @@ struct Operator {
 xnn_status create(const poolspec_problem& p, Kind kind, Operator* o) {
   const auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
   const poolspec_axis &h = p.axes[0], &w = p.axes[1];
-  const uint32_t top = u(h.pad_begin), left = u(w.pad_begin), bottom = u(end_padding_for_extent(p, 0)),
-                 right = u(end_padding_for_extent(p, 1));
+  const uint32_t top = u(h.pad_begin), left = u(w.pad_begin),
+                 bottom = u(end_padding_for_extent(p, 0)), right = u(end_padding_for_extent(p, 1));
   const auto c = static_cast<size_t>(p.channels);
   const float inf = std::numeric_limits<float>::infinity();
   switch (kind) {
     case Kind::f32_max:
-      return xnn_create_max_pooling2d_nhwc_f32(top, right, bottom, left, u(h.kernel), u(w.kernel), u(h.stride), u(w.stride),
-                                               u(h.dilation), u(w.dilation), c, c, c, -inf, inf, 0, &o->op);
+      return xnn_create_max_pooling2d_nhwc_f32(top, right, bottom, left, u(h.kernel), u(w.kernel),
+                                               u(h.stride), u(w.stride), u(h.dilation),
+                                               u(w.dilation), c, c, c, -inf, inf, 0, &o->op);
     case Kind::f16_max:
-      return xnn_create_max_pooling2d_nhwc_f16(top, right, bottom, left, u(h.kernel), u(w.kernel), u(h.stride), u(w.stride),
-                                               u(h.dilation), u(w.dilation), c, c, c, -inf, inf, 0, &o->op);
+      return xnn_create_max_pooling2d_nhwc_f16(top, right, bottom, left, u(h.kernel), u(w.kernel),
+                                               u(h.stride), u(w.stride), u(h.dilation),
+                                               u(w.dilation), c, c, c, -inf, inf, 0, &o->op);
     case Kind::s8_max:
-      return xnn_create_max_pooling2d_nhwc_s8(top, right, bottom, left, u(h.kernel), u(w.kernel), u(h.stride), u(w.stride),
-                                              u(h.dilation), u(w.dilation), c, c, c, -128, 127, 0, &o->op);
+      return xnn_create_max_pooling2d_nhwc_s8(top, right, bottom, left, u(h.kernel), u(w.kernel),
+                                              u(h.stride), u(w.stride), u(h.dilation),
+                                              u(w.dilation), c, c, c, -128, 127, 0, &o->op);
     case Kind::u8_max:
-      return xnn_create_max_pooling2d_nhwc_u8(top, right, bottom, left, u(h.kernel), u(w.kernel), u(h.stride), u(w.stride),
-                                              u(h.dilation), u(w.dilation), c, c, c, 0, 255, 0, &o->op);
+      return xnn_create_max_pooling2d_nhwc_u8(top, right, bottom, left, u(h.kernel), u(w.kernel),
+                                              u(h.stride), u(w.stride), u(h.dilation),
+                                              u(w.dilation), c, c, c, 0, 255, 0, &o->op);
     case Kind::f32_avg:
-      return xnn_create_average_pooling2d_nhwc_f32(top, right, bottom, left, u(h.kernel), u(w.kernel), u(h.stride),
-                                                   u(w.stride), c, c, c, -inf, inf, 0, &o->op);
+      return xnn_create_average_pooling2d_nhwc_f32(top, right, bottom, left, u(h.kernel),
+                                                   u(w.kernel), u(h.stride), u(w.stride), c, c, c,
+                                                   -inf, inf, 0, &o->op);
     case Kind::qu8_avg: {
       // i8 values v are the qu8 values v + 128 with zero point 128: the same real numbers.
       const auto zero = static_cast<uint8_t>(p.dtype == POOLSPEC_I8 ? 128 : 0);
-      return xnn_create_average_pooling2d_nhwc_qu8(top, right, bottom, left, u(h.kernel), u(w.kernel), u(h.stride),
-                                                   u(w.stride), c, c, c, zero, 1.0f, zero, 1.0f, 0, 255, 0, &o->op);
+      return xnn_create_average_pooling2d_nhwc_qu8(top, right, bottom, left, u(h.kernel),
+                                                   u(w.kernel), u(h.stride), u(w.stride), c, c, c,
+                                                   zero, 1.0f, zero, 1.0f, 0, 255, 0, &o->op);
     }
   }
   return xnn_status_invalid_parameter;
@@ -116,14 +126,15 @@ int supports(const poolspec_backend*, const poolspec_problem* p, char* reason, s
   }
   Operator o;
   if (const xnn_status s = create(*p, kind, &o); s != xnn_status_success) {
-    say(reason, size, "XNNPACK refuses the operator (xnn_status " + std::to_string(static_cast<int>(s)) + ")");
+    say(reason, size,
+        "XNNPACK refuses the operator (xnn_status " + std::to_string(static_cast<int>(s)) + ")");
     return 0;
   }
   return 1;
 }
 
-int run(const poolspec_backend*, const poolspec_problem* p, const void* input, void* output, int64_t*, char* message,
-        size_t size) {
+int run(const poolspec_backend*, const poolspec_problem* p, const void* input, void* output,
+        int64_t*, char* message, size_t size) {
   Kind kind{};
   if (!choose(*p, &kind).empty() || !ready()) {
     say(message, size, "not supported");
@@ -136,8 +147,10 @@ int run(const poolspec_backend*, const poolspec_problem* p, const void* input, v
   }
   const auto n = static_cast<size_t>(p->batch), h = static_cast<size_t>(p->axes[0].extent),
              w = static_cast<size_t>(p->axes[1].extent);
-  size_t in_bytes = n * h * w * static_cast<size_t>(p->channels) * static_cast<size_t>(element_bytes(p->dtype));
-  size_t out_elements = n * static_cast<size_t>(p->axes[0].output * p->axes[1].output * p->channels);
+  size_t in_bytes =
+      n * h * w * static_cast<size_t>(p->channels) * static_cast<size_t>(element_bytes(p->dtype));
+  size_t out_elements =
+      n * static_cast<size_t>(p->axes[0].output * p->axes[1].output * p->channels);
   // XNNPACK's kernels may read a little past their input (XNN_EXTRA_BYTES): a padded copy.
   std::vector<uint8_t> in(in_bytes + XNN_EXTRA_BYTES);
   std::memcpy(in.data(), input, in_bytes);
@@ -146,16 +159,35 @@ int run(const poolspec_backend*, const poolspec_problem* p, const void* input, v
     for (size_t i = 0; i < in_bytes; ++i) in[i] ^= 0x80;
   xnn_status s = xnn_status_success;
   switch (kind) {
-    case Kind::f32_max: s = xnn_setup_max_pooling2d_nhwc_f32(o.op, n, h, w, reinterpret_cast<const float*>(in.data()), static_cast<float*>(output), nullptr); break;
-    case Kind::f16_max: s = xnn_setup_max_pooling2d_nhwc_f16(o.op, n, h, w, in.data(), output, nullptr); break;
-    case Kind::s8_max: s = xnn_setup_max_pooling2d_nhwc_s8(o.op, n, h, w, reinterpret_cast<const int8_t*>(in.data()), static_cast<int8_t*>(output), nullptr); break;
-    case Kind::u8_max: s = xnn_setup_max_pooling2d_nhwc_u8(o.op, n, h, w, in.data(), static_cast<uint8_t*>(output), nullptr); break;
-    case Kind::f32_avg: s = xnn_setup_average_pooling2d_nhwc_f32(o.op, n, h, w, reinterpret_cast<const float*>(in.data()), static_cast<float*>(output), nullptr); break;
-    case Kind::qu8_avg: s = xnn_setup_average_pooling2d_nhwc_qu8(o.op, n, h, w, in.data(), static_cast<uint8_t*>(output), nullptr); break;
+    case Kind::f32_max:
+      s = xnn_setup_max_pooling2d_nhwc_f32(o.op, n, h, w, reinterpret_cast<const float*>(in.data()),
+                                           static_cast<float*>(output), nullptr);
+      break;
+    case Kind::f16_max:
+      s = xnn_setup_max_pooling2d_nhwc_f16(o.op, n, h, w, in.data(), output, nullptr);
+      break;
+    case Kind::s8_max:
+      s = xnn_setup_max_pooling2d_nhwc_s8(o.op, n, h, w, reinterpret_cast<const int8_t*>(in.data()),
+                                          static_cast<int8_t*>(output), nullptr);
+      break;
+    case Kind::u8_max:
+      s = xnn_setup_max_pooling2d_nhwc_u8(o.op, n, h, w, in.data(), static_cast<uint8_t*>(output),
+                                          nullptr);
+      break;
+    case Kind::f32_avg:
+      s = xnn_setup_average_pooling2d_nhwc_f32(o.op, n, h, w,
+                                               reinterpret_cast<const float*>(in.data()),
+                                               static_cast<float*>(output), nullptr);
+      break;
+    case Kind::qu8_avg:
+      s = xnn_setup_average_pooling2d_nhwc_qu8(o.op, n, h, w, in.data(),
+                                               static_cast<uint8_t*>(output), nullptr);
+      break;
   }
   if (s == xnn_status_success) s = xnn_run_operator(o.op, nullptr);
   if (s != xnn_status_success) {
-    say(message, size, "XNNPACK setup or run failed (xnn_status " + std::to_string(static_cast<int>(s)) + ")");
+    say(message, size,
+        "XNNPACK setup or run failed (xnn_status " + std::to_string(static_cast<int>(s)) + ")");
     return 1;
   }
   if (shifted)
@@ -167,7 +199,14 @@ int run(const poolspec_backend*, const poolspec_problem* p, const void* input, v
 
 extern "C" const poolspec_backend* poolspec_backend_entry(uint32_t index) {
   // f32 averages: f32 sums times a reciprocal (two more roundings, docs/semantics.md 1b).
-  static const poolspec_backend backend{POOLSPEC_BACKEND_ABI_VERSION, "xnnpack", "Debian libxnnpack-dev (2022 snapshot)",
-                                        "tflite", {POOLSPEC_F32, 2, 0.5, 0}, nullptr, supports, run, nullptr};
+  static const poolspec_backend backend{POOLSPEC_BACKEND_ABI_VERSION,
+                                        "xnnpack",
+                                        "Debian libxnnpack-dev (2022 snapshot)",
+                                        "tflite",
+                                        {POOLSPEC_F32, 2, 0.5, 0},
+                                        nullptr,
+                                        supports,
+                                        run,
+                                        nullptr};
   return index == 0 ? &backend : nullptr;
 }

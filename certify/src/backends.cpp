@@ -16,7 +16,8 @@ namespace poolspec::certify {
 namespace {
 
 // The adapters the build made (certify/adapters/), in a fixed order.
-const char* const adapter_files[] = {"libpoolspec_onednn.so", "libpoolspec_xnnpack.so", "libpoolspec_libtorch.so"};
+const char* const adapter_files[] = {"libpoolspec_onednn.so", "libpoolspec_xnnpack.so",
+                                     "libpoolspec_libtorch.so"};
 
 // The first of `candidates` that exists, else the last.
 std::string first_existing(std::initializer_list<std::filesystem::path> candidates) {
@@ -31,34 +32,39 @@ std::string first_existing(std::initializer_list<std::filesystem::path> candidat
 std::string adapter_folder() {
   if (const char* dir = std::getenv("POOLSPEC_ADAPTER_DIR")) return dir;
   const std::filesystem::path self = program_folder();
-  return first_existing({self / "adapters", self / POOLSPEC_INSTALLED_ADAPTER_DIR, POOLSPEC_BUILD_ADAPTER_DIR});
+  return first_existing(
+      {self / "adapters", self / POOLSPEC_INSTALLED_ADAPTER_DIR, POOLSPEC_BUILD_ADAPTER_DIR});
 }
 
 // The library's backends, through a worker of its own that ends when they are listed (what the
 // library prints while it loads goes to its log).
-void describe(const std::string& library, const WorkerConfig& base, const std::string& out_dir, bool given_by_path,
-              BackendSelection& out) {
+void describe(const std::string& library, const WorkerConfig& base, const std::string& out_dir,
+              bool given_by_path, BackendSelection& out) {
   WorkerConfig config = base;
   config.library = library;
   config.log = out_dir.empty() ? "/dev/null" : backend_log(out_dir, library);
-  const std::string file = library == "built-in" ? library : std::filesystem::path(library).filename().string();
+  const std::string file =
+      library == "built-in" ? library : std::filesystem::path(library).filename().string();
   Result<std::unique_ptr<Worker>> worker = Worker::start(config);
   if (!worker) {
     out.failures.push_back({library, printable(file, 80), worker.error().message});
     return;
   }
   LibraryDescription d = (*worker)->describe();
-  out.all_in_pid_namespaces = out.all_in_pid_namespaces && (d.pid_namespace || !d.load_error.empty());
+  out.all_in_pid_namespaces =
+      out.all_in_pid_namespaces && (d.pid_namespace || !d.load_error.empty());
   if (!d.load_error.empty()) {
     out.failures.push_back({library, printable(file, 80), d.load_error});
     return;
   }
   for (BackendDescription& b : d.backends) {
     if (!known_rules(b.rules)) {
-      out.failures.push_back({library, b.name,
-                              fmt::format("entry {} ({}): rules=\"{}\" is not a rule set poolspec knows (claimed, spec, xs3, "
-                                          "ngraph, openvino, onnx, pytorch, tensorflow, tflite, onednn)",
-                                          b.index, b.name, b.rules)});
+      out.failures.push_back(
+          {library, b.name,
+           fmt::format(
+               "entry {} ({}): rules=\"{}\" is not a rule set poolspec knows (claimed, spec, xs3, "
+               "ngraph, openvino, onnx, pytorch, tensorflow, tflite, onednn)",
+               b.index, b.name, b.rules)});
       continue;
     }
     out.backends.push_back({library, std::move(b), given_by_path});
@@ -75,18 +81,21 @@ std::string program_folder() {
 
 std::string default_waivers() {
   const std::filesystem::path self = program_folder();
-  return first_existing({self / "waivers.txt", self / POOLSPEC_INSTALLED_WAIVERS, POOLSPEC_SOURCE_WAIVERS});
+  return first_existing(
+      {self / "waivers.txt", self / POOLSPEC_INSTALLED_WAIVERS, POOLSPEC_SOURCE_WAIVERS});
 }
 
 std::string backend_log(const std::string& out_dir, const std::string& library) {
-  const std::string file = library == "built-in" ? library : std::filesystem::path(library).filename().string();
+  const std::string file =
+      library == "built-in" ? library : std::filesystem::path(library).filename().string();
   std::string name;
-  for (char c : file) name += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' ? c : '_';
+  for (char c : file)
+    name += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' ? c : '_';
   return fmt::format("{}/logs/{}.log", out_dir, name);
 }
 
-Result<BackendSelection> select_backends(const std::vector<std::string>& wanted, const WorkerConfig& worker,
-                                         const std::string& out_dir) {
+Result<BackendSelection> select_backends(const std::vector<std::string>& wanted,
+                                         const WorkerConfig& worker, const std::string& out_dir) {
   BackendSelection all;
   const auto add_adapters = [&] {
     const std::filesystem::path folder = adapter_folder();
@@ -108,8 +117,10 @@ Result<BackendSelection> select_backends(const std::vector<std::string>& wanted,
       std::error_code ec;
       const std::filesystem::path path = std::filesystem::absolute(w, ec);
       if (ec || !std::filesystem::is_regular_file(path, ec) || access(path.c_str(), R_OK) != 0)
-        return Error{fmt::format("--backend {}: not a readable file (a backend is a shared library's path, or one of "
-                                 "the names --list shows)", printable(w, 200))};
+        return Error{fmt::format(
+            "--backend {}: not a readable file (a backend is a shared library's path, or one of "
+            "the names --list shows)",
+            printable(w, 200))};
       describe(path.string(), worker, out_dir, true, out);
       continue;
     }
@@ -130,9 +141,11 @@ Result<BackendSelection> select_backends(const std::vector<std::string>& wanted,
     }
     std::string names, unloaded;
     for (const LoadedBackend& b : all.backends) names += fmt::format(" {}", b.name());
-    for (const LoadFailure& f : all.failures) unloaded += fmt::format("; {} did not load: {}", f.library, f.detail);
-    return Error{fmt::format("--backend {}: no such backend (available:{}; or give a shared library's path){}",
-                             printable(w, 200), names, unloaded)};
+    for (const LoadFailure& f : all.failures)
+      unloaded += fmt::format("; {} did not load: {}", f.library, f.detail);
+    return Error{fmt::format(
+        "--backend {}: no such backend (available:{}; or give a shared library's path){}",
+        printable(w, 200), names, unloaded)};
   }
   out.all_in_pid_namespaces = out.all_in_pid_namespaces && all.all_in_pid_namespaces;
   return out;

@@ -38,8 +38,8 @@ struct BackendSelection {
 // bad input; a library that does not load is a LoadFailure. `worker` gives the limits (its
 // library and log are set here); what the libraries print while loading goes to their logs in
 // `out_dir` ("": nowhere).
-Result<BackendSelection> select_backends(const std::vector<std::string>& wanted, const WorkerConfig& worker,
-                                         const std::string& out_dir);
+Result<BackendSelection> select_backends(const std::vector<std::string>& wanted,
+                                         const WorkerConfig& worker, const std::string& out_dir);
 
 // The log of a library's workers in `out_dir`: <out_dir>/logs/<the library's file name>.log.
 std::string backend_log(const std::string& out_dir, const std::string& library);

@@ -18,11 +18,22 @@ namespace poolspec::certify {
 // JIT, state, or nondeterminism). WAIVED: a failure of a known, documented deviation (a waiver
 // file's entry, with its reason). LOAD-ERROR: the library, or the backend it declares, was
 // refused before any call.
-enum class Verdict { pass, fail, unsupported, crash, hang, out_of_bounds, unwritten, unstable, waived, load_error };
-inline constexpr Verdict all_verdicts[] = {Verdict::pass,          Verdict::fail,      Verdict::unsupported,
-                                           Verdict::crash,         Verdict::hang,      Verdict::out_of_bounds,
-                                           Verdict::unwritten,     Verdict::unstable,  Verdict::waived,
-                                           Verdict::load_error};
+enum class Verdict {
+  pass,
+  fail,
+  unsupported,
+  crash,
+  hang,
+  out_of_bounds,
+  unwritten,
+  unstable,
+  waived,
+  load_error
+};
+inline constexpr Verdict all_verdicts[] = {
+    Verdict::pass,   Verdict::fail,          Verdict::unsupported, Verdict::crash,
+    Verdict::hang,   Verdict::out_of_bounds, Verdict::unwritten,   Verdict::unstable,
+    Verdict::waived, Verdict::load_error};
 // PASS FAIL UNSUPPORTED CRASH HANG OUT-OF-BOUNDS UNWRITTEN UNSTABLE WAIVED LOAD-ERROR
 std::string_view verdict_name(Verdict v);
 std::optional<Verdict> verdict_named(std::string_view name);
@@ -44,28 +55,28 @@ struct JobResult {
 
 struct CertifyOptions {
   std::string suite = "ci";
-  std::vector<std::string> backends;            // names or paths; empty: every available one
+  std::vector<std::string> backends;  // names or paths; empty: every available one
   std::vector<std::string> rules{"claimed", "openvino"};
   std::vector<std::string> layouts{"nchw", "nhwc"};
-  std::string shard;                            // "i/n"
-  int64_t timeout_ms = 10000;                   // per call, wall clock
-  int64_t load_timeout_ms = 30000;              // loading a library (constructors, the entry)
-  int64_t memory_limit_mb = 16384;              // address space a worker may add
-  int64_t cpu_limit_s = 60;                     // CPU time per call
-  int jobs = 1;                                 // cases run at once, each with its own workers
-  bool pid_namespace = true;                    // workers in PID namespaces of their own, where allowed
+  std::string shard;                // "i/n"
+  int64_t timeout_ms = 10000;       // per call, wall clock
+  int64_t load_timeout_ms = 30000;  // loading a library (constructors, the entry)
+  int64_t memory_limit_mb = 16384;  // address space a worker may add
+  int64_t cpu_limit_s = 60;         // CPU time per call
+  int jobs = 1;                     // cases run at once, each with its own workers
+  bool pid_namespace = true;        // workers in PID namespaces of their own, where allowed
   std::string out_dir = "certify-out";
-  std::vector<std::string> filters;             // only cases whose id contains one of them
+  std::vector<std::string> filters;  // only cases whose id contains one of them
   bool shrink = true;
   // Known deviations: lines "backend rules column | reason" (certify/waivers.txt); "" for none.
   std::string waivers = default_waivers();
-  bool json = false;                            // the JSON report on stdout instead of the matrix
-  bool list = false;                            // list the backends and suites, run nothing
-  std::string problem, input;                   // one problem (and its .npy input): a replay
-  std::string warmup, warmup_input;             // a problem (and input) called first in the replay
-  std::string warmup_layout;                    // its layout (default: the replayed problem's)
-  std::string worker;                           // poolspec-worker; default: beside this program
-  std::string poolspec;                         // the command in reproducers; default: this program
+  bool json = false;                 // the JSON report on stdout instead of the matrix
+  bool list = false;                 // list the backends and suites, run nothing
+  std::string problem, input;        // one problem (and its .npy input): a replay
+  std::string warmup, warmup_input;  // a problem (and input) called first in the replay
+  std::string warmup_layout;         // its layout (default: the replayed problem's)
+  std::string worker;                // poolspec-worker; default: beside this program
+  std::string poolspec;              // the command in reproducers; default: this program
 };
 
 int certify_command(const CertifyOptions& options);
@@ -73,7 +84,8 @@ int certify_command(const CertifyOptions& options);
 // `poolspec certify merge DIR...`: the shards' reports joined into one matrix, JSON and JUnit
 // in `out_dir`, after checking that they ran one suite with one set of options and cover it
 // exactly once.
-int merge_command(const std::vector<std::string>& shard_dirs, const std::string& out_dir, bool json);
+int merge_command(const std::vector<std::string>& shard_dirs, const std::string& out_dir,
+                  bool json);
 // Reports (certify_report.cpp).
 struct RunInfo {
   std::string suite, shard, command;
@@ -86,7 +98,8 @@ struct RunInfo {
 };
 // The reports written as a set: each beside its place first, then all renamed (a failure
 // leaves the earlier set as it was).
-Status write_reports(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files);
+Status write_reports(const std::string& dir,
+                     const std::vector<std::pair<std::string, std::string>>& files);
 Result<std::vector<JobResult>> results_from_json(const std::string& json_text, RunInfo* info);
 std::string matrix_text(const std::vector<JobResult>& results);
 std::string json_report(const std::vector<JobResult>& results, const RunInfo& info);

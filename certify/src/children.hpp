@@ -29,7 +29,8 @@ inline std::vector<pid_t> children_of_this_process() {
     // "pid (command) state ppid ...": the command may hold spaces and parentheses.
     const char* close_paren = read ? std::strrchr(line, ')') : nullptr;
     int parent = 0;
-    if (close_paren && std::sscanf(close_paren + 2, "%*c %d", &parent) == 1 && parent == getpid()) out.push_back(pid);
+    if (close_paren && std::sscanf(close_paren + 2, "%*c %d", &parent) == 1 && parent == getpid())
+      out.push_back(pid);
   }
   closedir(proc);
   return out;

@@ -11,8 +11,8 @@
 #include <fmt/ranges.h>
 
 #include "certify.hpp"
-#include "poolspec/npy.hpp"
 #include "exit_status.hpp"
+#include "poolspec/npy.hpp"
 #include "suite.hpp"
 
 namespace poolspec::certify {
@@ -31,7 +31,8 @@ Result<Shard> read_shard(const std::string& dir) {
   s.dir = dir;
   const std::string path = dir + "/report.json";
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return Error{fmt::format("{}: no report.json in it", dir)};
+  if (!std::filesystem::is_regular_file(path, ec))
+    return Error{fmt::format("{}: no report.json in it", dir)};
   std::ifstream file(path);
   std::stringstream text;
   text << file.rdbuf();
@@ -39,8 +40,8 @@ Result<Shard> read_shard(const std::string& dir) {
   if (!results) return Error{fmt::format("{}: {}", path, results.error().message)};
   s.results = std::move(*results);
   char slash = 0, extra = 0;
-  if (std::sscanf(s.info.shard.c_str(), "%ld%c%ld%c", &s.index, &slash, &s.count, &extra) != 3 || slash != '/' ||
-      s.count < 1 || s.index < 0 || s.index >= s.count)
+  if (std::sscanf(s.info.shard.c_str(), "%ld%c%ld%c", &s.index, &slash, &s.count, &extra) != 3 ||
+      slash != '/' || s.count < 1 || s.index < 0 || s.index >= s.count)
     return Error{fmt::format("{}: shard \"{}\" is not i/n", path, s.info.shard)};
   return s;
 }
@@ -58,36 +59,41 @@ int merge_command(const std::vector<std::string>& dirs, const std::string& out_d
   const Shard& first = shards.front();
   for (const Shard& s : shards)
     if (s.info.fingerprint != first.info.fingerprint)
-      return cli::refuse(fmt::format("{} and {}: not shards of one run (suite, backends, rules, layouts, filters or "
-                                     "limits differ):\n  {}\n  {}",
-                                     first.dir, s.dir, first.info.fingerprint, s.info.fingerprint));
+      return cli::refuse(fmt::format(
+          "{} and {}: not shards of one run (suite, backends, rules, layouts, filters or "
+          "limits differ):\n  {}\n  {}",
+          first.dir, s.dir, first.info.fingerprint, s.info.fingerprint));
   std::vector<int> seen(static_cast<size_t>(first.count), 0);
   for (const Shard& s : shards) {
     if (s.count != first.count)
-      return cli::refuse(fmt::format("{}: shard {} of a run split {} ways, where {} is of {}", s.dir, s.info.shard, s.count,
-                                     first.dir, first.count));
+      return cli::refuse(fmt::format("{}: shard {} of a run split {} ways, where {} is of {}",
+                                     s.dir, s.info.shard, s.count, first.dir, first.count));
     ++seen[static_cast<size_t>(s.index)];
   }
   for (size_t i = 0; i < seen.size(); ++i)
     if (seen[i] != 1)
-      return cli::refuse(fmt::format("shard {}/{}: given {} times; the {} shards must each be given exactly once", i,
-                                     first.count, seen[i], first.count));
+      return cli::refuse(
+          fmt::format("shard {}/{}: given {} times; the {} shards must each be given exactly once",
+                      i, first.count, seen[i], first.count));
   // Each shard ran exactly its slice of the suite's cases: together, every case once.
   Result<std::vector<Case>> suite = make_suite(first.info.suite);
-  if (!suite) return cli::refuse(fmt::format("suite {}: {}", first.info.suite, suite.error().message));
+  if (!suite)
+    return cli::refuse(fmt::format("suite {}: {}", first.info.suite, suite.error().message));
   std::vector<std::string> cases;
   for (const Shard& s : shards) {
     std::vector<std::string> slice;
     for (size_t ci = 0; ci < suite->size(); ++ci) {
       const std::string& id = (*suite)[ci].id;
-      const bool filtered = first.info.filters.empty() ||
-                            std::any_of(first.info.filters.begin(), first.info.filters.end(),
-                                        [&](const std::string& f) { return id.find(f) != std::string::npos; });
+      const bool filtered =
+          first.info.filters.empty() ||
+          std::any_of(first.info.filters.begin(), first.info.filters.end(),
+                      [&](const std::string& f) { return id.find(f) != std::string::npos; });
       if (static_cast<int64_t>(ci) % s.count == s.index && filtered) slice.push_back(id);
     }
     if (slice != s.info.cases)
-      return cli::refuse(fmt::format("{}: shard {} ran {} cases where its slice of suite {} has {}", s.dir, s.info.shard,
-                                     s.info.cases.size(), first.info.suite, slice.size()));
+      return cli::refuse(fmt::format("{}: shard {} ran {} cases where its slice of suite {} has {}",
+                                     s.dir, s.info.shard, s.info.cases.size(), first.info.suite,
+                                     slice.size()));
     std::set<std::string> ran;
     for (const JobResult& r : s.results)
       if (r.verdict != Verdict::load_error) ran.insert(r.case_id);
@@ -112,24 +118,32 @@ int merge_command(const std::vector<std::string>& dirs, const std::string& out_d
   for (const Shard& s : shards) {
     info.seconds += s.info.seconds;
     for (const std::string& n : s.info.notes)
-      if (std::find(info.notes.begin(), info.notes.end(), n) == info.notes.end()) info.notes.push_back(n);
+      if (std::find(info.notes.begin(), info.notes.end(), n) == info.notes.end())
+        info.notes.push_back(n);
     info.logs.insert(info.logs.end(), s.info.logs.begin(), s.info.logs.end());
     for (const JobResult& r : s.results)  // every shard loaded every library: one row each
-      if (r.verdict == Verdict::load_error && load_errors.insert(r.origin + "|" + r.backend).second) results.push_back(r);
+      if (r.verdict == Verdict::load_error && load_errors.insert(r.origin + "|" + r.backend).second)
+        results.push_back(r);
   }
   info.command = "poolspec certify merge";
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
-  if (ec) return cli::refuse(fmt::format("--out {}: cannot make the folder: {}", out_dir, ec.message()));
+  if (ec)
+    return cli::refuse(fmt::format("--out {}: cannot make the folder: {}", out_dir, ec.message()));
   const std::string matrix = matrix_text(results), report = json_report(results, info);
-  if (Status s = write_reports(out_dir, {{"matrix.txt", matrix}, {"report.json", report}, {"junit.xml", junit_report(results, info)}}); !s)
+  if (Status s = write_reports(out_dir, {{"matrix.txt", matrix},
+                                         {"report.json", report},
+                                         {"junit.xml", junit_report(results, info)}});
+      !s)
     return cli::refuse(fmt::format("--out {}: {}", out_dir, s.error().message));
   if (json)
     fmt::print("{}\n", report);
   else
-    fmt::print("poolspec certify merge: suite {}, {} shards, {} runs\n\n{}\nreports: {}/matrix.txt {}/report.json "
-               "{}/junit.xml\n",
-               info.suite, first.count, results.size(), matrix, out_dir, out_dir, out_dir);
+    fmt::print(
+        "poolspec certify merge: suite {}, {} shards, {} runs\n\n{}\nreports: {}/matrix.txt "
+        "{}/report.json "
+        "{}/junit.xml\n",
+        info.suite, first.count, results.size(), matrix, out_dir, out_dir, out_dir);
   for (const JobResult& r : results)
     if (is_failure(r.verdict)) return cli::exit_check_failed;
   return cli::exit_ok;

@@ -42,8 +42,10 @@ std::string xml_escaped(std::string_view s) {
       case '\'': out += "&apos;"; break;
       default:
         // XML 1.0 admits no control characters but tab, newline and carriage return.
-        if (static_cast<unsigned char>(ch) < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') out += '?';
-        else out += ch;
+        if (static_cast<unsigned char>(ch) < 0x20 && ch != '\t' && ch != '\n' && ch != '\r')
+          out += '?';
+        else
+          out += ch;
     }
   }
   return out;
@@ -62,7 +64,8 @@ std::string short_name(Verdict v) {
 }
 
 nlohmann::ordered_json number_or_text(double v) {
-  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(fmt::format("{}", v));
+  return std::isfinite(v) ? nlohmann::ordered_json(v)
+                          : nlohmann::ordered_json(fmt::format("{}", v));
 }
 
 double number_from(const nlohmann::json& j) {
@@ -80,7 +83,8 @@ std::string matrix_text(const std::vector<JobResult>& results) {
     const std::string row = row_of(r);
     if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
     if (r.verdict != Verdict::load_error) {
-      if (std::find(columns.begin(), columns.end(), r.column) == columns.end()) columns.push_back(r.column);
+      if (std::find(columns.begin(), columns.end(), r.column) == columns.end())
+        columns.push_back(r.column);
       ++cells[{row, r.column}].count[r.verdict];
     }
     ++totals[row].count[r.verdict];
@@ -102,8 +106,11 @@ std::string matrix_text(const std::vector<JobResult>& results) {
         const Tally& t = it->second;
         const char* mark = t.of(Verdict::waived) > 0 ? "*" : "";
         cell = t.judged() == 0 ? "unsupported"
-                               : fmt::format("{:.0f}% {}/{}", 100.0 * static_cast<double>(t.of(Verdict::pass)) / static_cast<double>(t.judged()),
-                                             t.of(Verdict::pass), t.judged()) + mark;
+                               : fmt::format("{:.0f}% {}/{}",
+                                             100.0 * static_cast<double>(t.of(Verdict::pass)) /
+                                                 static_cast<double>(t.judged()),
+                                             t.of(Verdict::pass), t.judged()) +
+                                     mark;
       }
       out += fmt::format(" | {:>14}", cell);
     }
@@ -112,9 +119,12 @@ std::string matrix_text(const std::vector<JobResult>& results) {
     for (Verdict v : all_verdicts) out += fmt::format(" {:>{}}", t.of(v), short_name(v).size());
     out += "\n";
   }
-  out += "(a cell: passed / run, refusals not counted, waived failures counted as run; \"unsupported\": every\n"
-         " problem of the cell refused; a cell with a waiver is marked *. UNSTAB: two calls of one problem\n"
-         " disagreed; LOAD: the library or its declaration refused before any call)\n";
+  out +=
+      "(a cell: passed / run, refusals not counted, waived failures counted as run; "
+      "\"unsupported\": every\n"
+      " problem of the cell refused; a cell with a waiver is marked *. UNSTAB: two calls of one "
+      "problem\n"
+      " disagreed; LOAD: the library or its declaration refused before any call)\n";
   return out;
 }
 
@@ -133,15 +143,21 @@ std::string json_report(const std::vector<JobResult>& results, const RunInfo& in
   for (const auto& [library, log] : info.logs) logs[library] = log;
   j["logs"] = logs;
   std::set<std::string> seen;
-  nlohmann::ordered_json backends = nlohmann::ordered_json::array(), runs = nlohmann::ordered_json::array();
+  nlohmann::ordered_json backends = nlohmann::ordered_json::array(),
+                         runs = nlohmann::ordered_json::array();
   std::map<std::string, Tally> totals;
   for (const JobResult& r : results) {
     if (seen.insert(r.backend + "|" + r.origin).second)
-      backends.push_back({{"name", r.backend}, {"version", r.version}, {"origin", r.origin}, {"rules", r.claimed_rules}});
+      backends.push_back({{"name", r.backend},
+                          {"version", r.version},
+                          {"origin", r.origin},
+                          {"rules", r.claimed_rules}});
     ++totals[row_of(r)].count[r.verdict];
-    nlohmann::ordered_json run{{"backend", r.backend}, {"origin", r.origin},   {"rules", r.rules},     {"label", r.label},
-                               {"case", r.case_id},    {"part", r.part},       {"problem", r.problem},
-                               {"layout", r.layout},   {"column", r.column},   {"status", verdict_name(r.verdict)},
+    nlohmann::ordered_json run{{"backend", r.backend}, {"origin", r.origin},
+                               {"rules", r.rules},     {"label", r.label},
+                               {"case", r.case_id},    {"part", r.part},
+                               {"problem", r.problem}, {"layout", r.layout},
+                               {"column", r.column},   {"status", verdict_name(r.verdict)},
                                {"ms", r.milliseconds}};
     if (!r.detail.empty()) run["detail"] = r.detail;
     if (!r.note.empty()) run["note"] = r.note;
@@ -199,8 +215,10 @@ Result<std::vector<JobResult>> results_from_json(const std::string& json_text, R
     info->fingerprint = j.at("fingerprint").get<std::string>();
     info->filters = j.at("filters").get<std::vector<std::string>>();
     info->cases = j.at("cases").get<std::vector<std::string>>();
-    for (const auto& [library, log] : j.at("logs").items()) info->logs.emplace_back(library, log.get<std::string>());
-    std::map<std::string, std::pair<std::string, std::string>> described;  // name|origin -> version, rules
+    for (const auto& [library, log] : j.at("logs").items())
+      info->logs.emplace_back(library, log.get<std::string>());
+    std::map<std::string, std::pair<std::string, std::string>>
+        described;  // name|origin -> version, rules
     for (const auto& b : j.at("backends"))
       described[b.at("name").get<std::string>() + "|" + b.at("origin").get<std::string>()] = {
           b.at("version").get<std::string>(), b.at("rules").get<std::string>()};
@@ -218,7 +236,9 @@ Result<std::vector<JobResult>> results_from_json(const std::string& json_text, R
       r.layout = run.at("layout").get<std::string>();
       r.column = run.at("column").get<std::string>();
       const std::optional<Verdict> v = verdict_named(run.at("status").get<std::string>());
-      if (!v) return Error{fmt::format("a run's status \"{}\" is not one poolspec gives", run.at("status").get<std::string>())};
+      if (!v)
+        return Error{fmt::format("a run's status \"{}\" is not one poolspec gives",
+                                 run.at("status").get<std::string>())};
       r.verdict = *v;
       r.milliseconds = run.at("ms").get<double>();
       r.detail = run.value("detail", "");
@@ -255,7 +275,8 @@ std::string junit_report(const std::vector<JobResult>& results, const RunInfo& i
   for (const JobResult& r : results)
     if (std::find(rows.begin(), rows.end(), row_of(r)) == rows.end()) rows.push_back(row_of(r));
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += fmt::format("<testsuites name=\"poolspec certify {}\" time=\"{:.3f}\">\n", xml_escaped(info.suite), info.seconds);
+  out += fmt::format("<testsuites name=\"poolspec certify {}\" time=\"{:.3f}\">\n",
+                     xml_escaped(info.suite), info.seconds);
   for (const std::string& row : rows) {
     Tally t;
     double seconds = 0;
@@ -264,16 +285,20 @@ std::string junit_report(const std::vector<JobResult>& results, const RunInfo& i
         ++t.count[r.verdict];
         seconds += r.milliseconds / 1000;
       }
-    const int64_t errors = t.of(Verdict::crash) + t.of(Verdict::hang) + t.of(Verdict::out_of_bounds) +
-                           t.of(Verdict::unwritten) + t.of(Verdict::unstable) + t.of(Verdict::load_error);
-    out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3f}\">\n",
-                       xml_escaped(row), t.judged() + t.of(Verdict::unsupported), t.of(Verdict::fail), errors,
-                       t.of(Verdict::unsupported), seconds);
+    const int64_t errors = t.of(Verdict::crash) + t.of(Verdict::hang) +
+                           t.of(Verdict::out_of_bounds) + t.of(Verdict::unwritten) +
+                           t.of(Verdict::unstable) + t.of(Verdict::load_error);
+    out += fmt::format(
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" "
+        "time=\"{:.3f}\">\n",
+        xml_escaped(row), t.judged() + t.of(Verdict::unsupported), t.of(Verdict::fail), errors,
+        t.of(Verdict::unsupported), seconds);
     for (const JobResult& r : results) {
       if (row_of(r) != row) continue;
-      out += fmt::format("    <testcase classname=\"{}.{}\" name=\"{} [{} {}] {}\" time=\"{:.4f}\"", xml_escaped(row),
-                         xml_escaped(r.part), xml_escaped(r.case_id), xml_escaped(r.label), xml_escaped(r.layout),
-                         xml_escaped(r.problem), r.milliseconds / 1000);
+      out += fmt::format("    <testcase classname=\"{}.{}\" name=\"{} [{} {}] {}\" time=\"{:.4f}\"",
+                         xml_escaped(row), xml_escaped(r.part), xml_escaped(r.case_id),
+                         xml_escaped(r.label), xml_escaped(r.layout), xml_escaped(r.problem),
+                         r.milliseconds / 1000);
       if (r.verdict == Verdict::pass) {
         out += "/>\n";
         continue;
@@ -282,12 +307,17 @@ std::string junit_report(const std::vector<JobResult>& results, const RunInfo& i
       if (!r.minimal_problem.empty()) body += "\nminimal: " + r.minimal_problem;
       if (!r.repro_command.empty()) body += "\nreplay: " + r.repro_command;
       if (r.verdict == Verdict::waived) {  // a known deviation: passes CI, says why
-        out += fmt::format(">\n      <system-out>{}</system-out>\n    </testcase>\n", xml_escaped(r.detail));
+        out += fmt::format(">\n      <system-out>{}</system-out>\n    </testcase>\n",
+                           xml_escaped(r.detail));
         continue;
       }
-      const char* element = r.verdict == Verdict::unsupported ? "skipped" : r.verdict == Verdict::fail ? "failure" : "error";
-      out += fmt::format(">\n      <{} type=\"{}\" message=\"{}\">{}</{}>\n    </testcase>\n", element, verdict_name(r.verdict),
-                         xml_escaped(r.detail.substr(0, r.detail.find('\n'))), xml_escaped(body), element);
+      const char* element = r.verdict == Verdict::unsupported ? "skipped"
+                            : r.verdict == Verdict::fail      ? "failure"
+                                                              : "error";
+      out +=
+          fmt::format(">\n      <{} type=\"{}\" message=\"{}\">{}</{}>\n    </testcase>\n", element,
+                      verdict_name(r.verdict), xml_escaped(r.detail.substr(0, r.detail.find('\n'))),
+                      xml_escaped(body), element);
     }
     out += "  </testsuite>\n";
   }
@@ -295,7 +325,8 @@ std::string junit_report(const std::vector<JobResult>& results, const RunInfo& i
   return out;
 }
 
-Status write_reports(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {
+Status write_reports(const std::string& dir,
+                     const std::vector<std::pair<std::string, std::string>>& files) {
   // Every report written whole beside its place first, then all renamed: a failure leaves the
   // earlier set as it was.
   for (const auto& [file, text] : files)

@@ -19,14 +19,17 @@
 
 #include "backends.hpp"
 #include "certify.hpp"
+#include "exit_status.hpp"
+#include "judge.hpp"
 #include "poolspec/backend.hpp"
 #include "poolspec/evaluate.hpp"
 #include "poolspec/npy.hpp"
 #include "poolspec/problem_string.hpp"
 #include "poolspec/shape.hpp"
-#include "exit_status.hpp"
+#include "shrink.hpp"
 #include "suite.hpp"
 #include "text.hpp"
+#include "waivers.hpp"
 #include "worker.hpp"
 
 namespace poolspec::certify {
@@ -53,7 +56,9 @@ std::optional<Verdict> verdict_named(std::string_view name) {
   return std::nullopt;
 }
 
-bool is_failure(Verdict v) { return v != Verdict::pass && v != Verdict::unsupported && v != Verdict::waived; }
+bool is_failure(Verdict v) {
+  return v != Verdict::pass && v != Verdict::unsupported && v != Verdict::waived;
+}
 
 namespace {
 
@@ -68,7 +73,9 @@ std::string column_of(const Problem& p) {
   return c;
 }
 
-Layout parse_layout(const std::string& name) { return name == "nhwc" ? Layout::channels_last : Layout::channels_first; }
+Layout parse_layout(const std::string& name) {
+  return name == "nhwc" ? Layout::channels_last : Layout::channels_first;
+}
 
 WorkerConfig worker_config(const CertifyOptions& o) {
   WorkerConfig w;
@@ -89,7 +96,8 @@ WorkerConfig worker_config(const CertifyOptions& o) {
 
 std::string sanitized(const std::string& s) {
   std::string out;
-  for (char ch : s) out += std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '.' ? ch : '_';
+  for (char ch : s)
+    out += std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '.' ? ch : '_';
   return out;
 }
 
@@ -100,326 +108,17 @@ void remove_empty_logs(const std::string& out_dir, const BackendSelection& selec
   for (const LoadedBackend& b : selection.backends) logs.push_back(backend_log(out_dir, b.library));
   for (const LoadFailure& f : selection.failures) logs.push_back(backend_log(out_dir, f.library));
   for (const std::string& log : logs)
-    if (std::filesystem::exists(log, ec) && std::filesystem::file_size(log, ec) == 0) std::filesystem::remove(log, ec);
-  if (std::filesystem::is_empty(out_dir + "/logs", ec)) std::filesystem::remove(out_dir + "/logs", ec);
-}
-
-// One backend's worker, started again after it dies (a crash, a hang, a touched guard).
-class Runner {
- public:
-  Runner(const LoadedBackend& backend, WorkerConfig config) : backend_(backend), config_(std::move(config)) {
-    config_.library = backend.library;
-  }
-  const LoadedBackend& backend() const { return backend_; }
-
-  CallOutcome call(const poolspec_problem& problem, const CallBuffers& buffers, std::chrono::milliseconds timeout) {
-    if (!unstartable_.empty() || !worker_ || !worker_->alive()) {
-      // A worker that could not be started again is not tried again (each try may cost the load limit).
-      if (unstartable_.empty()) unstartable_ = restart();
-      if (!unstartable_.empty()) {
-        CallOutcome out;
-        out.kind = CallOutcome::Kind::crash;
-        out.message = fmt::format("not run: {}", unstartable_);
-        return out;
-      }
-    }
-    return worker_->call(backend_.description.index, problem, buffers, timeout);
-  }
-  // The next call starts a fresh worker.
-  void fresh() { worker_.reset(); }
-
- private:
-  std::string restart() {
-    worker_.reset();
-    Result<std::unique_ptr<Worker>> w = Worker::start(config_);
-    if (!w) return w.error().message;
-    LibraryDescription d = (*w)->describe();
-    if (!d.load_error.empty()) return fmt::format("the worker could not load the library again: {}", d.load_error);
-    const uint32_t i = backend_.description.index;
-    if (i >= d.backends.size() || d.backends[i].name != backend_.name() || d.backends[i].rules != backend_.description.rules)
-      return "the library described itself differently when loaded again";
-    worker_ = std::move(*w);
-    return "";
-  }
-
-  const LoadedBackend& backend_;
-  WorkerConfig config_;
-  std::unique_ptr<Worker> worker_;
-  std::string unstartable_;
-};
-
-// A problem's input and the spec's answers, shared by the backends that run it.
-struct SpecValues {
-  Tensor input;
-  Output expected;
-  std::optional<Tensor> abs_sums;  // float averages: per element, the window's absolute sum
-};
-
-const Tensor* abs_sums_of(SpecValues& s, const Problem& p) {
-  if (p.op != Op::avg || !is_float(p.dtype)) return nullptr;
-  if (!s.abs_sums) {
-    Result<Tensor> sums = window_abs_sums(p, s.input);
-    if (!sums) return nullptr;
-    s.abs_sums = std::move(*sums);
-  }
-  return &*s.abs_sums;
-}
-
-// One problem judged: two calls in one worker, against the spec.
-struct Judged {
-  Verdict verdict = Verdict::pass;
-  std::string detail;
-  EngineComparison comparison;
-  Output got;
-};
-
-Output read_output(const Problem& p, Layout layout, const ShapeInfo& shape, const CallOutcome& r) {
-  Output out;
-  out.values = from_storage(p.dtype, shape.output_shape, layout, r.output);
-  if (!r.indices.empty()) {
-    out.indices.resize(r.indices.size());
-    for (size_t i = 0; i < r.indices.size(); ++i)
-      out.indices[i] = r.indices[static_cast<size_t>(storage_position(shape.output_shape, static_cast<int64_t>(i), layout))];
-  }
-  return out;
-}
-
-// Why a declared accumulation cannot be used for this problem ("" when it can).
-std::string accumulation_for_problem(const poolspec_accumulation& a, const Problem& p) {
-  if (std::string e = accumulation_problem(a); !e.empty()) return e;
-  if (p.op == Op::avg && p.dtype == DType::f64 && a.sum_format == POOLSPEC_F32)
-    return "accumulation.sum_format=POOLSPEC_F32 on an f64 problem: the bound assumes sums at least as wide as the "
-           "data (it has no term for rounding the inputs)";
-  return "";
-}
-
-// `bits` with every element of `dtype` in it (the 8 bytes repeat over the output) a quiet NaN.
-uint64_t nan_poison(DType dtype, uint64_t bits) {
-  uint8_t b[8];
-  std::memcpy(b, &bits, 8);
-  for (int i = 0; i < 8; ++i) {
-    const int lane = i % storage_bytes(dtype), top = storage_bytes(dtype) - 1;
-    switch (dtype) {
-      case DType::f64: b[i] |= lane == top ? 0x7F : lane == top - 1 ? 0xF8 : 0; break;
-      case DType::f32: b[i] |= lane == top ? 0x7F : lane == top - 1 ? 0xC0 : 0; break;
-      case DType::f16: b[i] |= lane == top ? 0x7E : 0; break;
-      case DType::bf16: b[i] |= lane == top ? 0x7F : 0xC0; break;
-      default: break;
-    }
-  }
-  std::memcpy(&bits, b, 8);
-  return bits;
-}
-
-class Judge {
- public:
-  Judge(Runner& runner, std::chrono::milliseconds timeout) : runner_(runner), timeout_(timeout), rng_(std::random_device{}()) {}
-
-  Judged judge(const Problem& p, Layout layout, SpecValues& spec) {
-    Judged j;
-    Result<CProblem> c = to_c_problem(p, layout);
-    if (!c) {
-      j.verdict = Verdict::unsupported;
-      j.detail = c.error().message;
-      return j;
-    }
-    const std::vector<std::byte> in = to_storage(spec.input, layout);
-    const ShapeInfo shape = validated_shape(p).value();
-    const bool with_indices = p.op == Op::max && p.indices != Indices::none;
-    const size_t width = static_cast<size_t>(storage_bytes(p.dtype));
-    const auto elements = static_cast<size_t>(shape.output_elements);
-    // Two calls: fresh buffers; poisons that differ in every byte, the first a NaN in every float
-    // element (a backend that reads its output before writing it shows); the data against the
-    // guard page after it, then one element after the guard page before it (misaligned).
-    const uint64_t poison = nan_poison(p.dtype, rng_());
-    CallBuffers buffers{in, elements * width, with_indices ? elements : 0, rng_(), poison, true, width};
-    CallOutcome calls[2];
-    calls[0] = runner_.call(c->problem, buffers, timeout_);
-    if (Judged early; stopped(calls[0], 0, early)) return early;
-    buffers.seed = rng_();
-    buffers.poison = ~poison;
-    buffers.flush_end = false;
-    calls[1] = runner_.call(c->problem, buffers, timeout_);
-    if (calls[1].kind == CallOutcome::Kind::unsupported) {
-      j.verdict = Verdict::unstable;
-      j.detail = fmt::format("supports() accepted the problem on the first call and refused it on the second: {}",
-                             calls[1].message);
-      return j;
-    }
-    if (calls[1].kind == CallOutcome::Kind::run_error || calls[1].kind == CallOutcome::Kind::bad_supports) {
-      j.verdict = Verdict::unstable;
-      j.detail = fmt::format("the first call ran; on the second, {}", calls[1].message);
-      return j;
-    }
-    if (Judged early; stopped(calls[1], 1, early)) return early;
-
-    for (int k = 0; k < 2; ++k)
-      if (std::string e = accumulation_for_problem(calls[k].accumulation, p); !e.empty()) {
-        j.verdict = Verdict::fail;
-        j.detail = fmt::format("the accumulation declared for this problem (call {}) is refused: {}", k + 1, e);
-        return j;
-      }
-    if (std::memcmp(&calls[0].accumulation, &calls[1].accumulation, sizeof(poolspec_accumulation)) != 0) {
-      j.verdict = Verdict::unstable;
-      j.detail = "the two calls declared different accumulations for this problem";
-      return j;
-    }
-    if (std::string u = unwritten(calls, width, elements); !u.empty()) {
-      j.verdict = Verdict::unwritten;
-      j.detail = u;
-      j.got = read_output(p, layout, shape, calls[0]);
-      return j;
-    }
-    const ErrorBound bound = bound_of(calls[0].accumulation, p, runner_.backend().name());
-    const Tensor* sums = bound.exact ? nullptr : abs_sums_of(spec, p);
-    Output got[2];
-    Result<EngineComparison> cmp[2] = {EngineComparison{}, EngineComparison{}};
-    for (int k = 0; k < 2; ++k) {
-      got[k] = read_output(p, layout, shape, calls[k]);
-      cmp[k] = compare_output(p, spec.input, spec.expected, got[k], bound, 5, sums);
-      if (!cmp[k]) {
-        j.verdict = Verdict::fail;
-        j.detail = cmp[k].error().message;
-        return j;
-      }
-      if (k == 0 && calls[0].output == calls[1].output && calls[0].indices == calls[1].indices) break;
-    }
-    const bool same = calls[0].output == calls[1].output && calls[0].indices == calls[1].indices;
-    const bool right[2] = {cmp[0]->passed(), same ? cmp[0]->passed() : cmp[1]->passed()};
-    const int wrong = right[0] ? 1 : 0;  // the call shown
-    j.comparison = *cmp[same ? 0 : wrong];
-    j.got = std::move(got[same ? 0 : wrong]);
-    if (same) {
-      j.verdict = right[0] ? Verdict::pass : Verdict::fail;
-      if (!right[0]) j.detail = comparison_text(p, *cmp[0], bound);
-      return j;
-    }
-    const std::string first_difference = difference(calls, width, shape);
-    if (right[0] && right[1]) {
-      j.verdict = Verdict::unstable;
-      j.detail = fmt::format("the two calls' outputs differ, both within the bound: {}", first_difference);
-    } else if (right[0] != right[1]) {
-      j.verdict = Verdict::unstable;
-      j.detail = fmt::format("call {} was right and call {} wrong ({}):\n{}", right[0] ? 1 : 2, right[0] ? 2 : 1,
-                             first_difference, comparison_text(p, *cmp[wrong], bound));
-    } else {
-      j.verdict = Verdict::fail;
-      j.detail = fmt::format("{}\n(the second call's output differs from the first's too: {})",
-                             comparison_text(p, *cmp[0], bound), first_difference);
-    }
-    return j;
-  }
-
- private:
-  // A call that ended the judging: its verdict.
-  static bool stopped(const CallOutcome& call, int k, Judged& j) {
-    const std::string which = k == 0 ? "" : "on the second call (the first ran): ";
-    switch (call.kind) {
-      case CallOutcome::Kind::ran: return false;
-      case CallOutcome::Kind::unsupported: j.verdict = Verdict::unsupported; j.detail = call.message; return true;
-      case CallOutcome::Kind::bad_supports: j.verdict = Verdict::fail; j.detail = call.message; return true;
-      case CallOutcome::Kind::run_error:
-        j.verdict = Verdict::fail;
-        j.detail = fmt::format("supports() accepted the problem, then run() failed: {}", call.message);
-        return true;
-      case CallOutcome::Kind::crash: j.verdict = Verdict::crash; break;
-      case CallOutcome::Kind::hang: j.verdict = Verdict::hang; break;
-      case CallOutcome::Kind::out_of_bounds: j.verdict = Verdict::out_of_bounds; break;
-    }
-    j.detail = which + call.message;
-    return true;
-  }
-
-  // Output elements (and indices) that kept their poison: in both calls (whose poisons differ
-  // in every byte), or in one call while the other wrote another value there.
-  static std::string unwritten(const CallOutcome (&calls)[2], size_t width, size_t elements) {
-    int64_t count = 0;
-    size_t example = 0;
-    int example_call = 0;
-    const auto kept = [&](const CallOutcome& c, size_t e) {
-      for (size_t k = 0; k < width; ++k)
-        if (c.output[e * width + k] != c.output_poison[(e * width + k) % 8]) return false;
-      return true;
-    };
-    for (size_t e = 0; e < elements; ++e) {
-      const bool a = kept(calls[0], e), b = kept(calls[1], e);
-      const bool ia = !calls[0].indices.empty() && calls[0].indices[e] == calls[0].index_poison;
-      const bool ib = !calls[1].indices.empty() && calls[1].indices[e] == calls[1].index_poison;
-      const bool differs = !std::equal(calls[0].output.begin() + static_cast<std::ptrdiff_t>(e * width),
-                                       calls[0].output.begin() + static_cast<std::ptrdiff_t>((e + 1) * width),
-                                       calls[1].output.begin() + static_cast<std::ptrdiff_t>(e * width)) ||
-                           (!calls[0].indices.empty() && calls[0].indices[e] != calls[1].indices[e]);
-      if ((a && b) || (ia && ib) || ((a || b || ia || ib) && differs)) {
-        if (count++ == 0) {
-          example = e;
-          example_call = (a && b) || (ia && ib) ? 0 : (a || ia) ? 1 : 2;
-        }
-      }
-    }
-    if (count == 0) return "";
-    return fmt::format("{} of {} output elements (or indices) left unwritten ({}); the first at storage offset {}", count,
-                       elements,
-                       example_call == 0 ? "they kept two different poisons over two calls"
-                                         : fmt::format("kept the poison on call {}", example_call),
-                       example);
-  }
-
-  static std::string difference(const CallOutcome (&calls)[2], size_t width, const ShapeInfo& shape) {
-    for (size_t e = 0; e < static_cast<size_t>(shape.output_elements); ++e) {
-      const bool values = !std::equal(calls[0].output.begin() + static_cast<std::ptrdiff_t>(e * width),
-                                      calls[0].output.begin() + static_cast<std::ptrdiff_t>((e + 1) * width),
-                                      calls[1].output.begin() + static_cast<std::ptrdiff_t>(e * width));
-      const bool indices = !calls[0].indices.empty() && calls[0].indices[e] != calls[1].indices[e];
-      if (values || indices) return fmt::format("the first difference at storage offset {}", e);
-    }
-    return "no element differs";
-  }
-
-  Runner& runner_;
-  std::chrono::milliseconds timeout_;
-  std::mt19937_64 rng_;
-};
-
-// Smaller problems of the same rules: each attribute one step toward its smallest value.
-std::vector<Problem> smaller(const Problem& p) {
-  std::vector<Problem> out;
-  const auto add = [&](Problem q) {
-    if (q != p && validate(q)) out.push_back(std::move(q));
-  };
-  Problem q = p;
-  q.batch = 1;
-  add(q);
-  q = p;
-  q.channels = 1;
-  add(q);
-  q = p;
-  q.channels = std::max<int64_t>(1, p.channels / 2);
-  add(q);
-  for (size_t i = 0; i < p.axes.size(); ++i) {
-    if (p.axes.size() > 1) {
-      q = p;
-      q.axes.erase(q.axes.begin() + static_cast<std::ptrdiff_t>(i));
-      if (q.index_axis <= static_cast<int64_t>(q.axes.size()) + 1) add(q);
-    }
-    for (int64_t Axis::*field : {&Axis::extent, &Axis::kernel, &Axis::stride, &Axis::dilation, &Axis::pad_begin, &Axis::pad_end}) {
-      const int64_t least = field == &Axis::pad_begin || field == &Axis::pad_end ? 0 : 1;
-      q = p;
-      int64_t& v = q.axes[i].*field;
-      if (v <= least) continue;
-      const int64_t original = v;
-      v = std::max(least, original / 2);
-      add(q);
-      q.axes[i].*field = original - 1;
-      add(q);
-    }
-  }
-  return out;
+    if (std::filesystem::exists(log, ec) && std::filesystem::file_size(log, ec) == 0)
+      std::filesystem::remove(log, ec);
+  if (std::filesystem::is_empty(out_dir + "/logs", ec))
+    std::filesystem::remove(out_dir + "/logs", ec);
 }
 
 // Every option that changes a backend's outcome, as command-line words.
 std::string outcome_options(const CertifyOptions& o) {
-  return fmt::format("--timeout-ms {} --load-timeout-ms {} --memory-limit-mb {} --cpu-limit-s {}{}", o.timeout_ms,
-                     o.load_timeout_ms, o.memory_limit_mb, o.cpu_limit_s, o.pid_namespace ? "" : " --no-pid-namespace");
+  return fmt::format("--timeout-ms {} --load-timeout-ms {} --memory-limit-mb {} --cpu-limit-s {}{}",
+                     o.timeout_ms, o.load_timeout_ms, o.memory_limit_mb, o.cpu_limit_s,
+                     o.pid_namespace ? "" : " --no-pid-namespace");
 }
 
 std::string poolspec_program(const CertifyOptions& o) {
@@ -446,36 +145,45 @@ struct Replayable {
 
 // The reproducer bundle: problem string, input, expected and got as .npy, the report, and the
 // one shell-safe command that replays it from any folder.
-void write_bundle(JobResult& r, const std::string& dir, const CertifyOptions& o, const LoadedBackend& b,
-                  const Replayable& x) {
+void write_bundle(JobResult& r, const std::string& dir, const CertifyOptions& o,
+                  const LoadedBackend& b, const Replayable& x) {
   std::error_code ec;
   const std::filesystem::path folder = std::filesystem::absolute(dir, ec);
   std::filesystem::create_directories(folder, ec);
   if (ec) return;
   r.repro_dir = folder.string();
   const std::string backend_arg = b.library == "built-in" ? b.name() : b.library;
-  std::string command = fmt::format("{} certify --backend {} --layout {} {}", shell_quoted(poolspec_program(o)),
-                                    shell_quoted(backend_arg), r.layout, outcome_options(o));
+  std::string command =
+      fmt::format("{} certify --backend {} --layout {} {}", shell_quoted(poolspec_program(o)),
+                  shell_quoted(backend_arg), r.layout, outcome_options(o));
   if (x.warmup) {
-    command += fmt::format(" --warmup {} --warmup-layout {} --warmup-input {}", shell_quoted(format_problem(x.warmup->problem)),
-                           layout_name(x.warmup->layout), shell_quoted((folder / "warmup-input.npy").string()));
-    (void)write_file_atomically((folder / "warmup.txt").string(),
-                                fmt::format("{} ({})\n", format_problem(x.warmup->problem), layout_name(x.warmup->layout)));
-    (void)write_file_atomically((folder / "warmup-input.npy").string(), encode_npy(x.warmup->spec.input));
+    command +=
+        fmt::format(" --warmup {} --warmup-layout {} --warmup-input {}",
+                    shell_quoted(format_problem(x.warmup->problem)), layout_name(x.warmup->layout),
+                    shell_quoted((folder / "warmup-input.npy").string()));
+    (void)write_file_atomically(
+        (folder / "warmup.txt").string(),
+        fmt::format("{} ({})\n", format_problem(x.warmup->problem), layout_name(x.warmup->layout)));
+    (void)write_file_atomically((folder / "warmup-input.npy").string(),
+                                encode_npy(x.warmup->spec.input));
   }
-  command += fmt::format(" --problem {} --input {} --out {}", shell_quoted(format_problem(x.problem)),
-                         shell_quoted((folder / "input.npy").string()), shell_quoted((folder / "replay-out").string()));
+  command +=
+      fmt::format(" --problem {} --input {} --out {}", shell_quoted(format_problem(x.problem)),
+                  shell_quoted((folder / "input.npy").string()),
+                  shell_quoted((folder / "replay-out").string()));
   r.repro_command = command;
   r.reproduces = x.reproduces;
   (void)write_file_atomically((folder / "problem.txt").string(), format_problem(x.problem) + "\n");
   (void)write_file_atomically((folder / "input.npy").string(), encode_npy(x.spec.input));
-  (void)write_file_atomically((folder / "expected.npy").string(), encode_npy(x.spec.expected.values));
+  (void)write_file_atomically((folder / "expected.npy").string(),
+                              encode_npy(x.spec.expected.values));
   if (!x.judged.got.values.values.empty())
     (void)write_file_atomically((folder / "got.npy").string(), encode_npy(x.judged.got.values));
   (void)write_file_atomically((folder / "command.txt").string(), command + "\n");
   (void)write_file_atomically((folder / "report.txt").string(),
-                              fmt::format("{} {} on {} ({}): {}\n{}\nreplay: {}\n", r.backend, verdict_name(x.judged.verdict),
-                                          format_problem(x.problem), r.layout, r.case_id, x.judged.detail, x.reproduces));
+                              fmt::format("{} {} on {} ({}): {}\n{}\nreplay: {}\n", r.backend,
+                                          verdict_name(x.judged.verdict), format_problem(x.problem),
+                                          r.layout, r.case_id, x.judged.detail, x.reproduces));
 }
 
 class Progress {
@@ -486,8 +194,8 @@ class Progress {
     ++done_;
     if (!on_) return;
     const size_t width = 30, filled = total_ ? done_ * width / total_ : width;
-    fmt::print(stderr, "\r[{}{}] {}/{} {:<60.60}", std::string(filled, '#'), std::string(width - filled, ' '), done_,
-               total_, what);
+    fmt::print(stderr, "\r[{}{}] {}/{} {:<60.60}", std::string(filled, '#'),
+               std::string(width - filled, ' '), done_, total_, what);
     if (done_ == total_) fmt::print(stderr, "\n");
   }
 
@@ -501,13 +209,15 @@ Result<std::pair<int64_t, int64_t>> parse_shard(const std::string& text) {
   if (text.empty()) return std::pair<int64_t, int64_t>{0, 1};
   int64_t i = -1, n = -1;
   char slash = 0, extra = 0;
-  if (std::sscanf(text.c_str(), "%ld%c%ld%c", &i, &slash, &n, &extra) != 3 || slash != '/' || n < 1 || i < 0 || i >= n)
+  if (std::sscanf(text.c_str(), "%ld%c%ld%c", &i, &slash, &n, &extra) != 3 || slash != '/' ||
+      n < 1 || i < 0 || i >= n)
     return Error{fmt::format("--shard {}: must be i/n with 0 <= i < n", text)};
   return std::pair<int64_t, int64_t>{i, n};
 }
 
 // The rule sets one backend is held to.
-std::vector<std::string> rules_for(const BackendDescription& b, const std::vector<std::string>& wanted) {
+std::vector<std::string> rules_for(const BackendDescription& b,
+                                   const std::vector<std::string>& wanted) {
   std::vector<std::string> out;
   for (const std::string& w : wanted) {
     const std::string r = w == "claimed" ? b.rules : w;
@@ -517,46 +227,13 @@ std::vector<std::string> rules_for(const BackendDescription& b, const std::vecto
   return out;
 }
 
-// A waiver: every failure of a backend under a rule set in one matrix cell is a known deviation.
-struct Waiver {
-  std::string backend, rules, column, reason;
-};
-
-Result<std::vector<Waiver>> read_waivers(const std::string& path) {
-  std::vector<Waiver> out;
-  if (path.empty()) return out;
-  std::ifstream in(path);
-  if (!in) return Error{fmt::format("--waivers {}: cannot read it", path)};
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    if (line.empty() || line[0] == '#') continue;
-    const size_t bar = line.find('|');
-    std::istringstream fields(line.substr(0, bar));
-    Waiver w;
-    fields >> w.backend >> w.rules;
-    std::getline(fields >> std::ws, w.column);
-    while (!w.column.empty() && w.column.back() == ' ') w.column.pop_back();
-    if (bar == std::string::npos || w.column.empty())
-      return Error{fmt::format("--waivers {}:{}: must be 'backend rules column | reason'", path, number)};
-    w.reason = line.substr(bar + 1);
-    w.reason.erase(0, w.reason.find_first_not_of(' '));
-    out.push_back(w);
-  }
-  return out;
-}
-
-const Waiver* waiver_for(const std::vector<Waiver>& waivers, const JobResult& r) {
-  for (const Waiver& w : waivers)
-    if (w.backend == r.backend && w.rules == r.rules && w.column == r.column) return &w;
-  return nullptr;
-}
-
 Result<Tensor> read_input(const std::string& option, const std::string& path, const Problem& p) {
   Result<Tensor> t = read_npy(path);
   if (!t) return Error{fmt::format("{} {}: {}", option, path, t.error().message)};
   if (t->dtype != p.dtype || t->shape != input_shape(p))
-    return Error{fmt::format("{} {}: {} ({}) where the problem takes {} ({})", option, path, dtype_name(t->dtype),
-                             fmt::join(t->shape, ","), dtype_name(p.dtype), fmt::join(input_shape(p), ","))};
+    return Error{fmt::format("{} {}: {} ({}) where the problem takes {} ({})", option, path,
+                             dtype_name(t->dtype), fmt::join(t->shape, ","), dtype_name(p.dtype),
+                             fmt::join(input_shape(p), ","))};
   return t;
 }
 
@@ -581,8 +258,10 @@ JobResult load_error_result(const LoadFailure& f) {
 
 // A replayed problem (`problem_option`) with its input (`input_option`, or the suite's input for
 // a case named "replay") and the spec's answers.
-Result<std::pair<Problem, SpecValues>> replayed(const std::string& problem_option, const std::string& text,
-                                                const std::string& input_option, const std::string& input) {
+Result<std::pair<Problem, SpecValues>> replayed(const std::string& problem_option,
+                                                const std::string& text,
+                                                const std::string& input_option,
+                                                const std::string& input) {
   Result<Problem> p = parse_valid(problem_option, text);
   if (!p) return p.error();
   SpecValues spec;
@@ -604,13 +283,15 @@ Result<std::pair<Problem, SpecValues>> replayed(const std::string& problem_optio
 // `--problem` (and `--input`): each backend judged on one problem in a fresh worker, after the
 // warm-up call when one is given.
 int replay(const CertifyOptions& o, const BackendSelection& selection) {
-  Result<std::pair<Problem, SpecValues>> target = replayed("--problem", o.problem, "--input", o.input);
+  Result<std::pair<Problem, SpecValues>> target =
+      replayed("--problem", o.problem, "--input", o.input);
   if (!target) return cli::refuse(target.error().message);
   std::optional<std::pair<Problem, SpecValues>> warmup;
   if (!o.warmup_layout.empty() && o.warmup_layout != "nchw" && o.warmup_layout != "nhwc")
     return cli::refuse(fmt::format("--warmup-layout {}: must be nchw or nhwc", o.warmup_layout));
   if (!o.warmup.empty()) {
-    Result<std::pair<Problem, SpecValues>> w = replayed("--warmup", o.warmup, "--warmup-input", o.warmup_input);
+    Result<std::pair<Problem, SpecValues>> w =
+        replayed("--warmup", o.warmup, "--warmup-input", o.warmup_input);
     if (!w) return cli::refuse(w.error().message);
     warmup = std::move(*w);
   }
@@ -626,12 +307,14 @@ int replay(const CertifyOptions& o, const BackendSelection& selection) {
       Runner runner(b, config);
       Judge judge(runner, std::chrono::milliseconds(o.timeout_ms));
       if (warmup) {
-        const Judged w = judge.judge(warmup->first, parse_layout(o.warmup_layout.empty() ? l : o.warmup_layout),
-                                     warmup->second);
+        const Judged w =
+            judge.judge(warmup->first, parse_layout(o.warmup_layout.empty() ? l : o.warmup_layout),
+                        warmup->second);
         fmt::print("{} ({}): warm-up: {}\n", b.name(), l, verdict_name(w.verdict));
       }
       const Judged j = judge.judge(target->first, parse_layout(l), target->second);
-      fmt::print("{} ({}): {}{}\n", b.name(), l, verdict_name(j.verdict), j.detail.empty() ? "" : "\n" + j.detail);
+      fmt::print("{} ({}): {}{}\n", b.name(), l, verdict_name(j.verdict),
+                 j.detail.empty() ? "" : "\n" + j.detail);
       if (is_failure(j.verdict)) code = cli::exit_check_failed;
     }
   remove_empty_logs(o.out_dir, selection);
@@ -641,10 +324,13 @@ int replay(const CertifyOptions& o, const BackendSelection& selection) {
 // Every option that decides which runs a shard makes: shards of one run must agree on it.
 std::string fingerprint(const CertifyOptions& o, const BackendSelection& s, int64_t shards) {
   std::vector<std::string> backends;
-  for (const LoadedBackend& b : s.backends) backends.push_back(fmt::format("{}#{}", b.library, b.description.index));
-  return fmt::format("suite={} shards={} backends=[{}] rules=[{}] layouts=[{}] filters=[{}] waivers={} shrink={} {}",
-                     o.suite, shards, fmt::join(backends, ","), fmt::join(o.rules, ","), fmt::join(o.layouts, ","),
-                     fmt::join(o.filters, ","), o.waivers, o.shrink, outcome_options(o));
+  for (const LoadedBackend& b : s.backends)
+    backends.push_back(fmt::format("{}#{}", b.library, b.description.index));
+  return fmt::format(
+      "suite={} shards={} backends=[{}] rules=[{}] layouts=[{}] filters=[{}] waivers={} shrink={} "
+      "{}",
+      o.suite, shards, fmt::join(backends, ","), fmt::join(o.rules, ","), fmt::join(o.layouts, ","),
+      fmt::join(o.filters, ","), o.waivers, o.shrink, outcome_options(o));
 }
 
 struct Job {
@@ -670,8 +356,9 @@ struct RunState {
 
 // How a failure replays in a fresh worker: the minimal problem alone, the original alone, or the
 // original after the problem the worker ran before it.
-Replayable reproducible(RunState& s, Runner& runner, const Replayable& minimal, const Replayable& original,
-                        const std::optional<Called>& previous, Layout layout) {
+Replayable reproducible(RunState& s, Runner& runner, const Replayable& minimal,
+                        const Replayable& original, const std::optional<Called>& previous,
+                        Layout layout) {
   // Twice in a row, each in a fresh worker (a failure that comes and goes is not said to replay);
   // a hang once (each try costs the time limit).
   const auto replays = [&](const Replayable& x, const std::optional<Called>& warmup) {
@@ -694,25 +381,32 @@ Replayable reproducible(RunState& s, Runner& runner, const Replayable& minimal, 
   }
   if (minimal.problem != original.problem && replays(original, std::nullopt)) {
     Replayable x = original;
-    x.reproduces = "reproduces in a fresh worker (the minimal problem does not: it failed after the worker's earlier calls)";
+    x.reproduces =
+        "reproduces in a fresh worker (the minimal problem does not: it failed after the worker's "
+        "earlier calls)";
     return x;
   }
   if (previous) {
     if (replays(original, previous)) {
       Replayable x = original;
       x.warmup = previous;
-      x.reproduces = "reproduces in a fresh worker after a warm-up call of the problem run before it (--warmup)";
+      x.reproduces =
+          "reproduces in a fresh worker after a warm-up call of the problem run before it "
+          "(--warmup)";
       return x;
     }
   }
   Replayable x = original;
-  x.reproduces = "does NOT reproduce in a fresh worker, even after the problem run before it: the failure depends on "
-                 "the worker's longer history of calls (see the run's order in report.json)";
+  x.reproduces =
+      "does NOT reproduce in a fresh worker, even after the problem run before it: the failure "
+      "depends on "
+      "the worker's longer history of calls (see the run's order in report.json)";
   return x;
 }
 
 // One lane: the cases it takes, each backend in a worker of the lane's own.
-void run_lane(RunState& s, std::atomic<size_t>& next_case, const std::vector<std::pair<size_t, size_t>>& case_jobs) {
+void run_lane(RunState& s, std::atomic<size_t>& next_case,
+              const std::vector<std::pair<size_t, size_t>>& case_jobs) {
   const WorkerConfig base = worker_config(s.o);
   std::vector<std::unique_ptr<Runner>> runners(s.selection.backends.size());
   std::vector<std::optional<Called>> previous(s.selection.backends.size());
@@ -741,7 +435,8 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case, const std::vector<std
         Result<Output> expected = evaluate(p, v.input);
         if (!expected) {
           const std::lock_guard lock(s.mutex);
-          s.spec_error = fmt::format("case {}: the spec refuses {}: {}", c.id, text, expected.error().message);
+          s.spec_error =
+              fmt::format("case {}: the spec refuses {}: {}", c.id, text, expected.error().message);
           return;
         }
         v.expected = std::move(*expected);
@@ -780,9 +475,11 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case, const std::vector<std
       // an adapter), never a library given by path that takes a shipped backend's name, and never
       // a crash, a hang, a write out of bounds or any other status but FAIL.
       const bool shipped = b.library == "built-in" || !b.given_by_path;
-      if (const Waiver* w = j.verdict == Verdict::fail && shipped ? waiver_for(s.waivers, r) : nullptr) {
+      if (const Waiver* w =
+              j.verdict == Verdict::fail && shipped ? waiver_for(s.waivers, r) : nullptr) {
         r.verdict = Verdict::waived;
-        r.detail = fmt::format("waived {} ({}): {}\n{}", verdict_name(j.verdict), w->reason, s.o.waivers, j.detail);
+        r.detail = fmt::format("waived {} ({}): {}\n{}", verdict_name(j.verdict), w->reason,
+                               s.o.waivers, j.detail);
       } else if (is_failure(j.verdict)) {
         const std::lock_guard lock(s.mutex);
         bundle = s.bundles_per_row[row] < 20;
@@ -793,36 +490,22 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case, const std::vector<std
         // would cost the time limit) -- and a bundle that replays in a fresh worker.
         Replayable original{p, it->second, std::nullopt, j, ""};
         Replayable least = original;
-        int tries = 0;
-        bool progressed = s.o.shrink && j.verdict != Verdict::hang;
-        while (progressed && tries < 120) {
-          progressed = false;
-          for (const Problem& q : smaller(least.problem)) {
-            if (++tries > 120) break;
-            Case qc = c;
-            qc.fixed_input.reset();
-            SpecValues qv;
-            qv.input = make_input(qc, q);
-            Result<Output> q_expected = evaluate(q, qv.input);
-            if (!q_expected) continue;
-            qv.expected = std::move(*q_expected);
-            Judged qj = judge.judge(q, layout, qv);
-            if (qj.verdict == j.verdict) {
-              least = Replayable{q, std::move(qv), std::nullopt, std::move(qj), ""};
-              progressed = true;
-              break;
-            }
-          }
+        if (s.o.shrink && j.verdict != Verdict::hang) {
+          Failure m = minimal_failure(judge, c, layout, Failure{p, it->second, j}, 120);
+          least = Replayable{std::move(m.problem), std::move(m.spec), std::nullopt,
+                             std::move(m.judged), ""};
         }
         r.minimal_problem = format_problem(least.problem);
-        const Replayable x = reproducible(s, runner, least, original, previous[job.backend_index], layout);
+        const Replayable x =
+            reproducible(s, runner, least, original, previous[job.backend_index], layout);
         int n = 0;
         {
           const std::lock_guard lock(s.mutex);
           n = s.bundles_per_row[row]++;
         }
-        write_bundle(r, fmt::format("{}/repro/{}@{}/{:03}-{}-{}", s.o.out_dir, sanitized(r.backend), r.rules, n,
-                                    sanitized(c.id), r.layout),
+        write_bundle(r,
+                     fmt::format("{}/repro/{}@{}/{:03}-{}-{}", s.o.out_dir, sanitized(r.backend),
+                                 r.rules, n, sanitized(c.id), r.layout),
                      s.o, b, x);
         previous[job.backend_index].reset();  // the worker is fresh now
       } else {
@@ -836,23 +519,30 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case, const std::vector<std
 
 int certify_command(const CertifyOptions& o) {
   for (const std::string& l : o.layouts)
-    if (l != "nchw" && l != "nhwc") return cli::refuse(fmt::format("--layout {}: must be nchw or nhwc", l));
+    if (l != "nchw" && l != "nhwc")
+      return cli::refuse(fmt::format("--layout {}: must be nchw or nhwc", l));
   for (const std::string& r : o.rules)
     if (r != "claimed" && !known_rules(r))
-      return cli::refuse(fmt::format("--rules {}: must be claimed, spec, xs3 or a framework "
-                                     "(ngraph openvino onnx pytorch tensorflow tflite onednn)", r));
+      return cli::refuse(
+          fmt::format("--rules {}: must be claimed, spec, xs3 or a framework "
+                      "(ngraph openvino onnx pytorch tensorflow tflite onednn)",
+                      r));
   const std::pair<const char*, int64_t> limits[] = {{"--timeout-ms", o.timeout_ms},
                                                     {"--load-timeout-ms", o.load_timeout_ms},
                                                     {"--memory-limit-mb", o.memory_limit_mb},
                                                     {"--cpu-limit-s", o.cpu_limit_s}};
   for (const auto& [name, value] : limits)
-    if (value < 1 || value > 100'000'000) return cli::refuse(fmt::format("{} {}: must be 1..100000000", name, value));
-  if (o.jobs < 1 || o.jobs > 256) return cli::refuse(fmt::format("--jobs {}: must be 1..256", o.jobs));
+    if (value < 1 || value > 100'000'000)
+      return cli::refuse(fmt::format("{} {}: must be 1..100000000", name, value));
+  if (o.jobs < 1 || o.jobs > 256)
+    return cli::refuse(fmt::format("--jobs {}: must be 1..256", o.jobs));
   if (o.out_dir.empty()) return cli::refuse("--out '': must name a folder");
   Result<std::pair<int64_t, int64_t>> shard = parse_shard(o.shard);
   if (!shard) return cli::refuse(shard.error().message);
-  if (!o.input.empty() && o.problem.empty()) return cli::refuse("--input: only with --problem (a replay)");
-  if (!o.warmup.empty() && o.problem.empty()) return cli::refuse("--warmup: only with --problem (a replay)");
+  if (!o.input.empty() && o.problem.empty())
+    return cli::refuse("--input: only with --problem (a replay)");
+  if (!o.warmup.empty() && o.problem.empty())
+    return cli::refuse("--warmup: only with --problem (a replay)");
   if ((!o.warmup_input.empty() || !o.warmup_layout.empty()) && o.warmup.empty())
     return cli::refuse("--warmup-input, --warmup-layout: only with --warmup");
   Result<std::vector<Waiver>> waivers = read_waivers(o.waivers);
@@ -860,35 +550,44 @@ int certify_command(const CertifyOptions& o) {
   Result<std::vector<Case>> suite = make_suite(o.suite);
   if (!suite) return cli::refuse(fmt::format("--suite: {}", suite.error().message));
   std::error_code ec;
-  if (o.problem.empty()) std::filesystem::remove_all(o.out_dir + "/repro", ec);  // an earlier run's bundles
+  if (o.problem.empty())
+    std::filesystem::remove_all(o.out_dir + "/repro", ec);  // an earlier run's bundles
   std::filesystem::create_directories(o.out_dir + "/logs", ec);
   reset_logs();
-  if (ec) return cli::refuse(fmt::format("--out {}: cannot make the folder: {}", o.out_dir, ec.message()));
+  if (ec)
+    return cli::refuse(
+        fmt::format("--out {}: cannot make the folder: {}", o.out_dir, ec.message()));
   // A backend's orphans come to poolspec when no PID namespace holds them, to be killed; and no
   // process of this user may read poolspec's descriptors or memory through /proc.
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   prctl(PR_SET_DUMPABLE, 0);
   if (const WorkerConfig w = worker_config(o); access(w.program.c_str(), X_OK) != 0)
-    return cli::refuse(fmt::format("{}: the certification worker cannot be run ({}); it is installed beside poolspec",
-                                   w.program, std::strerror(errno)));
+    return cli::refuse(fmt::format(
+        "{}: the certification worker cannot be run ({}); it is installed beside poolspec",
+        w.program, std::strerror(errno)));
 
   RunInfo info;
   info.suite = o.suite;
   info.shard = fmt::format("{}/{}", shard->first, shard->second);
   info.filters = o.filters;
-  Result<BackendSelection> selection = select_backends(o.backends, worker_config(o), o.list ? "" : o.out_dir);
+  Result<BackendSelection> selection =
+      select_backends(o.backends, worker_config(o), o.list ? "" : o.out_dir);
   if (!selection) return cli::refuse(selection.error().message);
   if (o.list) {
     for (const LoadedBackend& b : selection->backends)
-      fmt::print("{:<14} {:<44} rules {:<10} {}\n", b.name(), b.description.version, b.description.rules, b.origin());
-    for (const LoadFailure& f : selection->failures) fmt::print("{:<14} LOAD-ERROR: {}\n", f.name, f.detail);
+      fmt::print("{:<14} {:<44} rules {:<10} {}\n", b.name(), b.description.version,
+                 b.description.rules, b.origin());
+    for (const LoadFailure& f : selection->failures)
+      fmt::print("{:<14} LOAD-ERROR: {}\n", f.name, f.detail);
     fmt::print("suites: smoke ci full\n");
     return selection->failures.empty() ? cli::exit_ok : cli::exit_check_failed;
   }
   if (!selection->all_in_pid_namespaces)
-    info.notes.push_back(o.pid_namespace ? "workers run without PID namespaces (the kernel allowed none): a backend could "
-                                           "signal poolspec by its process id, and orphans are killed by /proc scans"
-                                         : "workers run without PID namespaces (--no-pid-namespace)");
+    info.notes.push_back(
+        o.pid_namespace
+            ? "workers run without PID namespaces (the kernel allowed none): a backend could "
+              "signal poolspec by its process id, and orphans are killed by /proc scans"
+            : "workers run without PID namespaces (--no-pid-namespace)");
   if (!o.problem.empty()) return replay(o, *selection);
 
   // Every job, before running any, case by case: the progress bar's total, the lanes' work.
@@ -897,8 +596,9 @@ int certify_command(const CertifyOptions& o) {
   for (size_t ci = 0; ci < suite->size(); ++ci) {
     const Case& c = (*suite)[ci];
     if (static_cast<int64_t>(ci) % shard->second != shard->first) continue;
-    if (!o.filters.empty() && std::none_of(o.filters.begin(), o.filters.end(),
-                                           [&](const std::string& f) { return c.id.find(f) != std::string::npos; }))
+    if (!o.filters.empty() &&
+        std::none_of(o.filters.begin(), o.filters.end(),
+                     [&](const std::string& f) { return c.id.find(f) != std::string::npos; }))
       continue;
     info.cases.push_back(c.id);
     const size_t first = jobs.size();
@@ -909,7 +609,8 @@ int certify_command(const CertifyOptions& o) {
     if (jobs.size() > first) case_jobs.emplace_back(first, jobs.size());
   }
   if (!o.filters.empty() && info.cases.empty())
-    return cli::refuse(fmt::format("--filter {}: no case of suite {} matches", fmt::join(o.filters, ","), o.suite));
+    return cli::refuse(fmt::format("--filter {}: no case of suite {} matches",
+                                   fmt::join(o.filters, ","), o.suite));
   info.fingerprint = fingerprint(o, *selection, shard->second);
 
   const auto start = Clock::now();
@@ -921,7 +622,8 @@ int certify_command(const CertifyOptions& o) {
     run_lane(state, next_case, case_jobs);
   } else {
     std::vector<std::thread> lanes;
-    for (int t = 0; t < o.jobs; ++t) lanes.emplace_back([&] { run_lane(state, next_case, case_jobs); });
+    for (int t = 0; t < o.jobs; ++t)
+      lanes.emplace_back([&] { run_lane(state, next_case, case_jobs); });
     for (std::thread& t : lanes) t.join();
   }
   sweep_orphans();
@@ -931,36 +633,45 @@ int certify_command(const CertifyOptions& o) {
   info.command = "poolspec certify";
   std::vector<std::string> libraries;
   for (const LoadedBackend& b : selection->backends)
-    if (std::find(libraries.begin(), libraries.end(), b.library) == libraries.end()) libraries.push_back(b.library);
+    if (std::find(libraries.begin(), libraries.end(), b.library) == libraries.end())
+      libraries.push_back(b.library);
   for (const LoadFailure& f : selection->failures)
-    if (std::find(libraries.begin(), libraries.end(), f.library) == libraries.end()) libraries.push_back(f.library);
+    if (std::find(libraries.begin(), libraries.end(), f.library) == libraries.end())
+      libraries.push_back(f.library);
   for (const std::string& library : libraries) {
     const std::string log = backend_log(o.out_dir, library);
     const auto size = std::filesystem::file_size(log, ec);
     if (!ec && size > 0) {
       info.logs.emplace_back(library, log);
-      info.notes.push_back(fmt::format("{} wrote {} bytes to stdout / stderr: {}", library, size, log));
+      info.notes.push_back(
+          fmt::format("{} wrote {} bytes to stdout / stderr: {}", library, size, log));
     }
   }
   remove_empty_logs(o.out_dir, *selection);
 
   const std::string matrix = matrix_text(results);
   const std::string json = json_report(results, info);
-  if (Status s = write_reports(o.out_dir, {{"matrix.txt", matrix}, {"report.json", json}, {"junit.xml", junit_report(results, info)}}); !s)
+  if (Status s = write_reports(o.out_dir, {{"matrix.txt", matrix},
+                                           {"report.json", json},
+                                           {"junit.xml", junit_report(results, info)}});
+      !s)
     return cli::refuse(fmt::format("--out {}: {}", o.out_dir, s.error().message));
   if (o.json) {
     fmt::print("{}\n", json);
   } else {
-    fmt::print("poolspec certify: suite {}, shard {}, {} runs in {:.1f} s\n\n{}", o.suite, info.shard, results.size(),
-               info.seconds, matrix);
+    fmt::print("poolspec certify: suite {}, shard {}, {} runs in {:.1f} s\n\n{}", o.suite,
+               info.shard, results.size(), info.seconds, matrix);
     for (const std::string& n : info.notes) fmt::print("note: {}\n", n);
     size_t shown = 0;
     for (const JobResult& r : results) {
       if (!is_failure(r.verdict) || shown++ >= 10) continue;
-      fmt::print("\n{} {}@{} {} ({}): {}\n  {}\n", verdict_name(r.verdict), r.backend, r.rules, r.case_id, r.layout, r.problem,
+      fmt::print("\n{} {}@{} {} ({}): {}\n  {}\n", verdict_name(r.verdict), r.backend, r.rules,
+                 r.case_id, r.layout, r.problem,
                  r.detail.substr(0, r.detail.find('\n', r.detail.find('\n') + 1)));
-      if (!r.minimal_problem.empty() && r.minimal_problem != r.problem) fmt::print("  minimal: {}\n", r.minimal_problem);
-      if (!r.repro_command.empty()) fmt::print("  replay:  {}\n  ({})\n", r.repro_command, r.reproduces);
+      if (!r.minimal_problem.empty() && r.minimal_problem != r.problem)
+        fmt::print("  minimal: {}\n", r.minimal_problem);
+      if (!r.repro_command.empty())
+        fmt::print("  replay:  {}\n  ({})\n", r.repro_command, r.reproduces);
     }
     fmt::print("\nreports: {0}/matrix.txt {0}/report.json {0}/junit.xml\n", o.out_dir);
   }

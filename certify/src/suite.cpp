@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "poolspec/frontends.hpp"
+#include "poolspec/network_layers.hpp"
 #include "poolspec/problem_string.hpp"
 #include "poolspec/seeds.hpp"
 #include "poolspec/shape.hpp"
@@ -41,8 +42,8 @@ std::string_view mode_name(Mode m) {
   return m == Mode::max ? "max" : m == Mode::avg_include ? "avg_include" : "avg_exclude";
 }
 
-Intent intent(Mode mode, DType dtype, Ints shape, Ints kernel, Ints strides, Ints pads_begin, Ints pads_end,
-              bool ceil, Ints dilations = {}) {
+Intent intent(Mode mode, DType dtype, Ints shape, Ints kernel, Ints strides, Ints pads_begin,
+              Ints pads_end, bool ceil, Ints dilations = {}) {
   Intent in;
   in.op = mode == Mode::max ? Op::max : Op::avg;
   in.include_pad = mode == Mode::avg_include;
@@ -85,19 +86,23 @@ void add_shapes(std::vector<Case>& out, bool small) {
     for (const Shape& s : shapes) {
       if (small && rank == 3) continue;
       Ints shape{s.n, s.c};
-      for (size_t i = 0; i < rank; ++i) shape.push_back(rank == 3 ? std::min<int64_t>(s.d, 7) + static_cast<int64_t>(i) : s.d + static_cast<int64_t>(i));
+      for (size_t i = 0; i < rank; ++i)
+        shape.push_back(rank == 3 ? std::min<int64_t>(s.d, 7) + static_cast<int64_t>(i)
+                                  : s.d + static_cast<int64_t>(i));
       for (Mode m : all_modes)
         for (bool ceil : {false, true}) {
           if (small && ceil && m != Mode::avg_include) continue;
           Case c;
           c.id = fmt::format("shapes/{}d:{}:{}{}", rank, s.name, mode_name(m), ceil ? ":ceil" : "");
           c.part = "shapes";
-          c.intent = intent(m, DType::f32, shape, repeat(s.k, rank), repeat(s.s, rank), repeat(s.pb, rank),
-                            repeat(s.pe, rank), ceil);
+          c.intent = intent(m, DType::f32, shape, repeat(s.k, rank), repeat(s.s, rank),
+                            repeat(s.pb, rank), repeat(s.pe, rank), ceil);
           out.push_back(c);
-          if (!small && (std::string_view(s.name) == "regular" || std::string_view(s.name) == "ic_tail")) {
+          if (!small &&
+              (std::string_view(s.name) == "regular" || std::string_view(s.name) == "ic_tail")) {
             for (DType dt : {DType::i8, DType::u8, DType::f16}) {
-              c.id = fmt::format("shapes/{}d:{}:{}{}:{}", rank, s.name, mode_name(m), ceil ? ":ceil" : "", dtype_name(dt));
+              c.id = fmt::format("shapes/{}d:{}:{}{}:{}", rank, s.name, mode_name(m),
+                                 ceil ? ":ceil" : "", dtype_name(dt));
               c.intent.dtype = dt;
               out.push_back(c);
             }
@@ -125,34 +130,27 @@ void add_shapes(std::vector<Case>& out, bool small) {
 
 // Pooling layers of real networks (docs/benchmarks.md). In `ci` with 8 channels; `full` has theirs.
 void add_topologies(std::vector<Case>& out, bool real_channels) {
-  struct Layer {
-    const char* name;
-    Mode mode;
-    Ints shape, k, s, pb, pe;
-    bool ceil;
-  };
-  const Layer layers[] = {
-      {"resnet50:pool1", Mode::max, {1, 64, 112, 112}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false},
-      {"resnet50:pool5", Mode::avg_exclude, {1, 2048, 7, 7}, {7, 7}, {1, 1}, {0, 0}, {0, 0}, false},
-      {"googlenet_v3:pool1", Mode::max, {1, 64, 147, 147}, {3, 3}, {2, 2}, {0, 0}, {0, 0}, false},
-      {"googlenet_v3:mixed_avg", Mode::avg_exclude, {1, 192, 35, 35}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false},
-      {"googlenet_v3:pool_8x8", Mode::avg_exclude, {1, 2048, 8, 8}, {8, 8}, {1, 1}, {0, 0}, {0, 0}, false},
-      {"inception_v1:pool1", Mode::max, {1, 64, 112, 112}, {3, 3}, {2, 2}, {0, 0}, {0, 0}, true},
-      {"inception_v1:aux_avg", Mode::avg_exclude, {1, 512, 14, 14}, {5, 5}, {3, 3}, {0, 0}, {0, 0}, false},
-      {"inception_v1:inception_3a_pool", Mode::max, {1, 192, 28, 28}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false},
-      {"unet3d:down1", Mode::max, {1, 32, 64, 64, 64}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, false},
-      {"unet3d:down3", Mode::max, {1, 128, 16, 16, 16}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, false},
-  };
-  for (const Layer& l : layers) {
+  for (const NetworkLayer& layer : network_layers()) {
+    const Problem p = parse_problem(layer.problem).value();
     Case c;
-    c.id = fmt::format("topologies/{}", l.name);
+    c.id = fmt::format("topologies/{}", layer.name);
     c.part = "topologies";
-    Ints shape = l.shape;
+    Ints shape = input_shape(p);
     if (!real_channels) {
       shape[1] = 8;
       if (shape.size() == 5) shape[2] = shape[3] = shape[4] = std::min<int64_t>(shape[2], 32);
     }
-    c.intent = intent(l.mode, DType::f32, shape, l.k, l.s, l.pb, l.pe, l.ceil);
+    Ints k, s, pb, pe;
+    for (const Axis& a : p.axes) {
+      k.push_back(a.kernel);
+      s.push_back(a.stride);
+      pb.push_back(a.pad_begin);
+      pe.push_back(a.pad_end);
+    }
+    const Mode mode = p.op == Op::max                 ? Mode::max
+                      : p.divisor == Divisor::exclude ? Mode::avg_exclude
+                                                      : Mode::avg_include;
+    c.intent = intent(mode, p.dtype, shape, k, s, pb, pe, p.rounding == Rounding::ceil);
     out.push_back(c);
   }
 }
@@ -172,8 +170,8 @@ void add_enumeration(std::vector<Case>& out, uint64_t one_in_1d, uint64_t one_in
                 for (Mode m : all_modes) {
                   if (!chosen(point++, one_in_1d)) continue;
                   Case c;
-                  c.id = fmt::format("enum1d/d{}k{}s{}dl{}pb{}pe{}:{}{}", d, k, s, dl, pb, pe, mode_name(m),
-                                     ceil ? ":ceil" : "");
+                  c.id = fmt::format("enum1d/d{}k{}s{}dl{}pb{}pe{}:{}{}", d, k, s, dl, pb, pe,
+                                     mode_name(m), ceil ? ":ceil" : "");
                   c.part = "enumeration";
                   c.intent = intent(m, DType::f32, {1, 3, d}, {k}, {s}, {pb}, {pe}, ceil, {dl});
                   out.push_back(c);
@@ -191,10 +189,12 @@ void add_enumeration(std::vector<Case>& out, uint64_t one_in_1d, uint64_t one_in
                     if (!chosen(point++, one_in_2d)) continue;
                     const Ints pb{pads & 1, (pads >> 1) & 1}, pe{(pads >> 2) & 1, (pads >> 3) & 1};
                     Case c;
-                    c.id = fmt::format("enum2d/h{}w{}k{}x{}s{}x{}pb{}x{}pe{}x{}:{}{}", h, w, kh, kw, sh, sw, pb[0],
-                                       pb[1], pe[0], pe[1], mode_name(m), ceil ? ":ceil" : "");
+                    c.id = fmt::format("enum2d/h{}w{}k{}x{}s{}x{}pb{}x{}pe{}x{}:{}{}", h, w, kh, kw,
+                                       sh, sw, pb[0], pb[1], pe[0], pe[1], mode_name(m),
+                                       ceil ? ":ceil" : "");
                     c.part = "enumeration";
-                    c.intent = intent(m, DType::f32, {1, 2, h, w}, {kh, kw}, {sh, sw}, pb, pe, ceil);
+                    c.intent =
+                        intent(m, DType::f32, {1, 2, h, w}, {kh, kw}, {sh, sw}, pb, pe, ceil);
                     out.push_back(c);
                   }
 }
@@ -217,8 +217,9 @@ void add_values(std::vector<Case>& out, bool small) {
     for (Mode m : all_modes) {
       const auto add = [&](Values v, DType dt, int64_t at) {
         Case c;
-        c.id = fmt::format("values/{}:{}:{}:{}{}", g.name, mode_name(m), dtype_name(dt), values_name(v),
-                           v == Values::nan_at || v == Values::infinities ? fmt::format("@{}", at) : "");
+        c.id = fmt::format(
+            "values/{}:{}:{}:{}{}", g.name, mode_name(m), dtype_name(dt), values_name(v),
+            v == Values::nan_at || v == Values::infinities ? fmt::format("@{}", at) : "");
         c.part = "values";
         c.intent = intent(m, dt, g.shape, g.k, g.s, g.pb, g.pe, g.ceil);
         c.values = v;
@@ -230,7 +231,8 @@ void add_values(std::vector<Case>& out, bool small) {
         if (!small) add(Values::infinities, DType::f32, at);
       }
       if (small) continue;
-      for (Values v : {Values::neg_inf_only, Values::signed_zero, Values::ties, Values::extremes}) add(v, DType::f32, 0);
+      for (Values v : {Values::neg_inf_only, Values::signed_zero, Values::ties, Values::extremes})
+        add(v, DType::f32, 0);
       add(Values::subnormal, DType::f32, 0);
       add(Values::subnormal, DType::f16, 0);
       add(Values::extremes, DType::f16, 0);
@@ -275,7 +277,8 @@ void add_regressions(std::vector<Case>& out) {
     c.note = note;
     out.push_back(c);
   };
-  add("include_pad_ceil_overhang", "onnx/onnx#5276, microsoft/onnxruntime#16203, uxlfoundation/oneDNN#513",
+  add("include_pad_ceil_overhang",
+      "onnx/onnx#5276, microsoft/onnxruntime#16203, uxlfoundation/oneDNN#513",
       intent(Mode::avg_include, DType::f32, {1, 1, 4, 4}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, true));
   add("ceil_stride_over_kernel", "semantics.md 3 G1 (ONNX reference splits the ceil padding)",
       intent(Mode::avg_exclude, DType::f32, {1, 1, 5}, {3}, {4}, {0}, {0}, true));
@@ -286,9 +289,11 @@ void add_regressions(std::vector<Case>& out) {
   add("window_all_padding", "semantics.md 3 G12 (XNNPACK: 0 * (1/0) = NaN), onnx/onnx#1922",
       intent(Mode::avg_exclude, DType::f32, {1, 1, 3, 3}, {2, 2}, {2, 2}, {2, 2}, {2, 2}, false));
   add("max_of_neg_inf", "plaidml/plaidml PR #1780 (-FLT_MAX from a window of -inf)",
-      intent(Mode::max, DType::f32, {1, 1, 4, 4}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, false), Values::neg_inf_only);
+      intent(Mode::max, DType::f32, {1, 1, 4, 4}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, false),
+      Values::neg_inf_only);
   add("int8_average_ties", "uxlfoundation/oneDNN#560, #939, ARM-software/CMSIS_5#1012",
-      intent(Mode::avg_exclude, DType::i8, {1, 4, 2, 8}, {1, 2}, {1, 2}, {0, 0}, {0, 0}, false), Values::half_ties);
+      intent(Mode::avg_exclude, DType::i8, {1, 4, 2, 8}, {1, 2}, {1, 2}, {0, 0}, {0, 0}, false),
+      Values::half_ties);
   add("dilated_ceil", "pytorch/pytorch dilated ceil windows (semantics.md 3 A)",
       intent(Mode::max, DType::f32, {1, 1, 8}, {3}, {2}, {1}, {1}, true, {2}));
 }
@@ -376,29 +381,37 @@ Tensor make_input(const Case& c, const Problem& p) {
       std::uniform_int_distribution<int64_t> d(int_min(p.dtype), int_max(p.dtype));
       return static_cast<double>(d(rng));
     }
-    std::uniform_int_distribution<int64_t> d(static_cast<int64_t>(-range * 8), static_cast<int64_t>(range * 8));
+    std::uniform_int_distribution<int64_t> d(static_cast<int64_t>(-range * 8),
+                                             static_cast<int64_t>(range * 8));
     return round_to_float(p.dtype, static_cast<double>(d(rng)) / 8);
   };
   const double inf = std::numeric_limits<double>::infinity();
   for (size_t i = 0; i < t.values.size(); ++i) {
     double& v = t.values[i];
     switch (c.values) {
-      case Values::random: case Values::nan_at: case Values::infinities: v = random_value(); break;
+      case Values::random:
+      case Values::nan_at:
+      case Values::infinities: v = random_value(); break;
       case Values::neg_inf_only: v = fl ? -inf : lowest_value(p.dtype); break;
       case Values::signed_zero: v = (rng() & 1) ? 0.0 : -0.0; break;
       case Values::subnormal: {
         const FloatFormat f = float_format(fl ? p.dtype : DType::f32);
-        v = std::ldexp(static_cast<double>(static_cast<int64_t>(rng() % 64) - 32), f.min_exponent - f.precision + 1);
+        v = std::ldexp(static_cast<double>(static_cast<int64_t>(rng() % 64) - 32),
+                       f.min_exponent - f.precision + 1);
         break;
       }
       case Values::ties: v = fl ? 3.5 : static_cast<double>(int_min(p.dtype) + 5); break;
       case Values::extremes:
-        v = (rng() & 1) ? (fl ? -lowest_value(p.dtype) : static_cast<double>(int_max(p.dtype))) : lowest_value(p.dtype);
-        if (fl && (rng() % 4) == 0) v = -lowest_value(p.dtype);  // runs of the largest value: sums overflow
+        v = (rng() & 1) ? (fl ? -lowest_value(p.dtype) : static_cast<double>(int_max(p.dtype)))
+                        : lowest_value(p.dtype);
+        if (fl && (rng() % 4) == 0)
+          v = -lowest_value(p.dtype);  // runs of the largest value: sums overflow
         break;
-      case Values::half_ties: {  // even, odd, even, ...: a window of two neighbours sums to an odd number
+      case Values::half_ties: {  // even, odd, even, ...: a window of two neighbours sums to an odd
+                                 // number
         const int64_t lo = int_min(p.dtype) / 2, hi = int_max(p.dtype) / 2;
-        v = static_cast<double>(2 * std::uniform_int_distribution<int64_t>(lo, hi - 1)(rng) + static_cast<int64_t>(i % 2));
+        v = static_cast<double>(2 * std::uniform_int_distribution<int64_t>(lo, hi - 1)(rng) +
+                                static_cast<int64_t>(i % 2));
         break;
       }
     }

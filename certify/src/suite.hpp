@@ -17,15 +17,15 @@ namespace poolspec::certify {
 
 // Input values (docs/testing.md 10.2, "adversarial value domains").
 enum class Values {
-  random,      // benchdnn-like: integers and eighths in the dtype's comfortable range
-  nan_at,      // random, with NaN at input position `at` (the first, a middle, the last)
-  infinities,  // random, with +inf and -inf at `at` and its neighbour
-  neg_inf_only,// every value -inf (a max from lowest() gives lowest, from the first gives -inf)
-  signed_zero, // +0 and -0 only (max ties between zeros of either sign)
-  subnormal,   // the dtype's subnormals (sums that underflow, flush-to-zero)
-  ties,        // every value equal (the index of a tie)
-  extremes,    // the dtype's lowest and largest finite values (overflowing sums, saturation)
-  half_ties,   // even and odd integers in turn: averages of two neighbours land on .5
+  random,        // benchdnn-like: integers and eighths in the dtype's comfortable range
+  nan_at,        // random, with NaN at input position `at` (the first, a middle, the last)
+  infinities,    // random, with +inf and -inf at `at` and its neighbour
+  neg_inf_only,  // every value -inf (a max from lowest() gives lowest, from the first gives -inf)
+  signed_zero,   // +0 and -0 only (max ties between zeros of either sign)
+  subnormal,     // the dtype's subnormals (sums that underflow, flush-to-zero)
+  ties,          // every value equal (the index of a tie)
+  extremes,      // the dtype's lowest and largest finite values (overflowing sums, saturation)
+  half_ties,     // even and odd integers in turn: averages of two neighbours land on .5
 };
 std::string_view values_name(Values v);
 

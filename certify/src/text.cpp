@@ -37,8 +37,8 @@ size_t utf8_sequence(std::string_view s, size_t i, char32_t* cp) {
 
 bool shown_escaped(char32_t c) {
   return c < 0x20 || c == 0x7F || (c >= 0x80 && c <= 0x9F) || c == 0x2028 || c == 0x2029 ||
-         (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) || c == 0x200E || c == 0x200F ||
-         c == 0x061C || c == 0xFEFF;
+         (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) || c == 0x200E ||
+         c == 0x200F || c == 0x061C || c == 0xFEFF;
 }
 
 }  // namespace
@@ -54,7 +54,8 @@ std::string printable(std::string_view s, size_t max_bytes) {
       out += fmt::format("\\x{:02x}", static_cast<unsigned char>(s[i]));
       ++i;
     } else if (shown_escaped(cp)) {
-      out += cp < 0x100 ? fmt::format("\\x{:02x}", static_cast<unsigned>(cp)) : fmt::format("\\u{{{:04x}}}", static_cast<unsigned>(cp));
+      out += cp < 0x100 ? fmt::format("\\x{:02x}", static_cast<unsigned>(cp))
+                        : fmt::format("\\u{{{:04x}}}", static_cast<unsigned>(cp));
       i += n;
     } else {
       out.append(s.substr(i, n));

@@ -32,7 +32,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr size_t canary_bytes = 64;             // at least, in every region
+constexpr size_t canary_bytes = 64;                 // at least, in every region
 constexpr uint64_t max_shared = uint64_t{8} << 30;  // the call buffers of one worker
 
 size_t page() {
@@ -96,8 +96,8 @@ const char* stage_name(uint32_t stage) {
 bool name_is_valid(std::string_view name) {
   if (name.empty() || name.size() > 64) return false;
   for (char c : name)
-    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-          c == '+' || c == '-'))
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+          c == '_' || c == '+' || c == '-'))
       return false;
   return true;
 }
@@ -105,9 +105,13 @@ bool name_is_valid(std::string_view name) {
 }  // namespace
 
 std::string accumulation_problem(const poolspec_accumulation& a) {
-  if (a.sum_format != POOLSPEC_EXACT_SUMS && a.sum_format != POOLSPEC_F32 && a.sum_format != POOLSPEC_F64)
-    return fmt::format("accumulation.sum_format={}: must be POOLSPEC_EXACT_SUMS ({}), POOLSPEC_F64 ({}) or POOLSPEC_F32 ({})",
-                       a.sum_format, POOLSPEC_EXACT_SUMS, static_cast<int>(POOLSPEC_F64), static_cast<int>(POOLSPEC_F32));
+  if (a.sum_format != POOLSPEC_EXACT_SUMS && a.sum_format != POOLSPEC_F32 &&
+      a.sum_format != POOLSPEC_F64)
+    return fmt::format(
+        "accumulation.sum_format={}: must be POOLSPEC_EXACT_SUMS ({}), POOLSPEC_F64 ({}) or "
+        "POOLSPEC_F32 ({})",
+        a.sum_format, POOLSPEC_EXACT_SUMS, static_cast<int>(POOLSPEC_F64),
+        static_cast<int>(POOLSPEC_F32));
   if (a.extra_operations < 0 || a.extra_operations > 16)
     return fmt::format("accumulation.extra_operations={}: must be 0..16", a.extra_operations);
   if (!(a.output_ulps >= 0 && a.output_ulps <= 4))
@@ -125,7 +129,8 @@ void reset_logs() {
 void Worker::drain_log(bool until_closed) {
   if (log_pipe_ < 0) return;
   char buffer[65536];
-  for (int rounds = 0; rounds < 1024; ++rounds) {  // a bound: a worker still writing is not waited for
+  for (int rounds = 0; rounds < 1024;
+       ++rounds) {  // a bound: a worker still writing is not waited for
     const ssize_t n = read(log_pipe_, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
@@ -144,8 +149,10 @@ void Worker::drain_log(bool until_closed) {
       written += static_cast<int64_t>(keep);
       if (keep < static_cast<size_t>(n) && !cut) {
         cut = true;
-        note = fmt::format("\n[poolspec: the rest of this backend's output is dropped: its log holds at most {} bytes]\n",
-                           log_limit_bytes);
+        note = fmt::format(
+            "\n[poolspec: the rest of this backend's output is dropped: its log holds at most {} "
+            "bytes]\n",
+            log_limit_bytes);
       }
     }
     if (log_ >= 0 && keep > 0 && write(log_, buffer, keep) < 0) return;
@@ -187,7 +194,8 @@ Result<std::unique_ptr<Worker>> Worker::start(const WorkerConfig& config) {
     const std::lock_guard lock(log_mutex);
     first = log_bytes.emplace(config.log, std::make_pair(int64_t{0}, false)).second;
   }
-  w->log_ = open(config.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (first ? O_TRUNC : 0), 0644);
+  w->log_ = open(config.log.c_str(),
+                 O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (first ? O_TRUNC : 0), 0644);
   int log[2] = {-1, -1};  // the worker's stdout and stderr, drained by poolspec into the log
   if (pipe2(log, O_CLOEXEC) == 0) {
     w->log_pipe_ = log[0];
@@ -195,13 +203,19 @@ Result<std::unique_ptr<Worker>> Worker::start(const WorkerConfig& config) {
   }
   const int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
   std::string failure;
-  if (w->memfd_ < 0 || !w->ensure_size(page())) failure = fmt::format("cannot make the call buffers: {}", std::strerror(errno));
-  else if (w->log_ < 0) failure = fmt::format("cannot write the backend's log {}: {}", config.log, std::strerror(errno));
-  else if (log[1] < 0) failure = fmt::format("cannot make the log's pipe: {}", std::strerror(errno));
-  else if (null < 0) failure = "cannot open /dev/null";
+  if (w->memfd_ < 0 || !w->ensure_size(page()))
+    failure = fmt::format("cannot make the call buffers: {}", std::strerror(errno));
+  else if (w->log_ < 0)
+    failure =
+        fmt::format("cannot write the backend's log {}: {}", config.log, std::strerror(errno));
+  else if (log[1] < 0)
+    failure = fmt::format("cannot make the log's pipe: {}", std::strerror(errno));
+  else if (null < 0)
+    failure = "cannot open /dev/null";
   // The worker's descriptors 0 to 5 are copied from these in order: each source must sit above 5
   // so that no copy overwrites a source not yet copied (another lane may have freed a low one).
-  int sources[6] = {null, log[1], log[1], sockets[1], death[1], w->memfd_}, high[6] = {-1, -1, -1, -1, -1, -1};
+  int sources[6] = {null, log[1], log[1], sockets[1], death[1], w->memfd_},
+      high[6] = {-1, -1, -1, -1, -1, -1};
   for (int i = 0; i < 6 && failure.empty(); ++i)
     if (sources[i] >= 0 && (high[i] = fcntl(sources[i], F_DUPFD_CLOEXEC, 10)) < 0)
       failure = fmt::format("cannot copy a descriptor for the worker: {}", std::strerror(errno));
@@ -218,8 +232,8 @@ Result<std::unique_ptr<Worker>> Worker::start(const WorkerConfig& config) {
     posix_spawnattr_setsigmask(&attributes, &none);
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
     const std::string memory = std::to_string(config.memory_limit_mb);
-    const char* argv[] = {config.program.c_str(), config.library.c_str(), memory.c_str(), config.pid_namespace ? "1" : "0",
-                          nullptr};
+    const char* argv[] = {config.program.c_str(), config.library.c_str(), memory.c_str(),
+                          config.pid_namespace ? "1" : "0", nullptr};
     std::vector<std::string> environment_text;
     for (char** e = environ; *e; ++e) environment_text.emplace_back(*e);
     for (const std::string& d : config.environment_defaults)
@@ -230,10 +244,12 @@ Result<std::unique_ptr<Worker>> Worker::start(const WorkerConfig& config) {
     pid_t pid = -1;
     {
       const std::lock_guard lock(live_mutex);
-      const int e = posix_spawn(&pid, config.program.c_str(), &actions, &attributes, const_cast<char* const*>(argv),
-                                environment.data());
-      if (e != 0) failure = fmt::format("cannot start {}: {}", config.program, std::strerror(e));
-      else live_workers.insert(pid);
+      const int e = posix_spawn(&pid, config.program.c_str(), &actions, &attributes,
+                                const_cast<char* const*>(argv), environment.data());
+      if (e != 0)
+        failure = fmt::format("cannot start {}: {}", config.program, std::strerror(e));
+      else
+        live_workers.insert(pid);
     }
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
@@ -296,9 +312,11 @@ Worker::Wait Worker::wait_for_reply(void* reply, size_t size, std::chrono::milli
   std::vector<std::byte> buffer(size + 1);
   for (;;) {
     pollfd fds[3] = {{socket_, POLLIN, 0}, {death_, POLLIN, 0}, {log_pipe_, POLLIN, 0}};
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0) return Wait::timeout;  // also while the log keeps the poll busy
-    const int r = poll(fds, log_pipe_ >= 0 ? 3 : 2, static_cast<int>(std::clamp<int64_t>(left, 0, 1 << 30)));
+    const int r =
+        poll(fds, log_pipe_ >= 0 ? 3 : 2, static_cast<int>(std::clamp<int64_t>(left, 0, 1 << 30)));
     if (r < 0 && errno == EINTR) continue;
     if (r == 0) return Wait::timeout;
     if (log_pipe_ >= 0 && fds[2].revents) {
@@ -315,8 +333,8 @@ Worker::Wait Worker::wait_for_reply(void* reply, size_t size, std::chrono::milli
         std::memcpy(reply, buffer.data(), size);
         return Wait::reply;
       }
-      if (static_cast<size_t>(got) == sizeof(wire::Reply) && header[0] == wire::magic && header[1] == sequence_ &&
-          header[2] == wire::fault) {
+      if (static_cast<size_t>(got) == sizeof(wire::Reply) && header[0] == wire::magic &&
+          header[1] == sequence_ && header[2] == wire::fault) {
         std::memcpy(reply, buffer.data(), std::min(size, sizeof(wire::Reply)));
         return Wait::reply;
       }
@@ -330,13 +348,17 @@ std::string Worker::death_text() {
   // The keeper writes the worker's wait status, then closes the pipe.
   int status = 0;
   pollfd p{death_, POLLIN, 0};
-  if (poll(&p, 1, 2000) > 0 && read(death_, &status, sizeof status) == static_cast<ssize_t>(sizeof status)) {
+  if (poll(&p, 1, 2000) > 0 &&
+      read(death_, &status, sizeof status) == static_cast<ssize_t>(sizeof status)) {
     worker_status_ = status;
-    if (WIFSIGNALED(status)) return fmt::format("killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    if (WIFSIGNALED(status))
+      return fmt::format("killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
     // The worker's own exits (worker_main.cpp), then the backend's.
     if (WIFEXITED(status) && WEXITSTATUS(status) == wire::exit_cannot_map)
-      return "the worker could not map the call's buffers: the backend has used up its address space (--memory-limit-mb)";
-    if (WIFEXITED(status)) return fmt::format("the process exited with status {}", WEXITSTATUS(status));
+      return "the worker could not map the call's buffers: the backend has used up its address "
+             "space (--memory-limit-mb)";
+    if (WIFEXITED(status))
+      return fmt::format("the process exited with status {}", WEXITSTATUS(status));
   }
   return "the worker ended (no status: its keeper was killed too)";
 }
@@ -359,8 +381,10 @@ LibraryDescription Worker::describe() {
   }
   const Wait wait = wait_for_reply(d.get(), sizeof *d, config_.load_timeout);
   if (wait == Wait::timeout) {
-    out.load_error = fmt::format("loading did not finish within {} ms (--load-timeout-ms): a constructor or "
-                                 "poolspec_backend_entry that never returns; killed", config_.load_timeout.count());
+    out.load_error = fmt::format(
+        "loading did not finish within {} ms (--load-timeout-ms): a constructor or "
+        "poolspec_backend_entry that never returns; killed",
+        config_.load_timeout.count());
     stop();
     return out;
   }
@@ -370,8 +394,10 @@ LibraryDescription Worker::describe() {
     return out;
   }
   if (wait == Wait::died) {
-    out.load_error = fmt::format("the worker died while loading the library (in a constructor or in "
-                                 "poolspec_backend_entry): {}", death_text());
+    out.load_error = fmt::format(
+        "the worker died while loading the library (in a constructor or in "
+        "poolspec_backend_entry): {}",
+        death_text());
     stop();
     return out;
   }
@@ -393,8 +419,9 @@ LibraryDescription Worker::describe() {
     return out;
   }
   if (d->count > static_cast<int32_t>(wire::max_backends)) {
-    out.load_error = fmt::format("{} returned more than {} backends (a library may give at most {})", POOLSPEC_BACKEND_ENTRY,
-                                 wire::max_backends, wire::max_backends);
+    out.load_error =
+        fmt::format("{} returned more than {} backends (a library may give at most {})",
+                    POOLSPEC_BACKEND_ENTRY, wire::max_backends, wire::max_backends);
     stop();
     return out;
   }
@@ -403,15 +430,18 @@ LibraryDescription Worker::describe() {
     wire::BackendInfo& info = d->backends[i];
     BackendDescription b;
     b.index = static_cast<uint32_t>(i);
-    info.name[sizeof info.name - 1] = info.version[sizeof info.version - 1] = info.rules[sizeof info.rules - 1] = '\0';
+    info.name[sizeof info.name - 1] = info.version[sizeof info.version - 1] =
+        info.rules[sizeof info.rules - 1] = '\0';
     const std::string name = info.name, where = fmt::format("entry {}", i);
     std::string error;
     if (info.abi_version != POOLSPEC_BACKEND_ABI_VERSION)
-      error = fmt::format("abi_version={}: this poolspec speaks version {}", info.abi_version, POOLSPEC_BACKEND_ABI_VERSION);
+      error = fmt::format("abi_version={}: this poolspec speaks version {}", info.abi_version,
+                          POOLSPEC_BACKEND_ABI_VERSION);
     else if (!info.has_name)
       error = "name=NULL: a backend must have a name";
     else if (info.name_truncated || !name_is_valid(name))
-      error = fmt::format("name=\"{}\": must be 1 to 64 characters of A-Z a-z 0-9 . _ + -", printable(name, 80));
+      error = fmt::format("name=\"{}\": must be 1 to 64 characters of A-Z a-z 0-9 . _ + -",
+                          printable(name, 80));
     else if (!names.insert(name).second)
       error = fmt::format("name=\"{}\": another backend of this library has that name", name);
     else if (!info.has_rules || info.rules_truncated)
@@ -426,7 +456,8 @@ LibraryDescription Worker::describe() {
     b.accumulation = info.accumulation;
     b.has_accumulation_for = info.has_accumulation_for;
     if (!error.empty()) {
-      out.load_error = fmt::format("{}{}: {}", where, b.name.empty() ? "" : " (" + b.name + ")", error);
+      out.load_error =
+          fmt::format("{}{}: {}", where, b.name.empty() ? "" : " (" + b.name + ")", error);
       stop();
       return out;
     }
@@ -435,8 +466,8 @@ LibraryDescription Worker::describe() {
   return out;
 }
 
-CallOutcome Worker::call(uint32_t index, const poolspec_problem& problem, const CallBuffers& buffers,
-                         std::chrono::milliseconds timeout) {
+CallOutcome Worker::call(uint32_t index, const poolspec_problem& problem,
+                         const CallBuffers& buffers, std::chrono::milliseconds timeout) {
   CallOutcome out;
   const auto fail = [&](CallOutcome::Kind kind, std::string message) {
     out.kind = kind;
@@ -447,7 +478,8 @@ CallOutcome Worker::call(uint32_t index, const poolspec_problem& problem, const 
   if (!alive_) return fail(CallOutcome::Kind::crash, "the worker is not running");
   // The regions: input, output, indices, message, after the status page.
   const uint64_t bytes[wire::buffer_count] = {buffers.input.size(), buffers.output_bytes,
-                                              buffers.index_count * sizeof(int64_t), wire::message_bytes};
+                                              buffers.index_count * sizeof(int64_t),
+                                              wire::message_bytes};
   wire::Request q;
   q.sequence = ++sequence_;
   q.kind = wire::call;
@@ -457,7 +489,8 @@ CallOutcome Worker::call(uint32_t index, const poolspec_problem& problem, const 
   std::snprintf(q.text, sizeof q.text, "%s", problem.text ? problem.text : "");
   q.cpu_seconds = static_cast<int64_t>(config_.cpu_limit_s);
   // [status page][guard][region 0][guard][region 1][guard][region 2][guard][region 3][guard]
-  const size_t start_offsets[wire::buffer_count] = {buffers.element_bytes, buffers.element_bytes, sizeof(int64_t), 1};
+  const size_t start_offsets[wire::buffer_count] = {buffers.element_bytes, buffers.element_bytes,
+                                                    sizeof(int64_t), 1};
   uint64_t at = page();
   q.span_offset = at;
   for (uint32_t b = 0; b < wire::buffer_count; ++b) {
@@ -471,25 +504,34 @@ CallOutcome Worker::call(uint32_t index, const poolspec_problem& problem, const 
   }
   at += page();
   q.span_size = at - q.span_offset;
-  if (!ensure_size(at)) return fail(CallOutcome::Kind::crash, fmt::format("poolspec could not make {} bytes of call buffers", at));
+  if (!ensure_size(at))
+    return fail(CallOutcome::Kind::crash,
+                fmt::format("poolspec could not make {} bytes of call buffers", at));
   q.memfd_size = at;
   const auto region = [&](uint32_t b) { return shared_ + q.regions[b].offset; };
   const auto data = [&](uint32_t b) { return region(b) + q.regions[b].data; };
-  // Canaries over every guard page and around every buffer; the input, the poisons, an empty message.
-  const auto guard = [&](uint32_t g) { return shared_ + (g < wire::buffer_count ? q.regions[g].offset : at) - page(); };
-  for (uint32_t g = 0; g <= wire::buffer_count; ++g) fill_canary(guard(g), page(), buffers.seed + 16 + g);
+  // Canaries over every guard page and around every buffer; the input, the poisons, an empty
+  // message.
+  const auto guard = [&](uint32_t g) {
+    return shared_ + (g < wire::buffer_count ? q.regions[g].offset : at) - page();
+  };
+  for (uint32_t g = 0; g <= wire::buffer_count; ++g)
+    fill_canary(guard(g), page(), buffers.seed + 16 + g);
   for (uint32_t b = 0; b < wire::buffer_count; ++b) {
     const wire::Region& r = q.regions[b];
     fill_canary(region(b), r.data, buffers.seed + 2 * b);
     fill_canary(data(b) + r.bytes, r.size - r.data - r.bytes, buffers.seed + 2 * b + 1);
   }
-  if (!buffers.input.empty()) std::memcpy(data(wire::input), buffers.input.data(), buffers.input.size());
+  if (!buffers.input.empty())
+    std::memcpy(data(wire::input), buffers.input.data(), buffers.input.size());
   // One element's poison repeats: its 8 bytes cover every dtype's width (1, 2, 4, 8).
   out.output_poison.resize(8);
   std::memcpy(out.output_poison.data(), &buffers.poison, 8);
   out.index_poison = static_cast<int64_t>(buffers.poison);
-  for (uint64_t k = 0; k < buffers.output_bytes; ++k) data(wire::output)[k] = out.output_poison[k % 8];
-  for (uint64_t k = 0; k < buffers.index_count; ++k) std::memcpy(data(wire::indices) + 8 * k, &buffers.poison, 8);
+  for (uint64_t k = 0; k < buffers.output_bytes; ++k)
+    data(wire::output)[k] = out.output_poison[k % 8];
+  for (uint64_t k = 0; k < buffers.index_count; ++k)
+    std::memcpy(data(wire::indices) + 8 * k, &buffers.poison, 8);
   std::memset(data(wire::message), 0, wire::message_bytes);
   auto* status = reinterpret_cast<volatile wire::Status*>(shared_);
   status->stage = wire::idle;
@@ -497,41 +539,56 @@ CallOutcome Worker::call(uint32_t index, const poolspec_problem& problem, const 
   {
     char stray = 0;  // a reply before the request: the backend writes into the channel
     if (recv(socket_, &stray, 1, MSG_DONTWAIT | MSG_PEEK) > 0)
-      return fail(CallOutcome::Kind::crash, "the channel to the worker held a reply to no request: the backend wrote into it");
+      return fail(
+          CallOutcome::Kind::crash,
+          "the channel to the worker held a reply to no request: the backend wrote into it");
   }
   if (!send_request(&q, sizeof q))
-    return fail(CallOutcome::Kind::crash, fmt::format("the worker was gone (or not reading) before the call: {}", death_text()));
+    return fail(
+        CallOutcome::Kind::crash,
+        fmt::format("the worker was gone (or not reading) before the call: {}", death_text()));
   wire::Reply reply;
   const Wait wait = wait_for_reply(&reply, sizeof reply, timeout);
   const uint32_t stage = status->stage;
   if (wait == Wait::timeout)
-    return fail(CallOutcome::Kind::hang, fmt::format("still in {} after {} ms (--timeout-ms): killed", stage_name(stage),
-                                                     timeout.count()));
+    return fail(CallOutcome::Kind::hang,
+                fmt::format("still in {} after {} ms (--timeout-ms): killed", stage_name(stage),
+                            timeout.count()));
   if (wait == Wait::broken)
-    return fail(CallOutcome::Kind::crash, fmt::format("in {}: the backend wrote into poolspec's channel to its worker "
-                                                      "(a message poolspec did not ask for)", stage_name(stage)));
+    return fail(CallOutcome::Kind::crash,
+                fmt::format("in {}: the backend wrote into poolspec's channel to its worker "
+                            "(a message poolspec did not ask for)",
+                            stage_name(stage)));
   if (wait == Wait::died) {
     const std::string how = death_text();
     if (worker_status_ && WIFSIGNALED(*worker_status_) && WTERMSIG(*worker_status_) == SIGXCPU)
-      return fail(CallOutcome::Kind::hang, fmt::format("used more than {} s of CPU in {} (--cpu-limit-s): killed",
-                                                       config_.cpu_limit_s, stage_name(stage)));
+      return fail(CallOutcome::Kind::hang,
+                  fmt::format("used more than {} s of CPU in {} (--cpu-limit-s): killed",
+                              config_.cpu_limit_s, stage_name(stage)));
     return fail(CallOutcome::Kind::crash, fmt::format("{} in {}", how, stage_name(stage)));
   }
   if (reply.kind == wire::fault) {
     const uint32_t b = static_cast<uint32_t>(reply.fault_buffer);
     std::string where;
-    if (b >= wire::buffer_count) where = "touched memory next to its buffers";
-    else if (reply.write && b == wire::input) where = fmt::format("wrote into its input (read-only), at byte {}", reply.fault_offset);
-    else if (reply.write) where = fmt::format("touched its {} after changing its pages' protection", buffer_name(b));
+    if (b >= wire::buffer_count)
+      where = "touched memory next to its buffers";
+    else if (reply.write && b == wire::input)
+      where = fmt::format("wrote into its input (read-only), at byte {}", reply.fault_offset);
+    else if (reply.write)
+      where = fmt::format("touched its {} after changing its pages' protection", buffer_name(b));
     else if (reply.fault_offset < 0)
-      where = fmt::format("touched byte {} before the start of its {}", 0 - static_cast<uint64_t>(reply.fault_offset),
-                          buffer_name(b));
-    else where = fmt::format("touched byte {} past the end of its {} ({} bytes)", static_cast<uint64_t>(reply.fault_offset) - bytes[b] + 1,
-                             buffer_name(b), bytes[b]);
-    return fail(CallOutcome::Kind::out_of_bounds, fmt::format("in {}: {}", stage_name(stage), where));
+      where = fmt::format("touched byte {} before the start of its {}",
+                          0 - static_cast<uint64_t>(reply.fault_offset), buffer_name(b));
+    else
+      where = fmt::format("touched byte {} past the end of its {} ({} bytes)",
+                          static_cast<uint64_t>(reply.fault_offset) - bytes[b] + 1, buffer_name(b),
+                          bytes[b]);
+    return fail(CallOutcome::Kind::out_of_bounds,
+                fmt::format("in {}: {}", stage_name(stage), where));
   }
   if (reply.kind != wire::call)
-    return fail(CallOutcome::Kind::crash, "the worker's reply was not one poolspec sent for: its channel was written to");
+    return fail(CallOutcome::Kind::crash,
+                "the worker's reply was not one poolspec sent for: its channel was written to");
   // The backend's text, at most its buffer, NUL-terminated or said not to be.
   const char* message = reinterpret_cast<const char*>(data(wire::message));
   const size_t length = strnlen(message, wire::message_bytes);
@@ -540,35 +597,44 @@ CallOutcome Worker::call(uint32_t index, const poolspec_problem& problem, const 
     out.message += fmt::format(" [not NUL-terminated within its {} bytes]", wire::message_bytes);
   // What the backend did outside its buffers: its mappings, the guards, the canaries, the input.
   if (reply.unmapped >= 0)
-    return fail(CallOutcome::Kind::out_of_bounds,
-                fmt::format("unmapped or moved pages of {} (its caller's memory)",
-                            reply.unmapped < static_cast<int32_t>(wire::buffer_count)
-                                ? fmt::format("its {}", buffer_name(static_cast<uint32_t>(reply.unmapped)))
-                                : std::string("the guard pages between its buffers")));
+    return fail(
+        CallOutcome::Kind::out_of_bounds,
+        fmt::format("unmapped or moved pages of {} (its caller's memory)",
+                    reply.unmapped < static_cast<int32_t>(wire::buffer_count)
+                        ? fmt::format("its {}", buffer_name(static_cast<uint32_t>(reply.unmapped)))
+                        : std::string("the guard pages between its buffers")));
   for (uint32_t g = 0; g <= wire::buffer_count; ++g) {
     size_t first = 0;
     if (const size_t n = canary_changes(guard(g), page(), buffers.seed + 16 + g, &first))
-      return fail(CallOutcome::Kind::out_of_bounds,
-                  fmt::format("wrote {} byte(s) into the guard page {} (after unprotecting it)", n,
-                              g == 0 ? std::string("before its input")
-                              : g == wire::buffer_count ? std::string("after its message buffer")
-                                                        : fmt::format("between its {} and its {}", buffer_name(g - 1), buffer_name(g))));
+      return fail(
+          CallOutcome::Kind::out_of_bounds,
+          fmt::format("wrote {} byte(s) into the guard page {} (after unprotecting it)", n,
+                      g == 0                    ? std::string("before its input")
+                      : g == wire::buffer_count ? std::string("after its message buffer")
+                                                : fmt::format("between its {} and its {}",
+                                                              buffer_name(g - 1), buffer_name(g))));
   }
   for (uint32_t b = 0; b < wire::buffer_count; ++b) {
     const wire::Region& r = q.regions[b];
     size_t first = 0;
     if (const size_t n = canary_changes(region(b), r.data, buffers.seed + 2 * b, &first))
-      return fail(CallOutcome::Kind::out_of_bounds,
-                  fmt::format("wrote {} byte(s) before the start of its {}, the first {} bytes before it", n,
-                              buffer_name(b), r.data - first));
-    if (const size_t n = canary_changes(data(b) + r.bytes, r.size - r.data - r.bytes, buffers.seed + 2 * b + 1, &first))
-      return fail(CallOutcome::Kind::out_of_bounds,
-                  fmt::format("wrote {} byte(s) past the end of its {} ({} bytes), the first at byte {} past it", n,
-                              buffer_name(b), r.bytes, first + 1));
+      return fail(
+          CallOutcome::Kind::out_of_bounds,
+          fmt::format("wrote {} byte(s) before the start of its {}, the first {} bytes before it",
+                      n, buffer_name(b), r.data - first));
+    if (const size_t n = canary_changes(data(b) + r.bytes, r.size - r.data - r.bytes,
+                                        buffers.seed + 2 * b + 1, &first))
+      return fail(
+          CallOutcome::Kind::out_of_bounds,
+          fmt::format(
+              "wrote {} byte(s) past the end of its {} ({} bytes), the first at byte {} past it", n,
+              buffer_name(b), r.bytes, first + 1));
   }
-  if (!buffers.input.empty() && std::memcmp(data(wire::input), buffers.input.data(), buffers.input.size()) != 0) {
+  if (!buffers.input.empty() &&
+      std::memcmp(data(wire::input), buffers.input.data(), buffers.input.size()) != 0) {
     const size_t k = static_cast<size_t>(
-        std::mismatch(buffers.input.begin(), buffers.input.end(), data(wire::input)).first - buffers.input.begin());
+        std::mismatch(buffers.input.begin(), buffers.input.end(), data(wire::input)).first -
+        buffers.input.begin());
     return fail(CallOutcome::Kind::out_of_bounds,
                 fmt::format("changed its input (read-only), the first byte at offset {}", k));
   }
@@ -585,10 +651,12 @@ CallOutcome Worker::call(uint32_t index, const poolspec_problem& problem, const 
   }
   out.output.assign(data(wire::output), data(wire::output) + buffers.output_bytes);
   out.indices.resize(buffers.index_count);
-  if (buffers.index_count) std::memcpy(out.indices.data(), data(wire::indices), buffers.index_count * sizeof(int64_t));
+  if (buffers.index_count)
+    std::memcpy(out.indices.data(), data(wire::indices), buffers.index_count * sizeof(int64_t));
   if (reply.run_status != 0) {
     out.kind = CallOutcome::Kind::run_error;
-    if (out.message.empty()) out.message = fmt::format("run returned {} (no message)", reply.run_status);
+    if (out.message.empty())
+      out.message = fmt::format("run returned {} (no message)", reply.run_status);
   }
   return out;
 }

@@ -43,7 +43,7 @@ struct BackendDescription {
 // hang past the load limit, dlopen's message, a refused declaration).
 struct LibraryDescription {
   std::vector<BackendDescription> backends;
-  std::string load_error;  // empty: loaded
+  std::string load_error;      // empty: loaded
   bool pid_namespace = false;  // its worker ran in a PID namespace of its own
 };
 

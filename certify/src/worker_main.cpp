@@ -15,10 +15,10 @@
 //   - the worker: loads the library and answers requests until the socket closes.
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <linux/capability.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -33,10 +33,10 @@
 #include <string>
 #include <vector>
 
+#include "children.hpp"
 #include "poolspec/optimized/optimized.hpp"
 #include "poolspec/reference/reference.hpp"
 #include "poolspec/xs3/engine.hpp"
-#include "children.hpp"
 #include "worker_protocol.hpp"
 
 namespace wire = poolspec::certify::wire;
@@ -75,7 +75,9 @@ void on_fault(int signal_number, siginfo_t* info, void*) {
     for (uint32_t b = 0; b < wire::buffer_count; ++b) {
       const std::byte* start = current.region[b];
       const std::byte* data = start + current.layout[b].data;
-      if (at >= start && at < start + current.layout[b].size) {  // inside: the read-only input (or pages reprotected)
+      if (at >= start &&
+          at < start +
+                   current.layout[b].size) {  // inside: the read-only input (or pages reprotected)
         r.fault_buffer = static_cast<int32_t>(b);
         r.write = 1;
         r.fault_offset = at - data;
@@ -84,9 +86,10 @@ void on_fault(int signal_number, siginfo_t* info, void*) {
       // The guard page before region b belongs to b when data sits at the regions' starts; the
       // one after it, when data sits at their ends.
       const bool before = at >= start - page() && at < start;
-      const bool after = at >= start + current.layout[b].size && at < start + current.layout[b].size + page();
-      if ((before && !current.flush_end) || (after && current.flush_end) ||
-          (before && b == 0) || (after && b + 1 == wire::buffer_count)) {
+      const bool after =
+          at >= start + current.layout[b].size && at < start + current.layout[b].size + page();
+      if ((before && !current.flush_end) || (after && current.flush_end) || (before && b == 0) ||
+          (after && b + 1 == wire::buffer_count)) {
         r.fault_buffer = static_cast<int32_t>(b);
         r.fault_offset = at - data;
         break;
@@ -95,7 +98,8 @@ void on_fault(int signal_number, siginfo_t* info, void*) {
     send_all(&r, sizeof r);
     _exit(wire::exit_after_fault);
   }
-  signal(signal_number, SIG_DFL);  // any other fault: returning re-raises it, with the default action
+  signal(signal_number,
+         SIG_DFL);  // any other fault: returning re-raises it, with the default action
 }
 
 struct Loaded {
@@ -115,7 +119,8 @@ Loaded load(const std::string& library, wire::Description& d) {
   Loaded out;
   poolspec_backend_entry_fn entry = nullptr;
   if (library == "built-in") {
-    out.backends = {poolspec::reference::backend(), poolspec::optimized::backend(), poolspec::xs3::backend()};
+    out.backends = {poolspec::reference::backend(), poolspec::optimized::backend(),
+                    poolspec::xs3::backend()};
   } else {
     // RTLD_LOCAL: two vendors' libraries may define the same symbols.
     void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -141,7 +146,8 @@ Loaded load(const std::string& library, wire::Description& d) {
     wire::BackendInfo& info = d.backends[i];
     info.abi_version = b->abi_version;
     copy_field(b->name, info.name, sizeof info.name, &info.has_name, &info.name_truncated);
-    copy_field(b->version, info.version, sizeof info.version, &info.has_version, &info.version_truncated);
+    copy_field(b->version, info.version, sizeof info.version, &info.has_version,
+               &info.version_truncated);
     copy_field(b->rules, info.rules, sizeof info.rules, &info.has_rules, &info.rules_truncated);
     info.has_supports = b->supports != nullptr;
     info.has_run = b->run != nullptr;
@@ -152,12 +158,14 @@ Loaded load(const std::string& library, wire::Description& d) {
 }
 
 bool regions_fit(const wire::Request& q) {
-  if (q.span_offset % page() || q.span_offset < page() || q.span_size % page() || q.span_size == 0 ||
-      q.span_offset > q.memfd_size || q.span_size > q.memfd_size - q.span_offset)
+  if (q.span_offset % page() || q.span_offset < page() || q.span_size % page() ||
+      q.span_size == 0 || q.span_offset > q.memfd_size ||
+      q.span_size > q.memfd_size - q.span_offset)
     return false;
   for (const wire::Region& r : q.regions)
     if (r.offset % page() || r.size % page() || r.size == 0 || r.offset < q.span_offset + page() ||
-        r.size > q.span_offset + q.span_size - page() - r.offset || r.data > r.size || r.bytes > r.size - r.data)
+        r.size > q.span_offset + q.span_size - page() - r.offset || r.data > r.size ||
+        r.bytes > r.size - r.data)
       return false;
   return true;
 }
@@ -168,7 +176,8 @@ void set_cpu_limit(int64_t seconds) {
   rlimit limit{};
   getrlimit(RLIMIT_CPU, &limit);
   limit.rlim_cur = static_cast<rlim_t>(used.ru_utime.tv_sec + used.ru_stime.tv_sec + 1 + seconds);
-  if (limit.rlim_max != RLIM_INFINITY && limit.rlim_cur > limit.rlim_max) limit.rlim_cur = limit.rlim_max;
+  if (limit.rlim_max != RLIM_INFINITY && limit.rlim_cur > limit.rlim_max)
+    limit.rlim_cur = limit.rlim_max;
   setrlimit(RLIMIT_CPU, &limit);
 }
 
@@ -183,19 +192,24 @@ void call(const wire::Request& q, const Loaded& loaded, int memfd) {
   wire::Reply r;
   r.sequence = q.sequence;
   r.kind = wire::call;
-  if (q.backend >= loaded.backends.size() || !regions_fit(q)) _exit(wire::exit_bad_request);  // not a request poolspec makes
+  if (q.backend >= loaded.backends.size() || !regions_fit(q))
+    _exit(wire::exit_bad_request);  // not a request poolspec makes
   // The span: guard pages without access, the regions read-write, the input read-only.
-  void* span = mmap(nullptr, q.span_size, PROT_NONE, MAP_SHARED, memfd, static_cast<off_t>(q.span_offset));
+  void* span =
+      mmap(nullptr, q.span_size, PROT_NONE, MAP_SHARED, memfd, static_cast<off_t>(q.span_offset));
   if (span == MAP_FAILED) _exit(wire::exit_cannot_map);
   current.base = static_cast<std::byte*>(span);
   current.size = q.span_size;
   current.layout = q.regions;
-  current.flush_end = q.regions[wire::output].data + q.regions[wire::output].bytes == q.regions[wire::output].size;
+  current.flush_end =
+      q.regions[wire::output].data + q.regions[wire::output].bytes == q.regions[wire::output].size;
   current.sequence = q.sequence;
   for (uint32_t b = 0; b < wire::buffer_count; ++b) {
     const wire::Region& region = q.regions[b];
     current.region[b] = current.base + (region.offset - q.span_offset);
-    if (mprotect(current.region[b], region.size, b == wire::input ? PROT_READ : PROT_READ | PROT_WRITE) != 0) _exit(wire::exit_cannot_map);
+    if (mprotect(current.region[b], region.size,
+                 b == wire::input ? PROT_READ : PROT_READ | PROT_WRITE) != 0)
+      _exit(wire::exit_cannot_map);
   }
   std::byte* data[wire::buffer_count];
   for (uint32_t b = 0; b < wire::buffer_count; ++b)
@@ -264,10 +278,12 @@ void set_every_signal(sighandler_t action) {
     if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
     std::fclose(statm);
   }
-  const rlim_t address_limit = static_cast<rlim_t>(pages) * page() + static_cast<rlim_t>(memory_limit_mb) * 1024 * 1024;
+  const rlim_t address_limit =
+      static_cast<rlim_t>(pages) * page() + static_cast<rlim_t>(memory_limit_mb) * 1024 * 1024;
   const rlimit address_space{address_limit, address_limit};
   setrlimit(RLIMIT_AS, &address_space);
-  const rlimit file_size{rlim_t{64} << 20, rlim_t{64} << 20};  // the log, and any file the backend writes
+  const rlimit file_size{rlim_t{64} << 20,
+                         rlim_t{64} << 20};  // the log, and any file the backend writes
   setrlimit(RLIMIT_FSIZE, &file_size);
   drop_privileges();
   // Every signal has its default action (set above: a sanitizer's handlers must not report the
@@ -285,7 +301,8 @@ void set_every_signal(sighandler_t action) {
   for (;;) {
     const ssize_t got = recv(wire::channel_fd, &q, sizeof q, 0);
     if (got < 0 && errno == EINTR) continue;
-    if (got != static_cast<ssize_t>(sizeof q) || q.magic_number != wire::magic) _exit(0);  // poolspec is done
+    if (got != static_cast<ssize_t>(sizeof q) || q.magic_number != wire::magic)
+      _exit(0);  // poolspec is done
     if (q.kind == wire::describe && !described) {
       static wire::Description d;
       d.sequence = q.sequence;
@@ -332,7 +349,8 @@ void kill_children() {
   for (;;) {
     int s = 0;
     const pid_t pid = waitpid(-1, &s, 0);
-    if (pid == worker && (WIFEXITED(s) || WIFSIGNALED(s))) {  // not a stop: it may be traced by its keeper
+    if (pid == worker &&
+        (WIFEXITED(s) || WIFSIGNALED(s))) {  // not a stop: it may be traced by its keeper
       status = s;
       break;
     }
@@ -359,7 +377,8 @@ bool enter_user_and_pid_namespaces() {
     return ok;
   };
   write_text("/proc/self/setgroups", "deny");
-  return write_text("/proc/self/uid_map", std::to_string(uid) + " " + std::to_string(uid) + " 1\n") &&
+  return write_text("/proc/self/uid_map",
+                    std::to_string(uid) + " " + std::to_string(uid) + " 1\n") &&
          write_text("/proc/self/gid_map", std::to_string(gid) + " " + std::to_string(gid) + " 1\n");
 }
 

@@ -20,9 +20,10 @@ inline constexpr int death_fd = 4;              // with a PID namespace: its ini
 inline constexpr uint32_t max_backends = 64;    // per library
 inline constexpr size_t max_text = 4096;        // problem strings
 inline constexpr size_t name_bytes = 256, version_bytes = 512, rules_bytes = 64;
-inline constexpr size_t message_bytes = 1024;   // the reason / message buffer a backend writes
+inline constexpr size_t message_bytes = 1024;  // the reason / message buffer a backend writes
 // The worker's own exit statuses (a backend's exit() may give any other).
-inline constexpr int exit_after_fault = 120, exit_bad_request = 121, exit_cannot_map = 122, exit_no_status_page = 123, exit_cannot_fork = 124;
+inline constexpr int exit_after_fault = 120, exit_bad_request = 121, exit_cannot_map = 122,
+                     exit_no_status_page = 123, exit_cannot_fork = 124;
 
 // The four buffers of a call, in the memfd in this order, each in a region of whole pages, with a
 // guard page before each region and after the last. The worker maps the span from the first guard
@@ -79,7 +80,8 @@ struct Reply {
   // start; `write` 1 when it was a write into the read-only input.
   int32_t fault_buffer = -1, write = 0;
   int64_t fault_offset = 0;
-  // call: pages of the span the backend unmapped (the buffer, or buffer_count: a guard page), -1 none.
+  // call: pages of the span the backend unmapped (the buffer, or buffer_count: a guard page), -1
+  // none.
   int32_t unmapped = -1;
 };
 

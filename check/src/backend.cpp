@@ -13,7 +13,8 @@ namespace poolspec {
 
 // backend.h numbers its enumerators as problem.hpp orders them.
 static_assert(POOLSPEC_MAX == static_cast<int>(Op::max));
-static_assert(POOLSPEC_U8 == static_cast<int>(DType::u8) && POOLSPEC_I32 == static_cast<int>(DType::i32));
+static_assert(POOLSPEC_U8 == static_cast<int>(DType::u8) &&
+              POOLSPEC_I32 == static_cast<int>(DType::i32));
 static_assert(POOLSPEC_CEIL_TORCH == static_cast<int>(Rounding::ceil_torch));
 static_assert(POOLSPEC_OVERRIDE == static_cast<int>(Divisor::override_value));
 static_assert(POOLSPEC_EMPTY_NEG_INF == static_cast<int>(EmptyWindow::neg_inf));
@@ -59,8 +60,8 @@ Result<CProblem> to_c_problem(const Problem& p, Layout layout) {
   Result<ShapeInfo> shape = validated_shape(p);
   if (!shape) return shape.error();
   if (p.axes.size() > POOLSPEC_MAX_SPATIAL)
-    return Error{fmt::format("spatial rank {}: the backend ABI carries at most {} axes", p.axes.size(),
-                             POOLSPEC_MAX_SPATIAL)};
+    return Error{fmt::format("spatial rank {}: the backend ABI carries at most {} axes",
+                             p.axes.size(), POOLSPEC_MAX_SPATIAL)};
   CProblem out;
   poolspec_problem& c = out.problem;
   c.op = static_cast<int32_t>(p.op);
@@ -70,7 +71,13 @@ Result<CProblem> to_c_problem(const Problem& p, Layout layout) {
   c.spatial_rank = static_cast<int32_t>(p.axes.size());
   for (size_t i = 0; i < p.axes.size(); ++i) {
     const Axis& a = p.axes[i];
-    c.axes[i] = {a.extent, a.kernel, a.stride, a.dilation, a.pad_begin, a.pad_end, shape->output_shape[i + 2]};
+    c.axes[i] = {a.extent,
+                 a.kernel,
+                 a.stride,
+                 a.dilation,
+                 a.pad_begin,
+                 a.pad_end,
+                 shape->output_shape[i + 2]};
   }
   c.rounding = static_cast<int32_t>(p.rounding);
   c.divisor = static_cast<int32_t>(p.divisor);
@@ -91,11 +98,11 @@ Result<CProblem> to_c_problem(const Problem& p, Layout layout) {
 
 Result<Problem> from_c_problem(const poolspec_problem& c) {
   Problem p;
-#define POOLSPEC_FIELD(target, field, last)                                \
-  {                                                                        \
-    auto v = enum_field(#field, c.field, last);                            \
-    if (!v) return v.error();                                              \
-    target = *v;                                                           \
+#define POOLSPEC_FIELD(target, field, last)     \
+  {                                             \
+    auto v = enum_field(#field, c.field, last); \
+    if (!v) return v.error();                   \
+    target = *v;                                \
   }
   POOLSPEC_FIELD(p.op, op, Op::max)
   POOLSPEC_FIELD(p.dtype, dtype, DType::u8)
@@ -111,7 +118,8 @@ Result<Problem> from_c_problem(const poolspec_problem& c) {
   if (c.layout != POOLSPEC_NCHW && c.layout != POOLSPEC_NHWC)
     return Error{fmt::format("layout={}: must be 0 (nchw) or 1 (nhwc)", c.layout)};
   if (c.spatial_rank < 1 || c.spatial_rank > POOLSPEC_MAX_SPATIAL)
-    return Error{fmt::format("spatial_rank={}: must be 1..{}", c.spatial_rank, POOLSPEC_MAX_SPATIAL)};
+    return Error{
+        fmt::format("spatial_rank={}: must be 1..{}", c.spatial_rank, POOLSPEC_MAX_SPATIAL)};
   p.batch = c.batch;
   p.channels = c.channels;
   for (int32_t i = 0; i < c.spatial_rank; ++i) {
@@ -125,8 +133,8 @@ Result<Problem> from_c_problem(const poolspec_problem& c) {
   if (!shape) return shape.error();
   for (int32_t i = 0; i < c.spatial_rank; ++i)
     if (c.axes[i].output != shape->output_shape[static_cast<size_t>(i) + 2])
-      return Error{fmt::format("axes[{}].output={}: the spec's output extent is {}", i, c.axes[i].output,
-                               shape->output_shape[static_cast<size_t>(i) + 2])};
+      return Error{fmt::format("axes[{}].output={}: the spec's output extent is {}", i,
+                               c.axes[i].output, shape->output_shape[static_cast<size_t>(i) + 2])};
   return p;
 }
 
@@ -135,9 +143,10 @@ ErrorBound bound_of(const poolspec_accumulation& a, const Problem& p, const std:
   bound.integer_units = a.integer_units;
   if (p.op == Op::max || !is_float(p.dtype) || a.sum_format == POOLSPEC_EXACT_SUMS) return bound;
   const DType format = a.sum_format == POOLSPEC_F64 ? DType::f64 : DType::f32;
-  bound = sum_bound(format, window_taps(p) + a.extra_operations, a.output_ulps,
-                    fmt::format("{} declares {} sums, {} more rounding(s), {} ulp into {}", backend,
-                                dtype_name(format), a.extra_operations, a.output_ulps, dtype_name(p.dtype)));
+  bound = sum_bound(
+      format, window_taps(p) + a.extra_operations, a.output_ulps,
+      fmt::format("{} declares {} sums, {} more rounding(s), {} ulp into {}", backend,
+                  dtype_name(format), a.extra_operations, a.output_ulps, dtype_name(p.dtype)));
   bound.integer_units = a.integer_units;
   return bound;
 }
@@ -165,26 +174,29 @@ std::unique_ptr<EngineBackend> make_engine_backend(const Engine& engine, std::st
   abi.rules = b->rules.c_str();
   abi.accumulation = {POOLSPEC_EXACT_SUMS, 0, 0, 0};
   abi.context = b.get();
-  abi.accumulation_for = [](const poolspec_backend* self, const poolspec_problem* c, poolspec_accumulation* out) {
+  abi.accumulation_for = [](const poolspec_backend* self, const poolspec_problem* c,
+                            poolspec_accumulation* out) {
     Result<Problem> p = from_c_problem(*c);
     if (!p) return;
     *out = accumulation_of(self_of(self).engine->error_bound(*p, layout_of(*c)), *p);
   };
-  abi.supports = [](const poolspec_backend* self, const poolspec_problem* c, char* reason, size_t size) {
+  abi.supports = [](const poolspec_backend* self, const poolspec_problem* c, char* reason,
+                    size_t size) {
     Result<Problem> p = from_c_problem(*c);
     Status s = p ? self_of(self).engine->supports(*p, layout_of(*c)) : Status(p.error());
     if (s) return 1;
     copy_text(s.error().message, reason, size);
     return 0;
   };
-  abi.run = [](const poolspec_backend* self, const poolspec_problem* c, const void* input, void* output,
-               int64_t* indices, char* message, size_t size) {
+  abi.run = [](const poolspec_backend* self, const poolspec_problem* c, const void* input,
+               void* output, int64_t* indices, char* message, size_t size) {
     Result<Problem> p = from_c_problem(*c);
     if (!p) {
       copy_text(p.error().message, message, size);
       return 1;
     }
-    const RunArgs args{static_cast<const std::byte*>(input), static_cast<std::byte*>(output), indices, 1};
+    const RunArgs args{static_cast<const std::byte*>(input), static_cast<std::byte*>(output),
+                       indices, 1};
     Status s = self_of(self).engine->run(*p, layout_of(*c), args);
     if (s) return 0;
     copy_text(s.error().message, message, size);
@@ -199,8 +211,10 @@ Status check_backend(const poolspec_backend* b) {
     return Error{fmt::format("abi_version={}: this poolspec speaks version {}", b->abi_version,
                              POOLSPEC_BACKEND_ABI_VERSION)};
   if (!b->name || !*b->name) return Error{"name: a backend must have a name"};
-  if (!b->rules) return Error{fmt::format("{}: rules must name the framework rules it claims", b->name)};
-  if (!b->supports || !b->run) return Error{fmt::format("{}: supports and run must both be given", b->name)};
+  if (!b->rules)
+    return Error{fmt::format("{}: rules must name the framework rules it claims", b->name)};
+  if (!b->supports || !b->run)
+    return Error{fmt::format("{}: supports and run must both be given", b->name)};
   return Ok{};
 }
 
@@ -225,9 +239,11 @@ Status AbiEngine::run(const Problem& p, Layout layout, const RunArgs& args) cons
   Result<CProblem> c = to_c_problem(p, layout);
   if (!c) return c.error();
   char message[512] = "";
-  if (backend_.run(&backend_, &c->problem, args.input, args.output, args.indices, message, sizeof message) == 0)
+  if (backend_.run(&backend_, &c->problem, args.input, args.output, args.indices, message,
+                   sizeof message) == 0)
     return Ok{};
-  return Error{fmt::format("{}: {}", backend_.name, message[0] ? message : "run failed (no message)")};
+  return Error{
+      fmt::format("{}: {}", backend_.name, message[0] ? message : "run failed (no message)")};
 }
 
 }  // namespace poolspec

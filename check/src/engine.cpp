@@ -12,13 +12,41 @@ std::string_view layout_name(Layout layout) {
 
 double load_element(DType dtype, const std::byte* at) {
   switch (dtype) {
-    case DType::f64: { double v; std::memcpy(&v, at, sizeof v); return v; }
-    case DType::f32: { float v; std::memcpy(&v, at, sizeof v); return v; }
-    case DType::f16: { uint16_t b; std::memcpy(&b, at, sizeof b); return f16_value(b); }
-    case DType::bf16: { uint16_t b; std::memcpy(&b, at, sizeof b); return bf16_value(b); }
-    case DType::i32: { int32_t v; std::memcpy(&v, at, sizeof v); return v; }
-    case DType::i8: { int8_t v; std::memcpy(&v, at, sizeof v); return v; }
-    case DType::u8: { uint8_t v; std::memcpy(&v, at, sizeof v); return v; }
+    case DType::f64: {
+      double v;
+      std::memcpy(&v, at, sizeof v);
+      return v;
+    }
+    case DType::f32: {
+      float v;
+      std::memcpy(&v, at, sizeof v);
+      return v;
+    }
+    case DType::f16: {
+      uint16_t b;
+      std::memcpy(&b, at, sizeof b);
+      return f16_value(b);
+    }
+    case DType::bf16: {
+      uint16_t b;
+      std::memcpy(&b, at, sizeof b);
+      return bf16_value(b);
+    }
+    case DType::i32: {
+      int32_t v;
+      std::memcpy(&v, at, sizeof v);
+      return v;
+    }
+    case DType::i8: {
+      int8_t v;
+      std::memcpy(&v, at, sizeof v);
+      return v;
+    }
+    case DType::u8: {
+      uint8_t v;
+      std::memcpy(&v, at, sizeof v);
+      return v;
+    }
   }
   return 0;
 }
@@ -26,12 +54,36 @@ double load_element(DType dtype, const std::byte* at) {
 void store_element(DType dtype, double v, std::byte* at) {
   switch (dtype) {
     case DType::f64: std::memcpy(at, &v, sizeof v); return;
-    case DType::f32: { const float f = static_cast<float>(v); std::memcpy(at, &f, sizeof f); return; }
-    case DType::f16: { const uint16_t b = f16_bits(v); std::memcpy(at, &b, sizeof b); return; }
-    case DType::bf16: { const uint16_t b = bf16_bits(v); std::memcpy(at, &b, sizeof b); return; }
-    case DType::i32: { const auto i = static_cast<int32_t>(v); std::memcpy(at, &i, sizeof i); return; }
-    case DType::i8: { const auto i = static_cast<int8_t>(v); std::memcpy(at, &i, sizeof i); return; }
-    case DType::u8: { const auto i = static_cast<uint8_t>(v); std::memcpy(at, &i, sizeof i); return; }
+    case DType::f32: {
+      const float f = static_cast<float>(v);
+      std::memcpy(at, &f, sizeof f);
+      return;
+    }
+    case DType::f16: {
+      const uint16_t b = f16_bits(v);
+      std::memcpy(at, &b, sizeof b);
+      return;
+    }
+    case DType::bf16: {
+      const uint16_t b = bf16_bits(v);
+      std::memcpy(at, &b, sizeof b);
+      return;
+    }
+    case DType::i32: {
+      const auto i = static_cast<int32_t>(v);
+      std::memcpy(at, &i, sizeof i);
+      return;
+    }
+    case DType::i8: {
+      const auto i = static_cast<int8_t>(v);
+      std::memcpy(at, &i, sizeof i);
+      return;
+    }
+    case DType::u8: {
+      const auto i = static_cast<uint8_t>(v);
+      std::memcpy(at, &i, sizeof i);
+      return;
+    }
   }
 }
 
@@ -40,7 +92,8 @@ namespace {
 // The storage position of spec-order element `flat` of a (N, C, spatial...) shape.
 struct LayoutMap {
   int64_t channels, plane;
-  LayoutMap(const std::vector<int64_t>& shape) : channels(shape.size() > 1 ? shape[1] : 1), plane(1) {
+  LayoutMap(const std::vector<int64_t>& shape)
+      : channels(shape.size() > 1 ? shape[1] : 1), plane(1) {
     for (size_t i = 2; i < shape.size(); ++i) plane *= shape[i];
   }
   int64_t position(int64_t flat, Layout layout) const {
@@ -62,8 +115,9 @@ std::vector<std::byte> to_storage(const Tensor& t, Layout layout) {
   std::vector<std::byte> bytes(t.values.size() * width);
   const LayoutMap map(t.shape);
   for (size_t i = 0; i < t.values.size(); ++i)
-    store_element(t.dtype, t.values[i],
-                  bytes.data() + static_cast<size_t>(map.position(static_cast<int64_t>(i), layout)) * width);
+    store_element(
+        t.dtype, t.values[i],
+        bytes.data() + static_cast<size_t>(map.position(static_cast<int64_t>(i), layout)) * width);
   return bytes;
 }
 
@@ -74,7 +128,8 @@ Tensor from_storage(DType dtype, const std::vector<int64_t>& spec_shape, Layout 
   const LayoutMap map(spec_shape);
   for (size_t i = 0; i < t.values.size(); ++i)
     t.values[i] = load_element(
-        dtype, bytes.data() + static_cast<size_t>(map.position(static_cast<int64_t>(i), layout)) * width);
+        dtype,
+        bytes.data() + static_cast<size_t>(map.position(static_cast<int64_t>(i), layout)) * width);
   return t;
 }
 
@@ -108,7 +163,8 @@ double allowed_error(const ErrorBound& bound, DType output, double abs_sum, int6
   const double gamma = n * bound.unit_roundoff / (1 - n * bound.unit_roundoff);
   const double d = static_cast<double>(divisor);
   // A got rounded into the output may sit on the far side of a binade edge: take the larger ulp.
-  const double last = bound.output_ulps * ulp_of(output, std::fabs(y) * (1 + 2 * gamma) + ulp_of(output, y));
+  const double last =
+      bound.output_ulps * ulp_of(output, std::fabs(y) * (1 + 2 * gamma) + ulp_of(output, y));
   // (1 + 2^-50) covers the double arithmetic of this formula itself.
   return (gamma * abs_sum / d + n * bound.underflow + last) * (1 + std::ldexp(1.0, -50));
 }

@@ -71,10 +71,12 @@ Result<EngineComparison> compare_output(const Problem& p, const Tensor& input,
                                         const Tensor* abs_sums_given) {
   if (got.values.values.size() != expected.values.values.size() ||
       got.values.shape != expected.values.shape)
-    return Error{fmt::format("output shape ({}): the spec's is ({})", fmt::join(got.values.shape, ","),
+    return Error{fmt::format("output shape ({}): the spec's is ({})",
+                             fmt::join(got.values.shape, ","),
                              fmt::join(expected.values.shape, ","))};
   if (got.indices.size() != expected.indices.size())
-    return Error{fmt::format("{} indices: the spec gives {}", got.indices.size(), expected.indices.size())};
+    return Error{
+        fmt::format("{} indices: the spec gives {}", got.indices.size(), expected.indices.size())};
   const bool float_avg = p.op == Op::avg && is_float(p.dtype);
   Tensor computed_abs_sums;
   const Tensor* abs_sums = abs_sums_given;
@@ -96,8 +98,8 @@ Result<EngineComparison> compare_output(const Problem& p, const Tensor& input,
     if (!ok && float_avg && !bound.exact) {
       m.coordinate = coordinate_of(expected.values.shape, static_cast<int64_t>(i));
       const int64_t divisor = divisor_at(p, m.coordinate);
-      const double abs_sum = abs_sums->values[i] * (1 + std::ldexp(1.0, -52)) +
-                             std::fabs(static_cast<double>(p.bias));
+      const double abs_sum =
+          abs_sums->values[i] * (1 + std::ldexp(1.0, -52)) + std::fabs(static_cast<double>(p.bias));
       // Outside the declared range: the finite values' partial sums may overflow. That holds for
       // a window with an infinity too (+inf beside finite values whose sum overflows to -inf in
       // the engine's format gives NaN).
@@ -107,7 +109,8 @@ Result<EngineComparison> compare_output(const Problem& p, const Tensor& input,
       }
       if (divisor > 0 && std::isfinite(e[i])) {
         m.allowed = allowed_error(bound, p.dtype, abs_sum, divisor, e[i]);
-        m.error = std::isfinite(g[i]) ? std::fabs(g[i] - e[i]) : std::numeric_limits<double>::infinity();
+        m.error =
+            std::isfinite(g[i]) ? std::fabs(g[i] - e[i]) : std::numeric_limits<double>::infinity();
         ok = m.error <= m.allowed;
         // A value within the bound of y may lie at or past the dtype's overflow threshold (the
         // largest finite value plus half its ulp), where the engine's last rounding, to nearest,
@@ -131,7 +134,9 @@ Result<EngineComparison> compare_output(const Problem& p, const Tensor& input,
     ++c.mismatches;
     if (c.first.size() < max_reported) {
       m.coordinate = coordinate_of(expected.values.shape, static_cast<int64_t>(i));
-      if (m.error == 0) m.error = std::isfinite(g[i] - e[i]) ? std::fabs(g[i] - e[i]) : std::numeric_limits<double>::infinity();
+      if (m.error == 0)
+        m.error = std::isfinite(g[i] - e[i]) ? std::fabs(g[i] - e[i])
+                                             : std::numeric_limits<double>::infinity();
       if (is_float(p.dtype) && std::isfinite(e[i])) m.error_ulps = m.error / ulp_of(p.dtype, e[i]);
       c.first.push_back(std::move(m));
     }
@@ -140,14 +145,17 @@ Result<EngineComparison> compare_output(const Problem& p, const Tensor& input,
 }
 
 std::string comparison_text(const Problem& p, const EngineComparison& c, const ErrorBound& bound) {
-  std::string text = fmt::format("{}: {} of {} elements differ", format_problem(p), c.mismatches, c.elements);
+  std::string text =
+      fmt::format("{}: {} of {} elements differ", format_problem(p), c.mismatches, c.elements);
   if (!bound.exact) text += fmt::format(" (declared accumulation: {})", bound.accumulation);
   for (const ElementMismatch& m : c.first) {
-    text += fmt::format("\n  at ({}): expected {}, got {}", fmt::join(m.coordinate, ","), m.expected, m.got);
+    text += fmt::format("\n  at ({}): expected {}, got {}", fmt::join(m.coordinate, ","),
+                        m.expected, m.got);
     if (m.expected_index >= 0 || m.got_index >= 0)
       text += fmt::format(", index expected {} got {}", m.expected_index, m.got_index);
     if (m.error > 0)
-      text += fmt::format(", error {:.3g} ({:.3g} ulp), allowed {:.3g}", m.error, m.error_ulps, m.allowed);
+      text += fmt::format(", error {:.3g} ({:.3g} ulp), allowed {:.3g}", m.error, m.error_ulps,
+                          m.allowed);
   }
   if (c.mismatches > static_cast<int64_t>(c.first.size()))
     text += fmt::format("\n  ... and {} more", c.mismatches - static_cast<int64_t>(c.first.size()));
@@ -169,9 +177,10 @@ Result<Output> run_engine(const Engine& engine, const Problem& p, const Tensor& 
   if (!shape) return shape.error();
   const std::vector<std::byte> in_bytes = to_storage(input, layout);
   std::vector<std::byte> in(in_bytes.size() + 2 * guard_bytes, std::byte{0xFF});  // 0xFF..: NaN, -1
-  for (size_t i = 0; i < guard_bytes; i += 2) in[i] = std::byte{0x7F};            // 0x7FFF..: NaN, max
+  for (size_t i = 0; i < guard_bytes; i += 2) in[i] = std::byte{0x7F};  // 0x7FFF..: NaN, max
   std::memcpy(in.data() + guard_bytes, in_bytes.data(), in_bytes.size());
-  const size_t out_size = static_cast<size_t>(shape->output_elements) * static_cast<size_t>(storage_bytes(p.dtype));
+  const size_t out_size =
+      static_cast<size_t>(shape->output_elements) * static_cast<size_t>(storage_bytes(p.dtype));
   const bool with_indices = p.op == Op::max && p.indices != Indices::none;
   // Two runs over differently poisoned outputs: an element the engine leaves unwritten differs.
   std::vector<std::byte> outs[2];
@@ -179,15 +188,19 @@ Result<Output> run_engine(const Engine& engine, const Problem& p, const Tensor& 
   const std::byte poison[2] = {std::byte{0xA5}, std::byte{0x5A}};
   for (int r = 0; r < 2; ++r) {
     outs[r].assign(out_size + guard_bytes, poison[r]);
-    std::fill(outs[r].begin() + static_cast<std::ptrdiff_t>(out_size), outs[r].end(), guard_pattern);
-    indices[r].assign(with_indices ? static_cast<size_t>(shape->output_elements) + guard_bytes / 8 : 0,
-                      r == 0 ? int64_t{-7} : int64_t{1} << 40);
-    RunArgs args{in.data() + guard_bytes, outs[r].data(), with_indices ? indices[r].data() : nullptr, threads};
+    std::fill(outs[r].begin() + static_cast<std::ptrdiff_t>(out_size), outs[r].end(),
+              guard_pattern);
+    indices[r].assign(
+        with_indices ? static_cast<size_t>(shape->output_elements) + guard_bytes / 8 : 0,
+        r == 0 ? int64_t{-7} : int64_t{1} << 40);
+    RunArgs args{in.data() + guard_bytes, outs[r].data(),
+                 with_indices ? indices[r].data() : nullptr, threads};
     if (Status s = engine.run(p, layout, args); !s) return s.error();
     for (size_t i = out_size; i < outs[r].size(); ++i)
       if (outs[r][i] != guard_pattern)
-        return Error{fmt::format("{} wrote past its output: guard byte {} after the {} output bytes changed",
-                                 engine.name(), i - out_size, out_size)};
+        return Error{
+            fmt::format("{} wrote past its output: guard byte {} after the {} output bytes changed",
+                        engine.name(), i - out_size, out_size)};
     for (size_t i = static_cast<size_t>(shape->output_elements); i < indices[r].size(); ++i)
       if (indices[r][i] != indices[r][static_cast<size_t>(shape->output_elements)] ||
           indices[r][i] != (r == 0 ? int64_t{-7} : int64_t{1} << 40))
@@ -198,7 +211,8 @@ Result<Output> run_engine(const Engine& engine, const Problem& p, const Tensor& 
       !std::equal(indices[0].begin(), indices[0].begin() + index_count, indices[1].begin())) {
     size_t i = 0;
     while (i < out_size && outs[0][i] == outs[1][i]) ++i;
-    return Error{fmt::format("{} left output {} unwritten (it kept the poison it was given)", engine.name(),
+    return Error{fmt::format("{} left output {} unwritten (it kept the poison it was given)",
+                             engine.name(),
                              i < out_size ? fmt::format("byte {}", i) : std::string("indices"))};
   }
   Output out;

@@ -43,9 +43,12 @@ class HeaderReader {
         have_descr = true;
       } else if (key == "fortran_order") {
         if (have_fortran) return npy_error("header: repeated 'fortran_order'");
-        if (word("True")) fortran = true;
-        else if (word("False")) fortran = false;
-        else return npy_error("header: 'fortran_order' must be True or False");
+        if (word("True"))
+          fortran = true;
+        else if (word("False"))
+          fortran = false;
+        else
+          return npy_error("header: 'fortran_order' must be True or False");
         have_fortran = true;
       } else if (key == "shape") {
         if (have_shape || !tuple(shape)) return npy_error("header: bad or repeated 'shape'");
@@ -126,13 +129,15 @@ std::optional<Format> format_of(std::string_view descr) {
   const char order = descr[0];
   const std::string_view kind = descr.substr(1);
   bool big = false;
-  if (order == '>') big = true;
-  else if (order != '<' && order != '|' && order != '=') return std::nullopt;
+  if (order == '>')
+    big = true;
+  else if (order != '<' && order != '|' && order != '=')
+    return std::nullopt;
   struct Entry {
     std::string_view kind;
     DType dtype;
   };
-  static constexpr Entry entries[] = {{"f8", DType::f64}, {"f4", DType::f32}, {"f2", DType::f16},
+  static constexpr Entry entries[] = {{"f8", DType::f64},  {"f4", DType::f32}, {"f2", DType::f16},
                                       {"u2", DType::bf16}, {"i4", DType::i32}, {"i1", DType::i8},
                                       {"u1", DType::u8}};
   for (const Entry& e : entries)
@@ -196,8 +201,8 @@ std::string encode_raw(std::string_view descr, const std::vector<int64_t>& shape
   // Python tuple syntax: "(1, 3, 32)", but "(5,)" for one axis.
   std::string dims = fmt::format("{}", fmt::join(shape, ", "));
   if (shape.size() == 1) dims += ",";
-  std::string header = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}",
-                                   descr, dims);
+  std::string header =
+      fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}", descr, dims);
   // Version 1.0: magic, 2 version bytes, 2 length bytes; pad with spaces so the data starts at
   // a multiple of 64 bytes, and end the header with '\n'.
   const size_t unpadded = magic.size() + 4 + header.size() + 1;
@@ -225,7 +230,8 @@ Result<Tensor> parse_npy(std::string_view bytes) {
   const auto* u = reinterpret_cast<const unsigned char*>(bytes.data());
   const int major = u[6], minor = u[7];
   if (major < 1 || major > 3 || minor != 0)
-    return npy_error(fmt::format("format version {}.{}: only 1.0, 2.0 and 3.0 exist", major, minor));
+    return npy_error(
+        fmt::format("format version {}.{}: only 1.0, 2.0 and 3.0 exist", major, minor));
   const size_t length_bytes = major == 1 ? 2 : 4;
   if (bytes.size() < 8 + length_bytes) return npy_error("truncated before the header length");
   const uint64_t header_length = load(u + 8, static_cast<int>(length_bytes), false);
@@ -241,7 +247,8 @@ Result<Tensor> parse_npy(std::string_view bytes) {
   if (Status s = HeaderReader(header).read(descr, fortran, shape); !s) return s.error();
   const std::optional<Format> format = format_of(descr);
   if (!format)
-    return npy_error(fmt::format("descr '{}': poolspec reads f8 f4 f2 u2(bfloat16) i4 i1 u1", descr));
+    return npy_error(
+        fmt::format("descr '{}': poolspec reads f8 f4 f2 u2(bfloat16) i4 i1 u1", descr));
   Result<int64_t> count = element_count(shape);
   if (!count) return npy_error(count.error().message);
 
@@ -251,15 +258,16 @@ Result<Tensor> parse_npy(std::string_view bytes) {
   if (*count > 0 && expected / static_cast<uint64_t>(*count) != static_cast<uint64_t>(itemsize))
     return npy_error("the data size overflows");
   if (data.size() != expected)
-    return npy_error(fmt::format("the header promises {} bytes of data ({} elements of {}), the "
-                                 "file holds {}",
-                                 expected, *count, descr, data.size()));
+    return npy_error(
+        fmt::format("the header promises {} bytes of data ({} elements of {}), the "
+                    "file holds {}",
+                    expected, *count, descr, data.size()));
 
   std::vector<double> values(static_cast<size_t>(*count));
   const auto* d = reinterpret_cast<const unsigned char*>(data.data());
   for (size_t i = 0; i < values.size(); ++i)
-    values[i] = decode(format->dtype, load(d + i * static_cast<size_t>(itemsize), itemsize,
-                                           format->big_endian));
+    values[i] = decode(format->dtype,
+                       load(d + i * static_cast<size_t>(itemsize), itemsize, format->big_endian));
   if (fortran && shape.size() > 1) {
     // Column-major file order: element (x0..xr) is at x0 + d0*(x1 + d1*(...)). Reorder.
     std::vector<double> row_major(values.size());
@@ -267,7 +275,8 @@ Result<Tensor> parse_npy(std::string_view bytes) {
     for (size_t flat = 0; flat < values.size(); ++flat) {
       size_t column_index = 0;
       for (size_t a = shape.size(); a > 0; --a)
-        column_index = column_index * static_cast<size_t>(shape[a - 1]) + static_cast<size_t>(x[a - 1]);
+        column_index =
+            column_index * static_cast<size_t>(shape[a - 1]) + static_cast<size_t>(x[a - 1]);
       row_major[flat] = values[column_index];
       for (size_t a = shape.size(); a > 0; --a) {
         if (++x[a - 1] < shape[a - 1]) break;

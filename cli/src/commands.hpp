@@ -19,20 +19,20 @@ struct RunOptions {
 };
 int run_command(const ProblemOptions& options, const RunOptions& run, bool json);
 
-int explain_command(const ProblemOptions& options, const std::string& input,
-                    const std::string& at, bool json);
+int explain_command(const ProblemOptions& options, const std::string& input, const std::string& at,
+                    bool json);
 
 struct ProveOptions {
-  std::string filter;     // run the proofs whose name contains it
-  std::string emit_smt2;  // write every query as SMT-LIB into this folder
+  std::string filter;           // run the proofs whose name contains it
+  std::string emit_smt2;        // write every query as SMT-LIB into this folder
   unsigned timeout_ms = 60000;  // per query; a timeout is a failure
   bool list = false;
 };
 int prove_command(const ProveOptions& options, bool json);
 
 // `poolspec diff`: the problem under every framework's rules; 1 when some disagree.
-int diff_command(const ProblemOptions& options, const std::string& input,
-                 const std::string& values, bool json);
+int diff_command(const ProblemOptions& options, const std::string& input, const std::string& values,
+                 bool json);
 
 // The main job until `poolspec certify` exists: the spec over the seed documents' examples.
 int seeds_command(bool json);

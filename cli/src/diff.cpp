@@ -8,13 +8,13 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "command_support.hpp"
+#include "commands.hpp"
 #include "poolspec/evaluate.hpp"
 #include "poolspec/npy.hpp"
 #include "poolspec/problem_string.hpp"
 #include "poolspec/shape.hpp"
 #include "poolspec/translate.hpp"
-#include "command_support.hpp"
-#include "commands.hpp"
 
 namespace poolspec::cli {
 
@@ -36,7 +36,8 @@ bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == 
 // The input in the spec's layout: the given .npy (in the source framework's layout), or the
 // ramp 1, 2, 3, ... in row-major (N, C, d...) order, which makes every window's sum distinct
 // (0, 1, 2, ... wrapping at the dtype's maximum for integers, so that pairs average to k + 1/2).
-Result<Tensor> diff_input(const ResolvedProblem& source, const Intent& intent, const Tensor* given) {
+Result<Tensor> diff_input(const ResolvedProblem& source, const Intent& intent,
+                          const Tensor* given) {
   if (given) {
     // Undo the source's layout and crop: channels-last back to first, and nothing cropped.
     Framing full = source.framing;
@@ -45,16 +46,21 @@ Result<Tensor> diff_input(const ResolvedProblem& source, const Intent& intent, c
   }
   Result<int64_t> count = element_count(intent.shape);
   if (!count || *count > (int64_t{1} << 24))
-    return Error{fmt::format("--input-shape: {} elements; without --input, diff evaluates a ramp of "
-                             "at most 2^24 elements", fmt::join(intent.shape, "x"))};
+    return Error{
+        fmt::format("--input-shape: {} elements; without --input, diff evaluates a ramp of "
+                    "at most 2^24 elements",
+                    fmt::join(intent.shape, "x"))};
   std::vector<double> ramp;
   for (int64_t i = 0; i < *count; ++i) {
     double v = static_cast<double>(i + 1);
-    if (!is_float(intent.dtype)) v = static_cast<double>(i % (int_max(intent.dtype) + 1));  // 0, 1, 2, ...
+    if (!is_float(intent.dtype))
+      v = static_cast<double>(i % (int_max(intent.dtype) + 1));  // 0, 1, 2, ...
     ramp.push_back(v);
   }
-  if (is_float(intent.dtype) && intent.dtype != DType::f64 && intent.dtype != DType::f32 && *count > 256)
-    return Error{"without --input, diff's ramp of a 16-bit float input must have at most 256 elements"};
+  if (is_float(intent.dtype) && intent.dtype != DType::f64 && intent.dtype != DType::f32 &&
+      *count > 256)
+    return Error{
+        "without --input, diff's ramp of a 16-bit float input must have at most 256 elements"};
   return make_tensor(intent.dtype, intent.shape, ramp);
 }
 
@@ -93,8 +99,8 @@ void compare(Row& row, const Row& source) {
     if (same(row.values[i], source.values[i])) continue;
     const double d = std::fabs(row.values[i] - source.values[i]);
     if (row.differing == 0)
-      row.first_difference = fmt::format("at {}: {} vs {}", coordinate_text(row.shape, i), row.values[i],
-                                         source.values[i]);
+      row.first_difference = fmt::format("at {}: {} vs {}", coordinate_text(row.shape, i),
+                                         row.values[i], source.values[i]);
     ++row.differing;
     if (!(d <= row.largest)) row.largest = d;  // NaN against a number: the largest is NaN
   }
@@ -115,15 +121,19 @@ std::string plane_text(const Row& row) {
 }
 
 // "nan,1,3,3": the values of a tensor of `shape`, row-major in the framework's layout.
-Result<Tensor> parse_values(const std::string& text, DType dtype, const std::vector<int64_t>& shape) {
+Result<Tensor> parse_values(const std::string& text, DType dtype,
+                            const std::vector<int64_t>& shape) {
   std::vector<double> values;
   size_t begin = 0;
   while (begin <= text.size()) {
     const size_t comma = std::min(text.find(',', begin), text.size());
     const std::string item = text.substr(begin, comma - begin);
-    if (item == "nan") values.push_back(std::numeric_limits<double>::quiet_NaN());
-    else if (item == "inf") values.push_back(std::numeric_limits<double>::infinity());
-    else if (item == "-inf") values.push_back(-std::numeric_limits<double>::infinity());
+    if (item == "nan")
+      values.push_back(std::numeric_limits<double>::quiet_NaN());
+    else if (item == "inf")
+      values.push_back(std::numeric_limits<double>::infinity());
+    else if (item == "-inf")
+      values.push_back(-std::numeric_limits<double>::infinity());
     else {
       double v = 0;
       const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
@@ -143,9 +153,11 @@ Result<Tensor> parse_values(const std::string& text, DType dtype, const std::vec
 int diff_command(const ProblemOptions& options, const std::string& input_path,
                  const std::string& values, bool json) {
   if (!options.problem.empty())
-    return refuse("diff: give the problem in one framework's terms (--pytorch, --onnx, ...), not a "
-                  "problem string, so that each framework's rules can be applied to it");
-  if (!input_path.empty() && !values.empty()) return refuse("--values: give --input or --values, not both");
+    return refuse(
+        "diff: give the problem in one framework's terms (--pytorch, --onnx, ...), not a "
+        "problem string, so that each framework's rules can be applied to it");
+  if (!input_path.empty() && !values.empty())
+    return refuse("--values: give --input or --values, not both");
   std::optional<Tensor> given;
   std::string input_text = input_path;
   if (!input_path.empty()) {
@@ -169,8 +181,9 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
 
   // The source itself first, with the user's own attributes; then every translation.
   const auto& [source_framework, source_attributes] = *options.attributes.begin();
-  Translation own{source_framework, std::string(framework_name(source_framework)) +
-                                        (options.opset ? fmt::format("@{}", options.opset) : ""),
+  Translation own{source_framework,
+                  std::string(framework_name(source_framework)) +
+                      (options.opset ? fmt::format("@{}", options.opset) : ""),
                   source_attributes, FrontendInput{}, ""};
   Result<FrontendInput> in = frontend_input(options, given ? &*given : nullptr);
   if (!in) return refuse(in.error().message);
@@ -189,7 +202,8 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
   if (json) {
     nlohmann::json list = nlohmann::json::array();
     for (const Row& r : rows) {
-      nlohmann::json j = {{"framework", r.translation.label}, {"attributes", r.translation.attributes}};
+      nlohmann::json j = {{"framework", r.translation.label},
+                          {"attributes", r.translation.attributes}};
       if (!r.refusal.empty()) {
         j["expressible"] = false;
         j["reason"] = r.refusal;
@@ -199,26 +213,33 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
         j["problem"] = r.problem;
         j["output_shape"] = r.shape;
         j["differing_outputs"] = r.differing;
-        j["largest_difference"] = std::isnan(r.largest) ? nlohmann::json("nan") : nlohmann::json(r.largest);
+        j["largest_difference"] =
+            std::isnan(r.largest) ? nlohmann::json("nan") : nlohmann::json(r.largest);
         j["first_difference"] = r.first_difference;
         nlohmann::json output = nlohmann::json::array();
         if (r.values.size() <= 4096)
-          for (double v : r.values) output.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(fmt::format("{}", v)));
+          for (double v : r.values)
+            output.push_back(std::isfinite(v) ? nlohmann::json(v)
+                                              : nlohmann::json(fmt::format("{}", v)));
         j["values"] = output;
       }
       list.push_back(j);
     }
-    fmt::print("{}\n", nlohmann::json{{"source", rows[0].translation.label},
-                                      {"input_shape", intent.shape},
-                                      {"input", given ? input_text : "ramp 1, 2, 3, ... in (N, C, spatial) order"},
-                                      {"frameworks", list},
-                                      {"disagreeing", disagreeing}}.dump());
+    fmt::print(
+        "{}\n",
+        nlohmann::json{{"source", rows[0].translation.label},
+                       {"input_shape", intent.shape},
+                       {"input", given ? input_text : "ramp 1, 2, 3, ... in (N, C, spatial) order"},
+                       {"frameworks", list},
+                       {"disagreeing", disagreeing}}
+            .dump());
   } else {
     fmt::print("source  {} ({}): {}\n", rows[0].translation.label, rows[0].operator_name,
                rows[0].translation.attributes);
     fmt::print("input   {} {}, {}\n\n", dtype_name(intent.dtype), fmt::join(intent.shape, "x"),
-               given ? input_text : is_float(intent.dtype) ? "values 1, 2, 3, ... in (N, C, spatial) order"
-                                                      : "values 0, 1, 2, ... in (N, C, spatial) order");
+               given                    ? input_text
+               : is_float(intent.dtype) ? "values 1, 2, 3, ... in (N, C, spatial) order"
+                                        : "values 0, 1, 2, ... in (N, C, spatial) order");
     for (const Row& r : rows) {
       if (!r.refusal.empty()) {
         fmt::print("{:<12} cannot express it: {}\n", r.translation.label, r.refusal);
@@ -226,14 +247,17 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
       }
       const bool shape_differs = r.shape != rows[0].shape;
       const std::string verdict =
-          &r == &rows[0]     ? "(source)"
-          : shape_differs    ? fmt::format("DIFFERS: {}", r.first_difference)
-          : r.differing == 0 ? "agrees"
-                             : fmt::format("DIFFERS: {} of {} outputs, largest by {:.4g}; first {}",
-                                           r.differing, r.values.size(), r.largest, r.first_difference);
-      fmt::print("{:<12} {:<28} {:<8} {}\n", r.translation.label, r.operator_name,
-                 fmt::format("{}", fmt::join(std::vector<int64_t>(r.shape.begin() + 2, r.shape.end()), "x")),
-                 verdict);
+          &r == &rows[0]  ? "(source)"
+          : shape_differs ? fmt::format("DIFFERS: {}", r.first_difference)
+          : r.differing == 0
+              ? "agrees"
+              : fmt::format("DIFFERS: {} of {} outputs, largest by {:.4g}; first {}", r.differing,
+                            r.values.size(), r.largest, r.first_difference);
+      fmt::print(
+          "{:<12} {:<28} {:<8} {}\n", r.translation.label, r.operator_name,
+          fmt::format("{}",
+                      fmt::join(std::vector<int64_t>(r.shape.begin() + 2, r.shape.end()), "x")),
+          verdict);
       fmt::print("{:<12} {}\n", "", r.translation.attributes);
       fmt::print("{:<12} {}\n", "", r.problem);
       fmt::print("{:<12} [{}]\n\n", "", plane_text(r));

@@ -35,9 +35,8 @@ int explain_command(const ProblemOptions& options, const std::string& input_path
   if (json) {
     nlohmann::json taps = nlohmann::json::array();
     for (const Tap& t : ex->taps) {
-      nlohmann::json tap = {{"offset", t.offset},
-                            {"coordinate", t.coordinate},
-                            {"kind", tap_kind_name(t.kind)}};
+      nlohmann::json tap = {
+          {"offset", t.offset}, {"coordinate", t.coordinate}, {"kind", tap_kind_name(t.kind)}};
       tap["value"] = t.value ? json_number(*t.value) : nlohmann::json(nullptr);
       taps.push_back(tap);
     }

@@ -3,12 +3,12 @@
 #include <map>
 #include <utility>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "certify.hpp"
-#include "onnx_test.hpp"
 #include "commands.hpp"
+#include "onnx_test.hpp"
 
 namespace {
 
@@ -26,7 +26,8 @@ const std::pair<poolspec::Framework, const char*> framework_option_help[] = {
      "tf.nn.avg_pool / max_pool arguments: 'ksize=3 strides=2 padding=SAME' (NHWC unless "
      "data_format says otherwise)"},
     {poolspec::Framework::tflite,
-     "TFLite Pool2DOptions: 'padding=SAME stride_w=2 stride_h=2 filter_width=3 filter_height=3' (NHWC)"},
+     "TFLite Pool2DOptions: 'padding=SAME stride_w=2 stride_h=2 filter_width=3 filter_height=3' "
+     "(NHWC)"},
     {poolspec::Framework::onednn,
      "oneDNN pooling: 'alg=pooling_avg_include_padding kernel=3,3 strides=2,2 padding_l=1,1 "
      "padding_r=1,1'"},
@@ -36,8 +37,9 @@ const std::pair<poolspec::Framework, const char*> framework_option_help[] = {
 
 int main(int argc, char** argv) {
   using namespace poolspec::cli;
-  CLI::App app{"poolspec: the executable, machine-checked specification of pooling.\n"
-               "With no command, runs the spec over the seed documents' examples."};
+  CLI::App app{
+      "poolspec: the executable, machine-checked specification of pooling.\n"
+      "With no command, runs the spec over the seed documents' examples."};
   app.require_subcommand(0, 1);
 
   ProblemOptions problem;
@@ -51,16 +53,20 @@ int main(int argc, char** argv) {
       framework_options.emplace_back(
           framework, sub->add_option(fmt::format("--{}", poolspec::framework_name(framework)),
                                      framework_text[framework], help));
-    sub->add_option("--op", problem.op, "avg, max, global_avg or global_max (with a framework's attributes)");
-    sub->add_option("--opset", problem.opset, "OpenVINO opset (default 1) or ONNX opset (default 22)");
+    sub->add_option("--op", problem.op,
+                    "avg, max, global_avg or global_max (with a framework's attributes)");
+    sub->add_option("--opset", problem.opset,
+                    "OpenVINO opset (default 1) or ONNX opset (default 22)");
     sub->add_option("--input-shape", problem.input_shape,
                     "The input's shape in the framework's layout, e.g. N,C,H,W (or from --input)");
-    sub->add_option("--dtype", problem.dtype, "f64 f32 f16 bf16 i32 i8 u8 (default f32, or --input's)");
+    sub->add_option("--dtype", problem.dtype,
+                    "f64 f32 f16 bf16 i32 i8 u8 (default f32, or --input's)");
     sub->add_flag("--json", json, "Print machine-readable JSON");
   };
 
-  CLI::App* shape = app.add_subcommand("shape", "Resolved pads, output shape, and whether any "
-                                                "window can have a zero divisor");
+  CLI::App* shape = app.add_subcommand("shape",
+                                       "Resolved pads, output shape, and whether any "
+                                       "window can have a zero divisor");
   add_problem_options(shape);
 
   RunOptions run;
@@ -75,89 +81,127 @@ int main(int argc, char** argv) {
                       "'op=maxpool2d ...'");
 
   std::string explain_input, at;
-  CLI::App* explain = app.add_subcommand("explain", "One output element: its window's taps, "
-                                                    "which are padding, the divisor, the exact value");
+  CLI::App* explain = app.add_subcommand("explain",
+                                         "One output element: its window's taps, "
+                                         "which are padding, the divisor, the exact value");
   add_problem_options(explain);
   explain->add_option("--input", explain_input, "Input tensor (.npy)");
   explain->add_option("--at", at, "Output coordinate n,c,o1,...,on");
 
-  CLI::App* seeds = app.add_subcommand("seeds", "Run the spec over the seed documents' examples "
-                                                "and report their errata");
+  CLI::App* seeds = app.add_subcommand("seeds",
+                                       "Run the spec over the seed documents' examples "
+                                       "and report their errata");
   seeds->add_flag("--json", json, "Print machine-readable JSON");
 
   ProveOptions prove;
-  CLI::App* prove_cmd = app.add_subcommand("prove", "List and run the Z3 proofs of the spec's integer rules");
+  CLI::App* prove_cmd =
+      app.add_subcommand("prove", "List and run the Z3 proofs of the spec's integer rules");
   prove_cmd->add_option("--filter", prove.filter, "Only the proofs whose name contains this");
-  prove_cmd->add_option("--emit-smt2", prove.emit_smt2, "Write every query as SMT-LIB into this folder");
-  prove_cmd->add_option("--timeout-ms", prove.timeout_ms, "Per-query timeout; a timeout is a failure");
-  prove_cmd->add_flag("--list", prove.list, "List the proofs with their claims, without running them");
+  prove_cmd->add_option("--emit-smt2", prove.emit_smt2,
+                        "Write every query as SMT-LIB into this folder");
+  prove_cmd->add_option("--timeout-ms", prove.timeout_ms,
+                        "Per-query timeout; a timeout is a failure");
+  prove_cmd->add_flag("--list", prove.list,
+                      "List the proofs with their claims, without running them");
   prove_cmd->add_flag("--json", json, "Print machine-readable JSON");
 
   std::string diff_input, diff_values;
   CLI::App* diff = app.add_subcommand(
-      "diff", "Evaluate one problem, given in one framework's terms, under every framework's rules "
-              "that can express it, and show where they disagree (exit 1 if any does)");
+      "diff",
+      "Evaluate one problem, given in one framework's terms, under every framework's rules "
+      "that can express it, and show where they disagree (exit 1 if any does)");
   add_problem_options(diff);
-  diff->add_option("--input", diff_input, "Input tensor (.npy, in the framework's layout); default "
-                                          "a ramp 1, 2, 3, ...");
-  diff->add_option("--values", diff_values, "The input's values, row-major in the framework's layout: "
-                                            "'nan,1,3,3' (with --input-shape)");
+  diff->add_option("--input", diff_input,
+                   "Input tensor (.npy, in the framework's layout); default "
+                   "a ramp 1, 2, 3, ...");
+  diff->add_option("--values", diff_values,
+                   "The input's values, row-major in the framework's layout: "
+                   "'nan,1,3,3' (with --input-shape)");
 
   std::vector<std::string> onnx_dirs;
   CLI::App* onnx_test = app.add_subcommand(
-      "onnx-test", "Run ONNX backend node-test directories (model.onnx, test_data_set_*) through "
-                   "the onnx front-end and compare with their stored outputs");
-  onnx_test->add_option("directories", onnx_dirs, "Case directories, e.g. .../data/node/test_maxpool_2d_pads");
+      "onnx-test",
+      "Run ONNX backend node-test directories (model.onnx, test_data_set_*) through "
+      "the onnx front-end and compare with their stored outputs");
+  onnx_test->add_option("directories", onnx_dirs,
+                        "Case directories, e.g. .../data/node/test_maxpool_2d_pads");
   onnx_test->add_flag("--json", json, "Print machine-readable JSON");
 
   poolspec::certify::CertifyOptions certify;
   std::vector<std::string> certify_rules, certify_layouts;
   CLI::App* certify_cmd = app.add_subcommand(
-      "certify", "Hold backends to the spec: every available backend (or --backend) on a suite, "
-                 "each in a worker process of its own, every problem called twice; a matrix, JSON and JUnit XML (exit 1 on any failure)");
+      "certify",
+      "Hold backends to the spec: every available backend (or --backend) on a suite, "
+      "each in a worker process of its own, every problem called twice; a matrix, JSON and JUnit "
+      "XML (exit 1 on any failure)");
   certify_cmd->add_option("--suite", certify.suite, "smoke, ci (default) or full");
-  certify_cmd->add_option("--backend", certify.backends,
-                          "A backend's name (reference optimized xs3 onednn ...), or a shared library's path "
-                          "(backend.h); repeatable; default every available backend");
-  certify_cmd->add_option("--rules", certify_rules,
-                          "Rule sets to hold each backend to: claimed (its own), spec, xs3, or a framework "
-                          "(ngraph openvino onnx pytorch tensorflow tflite onednn); default claimed,openvino")
+  certify_cmd->add_option(
+      "--backend", certify.backends,
+      "A backend's name (reference optimized xs3 onednn ...), or a shared library's path "
+      "(backend.h); repeatable; default every available backend");
+  certify_cmd
+      ->add_option(
+          "--rules", certify_rules,
+          "Rule sets to hold each backend to: claimed (its own), spec, xs3, or a framework "
+          "(ngraph openvino onnx pytorch tensorflow tflite onednn); default claimed,openvino")
       ->delimiter(',');
   certify_cmd->add_option("--layout", certify_layouts, "nchw, nhwc (default both)")->delimiter(',');
-  certify_cmd->add_option("--shard", certify.shard, "i/n: run the i-th of n slices of the suite (CI jobs)");
-  certify_cmd->add_option("--timeout-ms", certify.timeout_ms, "Per call, wall clock; past it the worker is killed: HANG "
-                                                              "(default 10000)");
+  certify_cmd->add_option("--shard", certify.shard,
+                          "i/n: run the i-th of n slices of the suite (CI jobs)");
+  certify_cmd->add_option("--timeout-ms", certify.timeout_ms,
+                          "Per call, wall clock; past it the worker is killed: HANG "
+                          "(default 10000)");
   certify_cmd->add_option("--load-timeout-ms", certify.load_timeout_ms,
-                          "Loading a backend library (its constructors and entry point); past it: LOAD-ERROR (default 30000)");
-  certify_cmd->add_option("--memory-limit-mb", certify.memory_limit_mb,
-                          "Address space a backend's worker may add after it starts (default 16384)");
-  certify_cmd->add_option("--cpu-limit-s", certify.cpu_limit_s, "CPU time per call; past it: HANG (default 60)");
-  certify_cmd->add_flag("!--no-pid-namespace", certify.pid_namespace,
-                        "Start workers without a PID namespace of their own even where the kernel allows one (as for a "
-                        "user without the privilege): their orphans are then killed by their keeper and by poolspec");
-  certify_cmd->add_option("--jobs", certify.jobs, "Cases run at once, each lane with workers of its own (default 1)");
-  certify_cmd->add_option("--out", certify.out_dir, "Where matrix.txt, report.json, junit.xml and repro/ go "
-                                                    "(default certify-out)");
-  certify_cmd->add_option("--filter", certify.filters, "Only the cases whose id contains this (repeatable, or "
-                                                      "comma-separated: any of them)")->delimiter(',');
-  certify_cmd->add_option("--problem", certify.problem, "Replay one problem string (with --input) instead of a suite");
-  certify_cmd->add_option("--input", certify.input, "The replayed problem's input (.npy, spec order)");
-  certify_cmd->add_option("--warmup", certify.warmup, "With --problem: a problem called first in the same worker "
-                                                      "(a reproducer of a failure that needs an earlier call)");
-  certify_cmd->add_option("--warmup-input", certify.warmup_input, "The warm-up problem's input (.npy, spec order)");
-  certify_cmd->add_option("--warmup-layout", certify.warmup_layout, "The warm-up problem's layout (default --layout's)");
-  certify_cmd->add_option("--waivers", certify.waivers, "Known deviations, 'backend rules column | reason' per line "
-                                                      "(default: the waivers.txt shipped with poolspec, beside it or in "
-                                                      "<prefix>/share/poolspec; '' for none)");
-  certify_cmd->add_flag("!--no-shrink", certify.shrink, "Do not shrink failures to a minimal counterexample");
-  certify_cmd->add_flag("--list", certify.list, "List the backends (and their claimed rules) and suites");
+                          "Loading a backend library (its constructors and entry point); past it: "
+                          "LOAD-ERROR (default 30000)");
+  certify_cmd->add_option(
+      "--memory-limit-mb", certify.memory_limit_mb,
+      "Address space a backend's worker may add after it starts (default 16384)");
+  certify_cmd->add_option("--cpu-limit-s", certify.cpu_limit_s,
+                          "CPU time per call; past it: HANG (default 60)");
+  certify_cmd->add_flag(
+      "!--no-pid-namespace", certify.pid_namespace,
+      "Start workers without a PID namespace of their own even where the kernel allows one (as for "
+      "a "
+      "user without the privilege): their orphans are then killed by their keeper and by poolspec");
+  certify_cmd->add_option("--jobs", certify.jobs,
+                          "Cases run at once, each lane with workers of its own (default 1)");
+  certify_cmd->add_option("--out", certify.out_dir,
+                          "Where matrix.txt, report.json, junit.xml and repro/ go "
+                          "(default certify-out)");
+  certify_cmd
+      ->add_option("--filter", certify.filters,
+                   "Only the cases whose id contains this (repeatable, or "
+                   "comma-separated: any of them)")
+      ->delimiter(',');
+  certify_cmd->add_option("--problem", certify.problem,
+                          "Replay one problem string (with --input) instead of a suite");
+  certify_cmd->add_option("--input", certify.input,
+                          "The replayed problem's input (.npy, spec order)");
+  certify_cmd->add_option("--warmup", certify.warmup,
+                          "With --problem: a problem called first in the same worker "
+                          "(a reproducer of a failure that needs an earlier call)");
+  certify_cmd->add_option("--warmup-input", certify.warmup_input,
+                          "The warm-up problem's input (.npy, spec order)");
+  certify_cmd->add_option("--warmup-layout", certify.warmup_layout,
+                          "The warm-up problem's layout (default --layout's)");
+  certify_cmd->add_option("--waivers", certify.waivers,
+                          "Known deviations, 'backend rules column | reason' per line "
+                          "(default: the waivers.txt shipped with poolspec, beside it or in "
+                          "<prefix>/share/poolspec; '' for none)");
+  certify_cmd->add_flag("!--no-shrink", certify.shrink,
+                        "Do not shrink failures to a minimal counterexample");
+  certify_cmd->add_flag("--list", certify.list,
+                        "List the backends (and their claimed rules) and suites");
   certify_cmd->add_flag("--json", certify.json, "Print the JSON report instead of the matrix");
   std::vector<std::string> merge_dirs;
   std::string merge_out = "certify-out";
   bool merge_json = false;
   CLI::App* merge_cmd = certify_cmd->add_subcommand(
-      "merge", "Join the reports of the shards of one run (--shard i/n, each with its own --out) into one matrix, "
-               "JSON and JUnit, after checking they cover the suite exactly once");
+      "merge",
+      "Join the reports of the shards of one run (--shard i/n, each with its own --out) into one "
+      "matrix, "
+      "JSON and JUnit, after checking they cover the suite exactly once");
   merge_cmd->add_option("directories", merge_dirs, "The shards' output folders")->required();
   merge_cmd->add_option("--out", merge_out, "Where the merged reports go (default certify-out)");
   merge_cmd->add_flag("--json", merge_json, "Print the JSON report instead of the matrix");

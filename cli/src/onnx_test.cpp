@@ -1,7 +1,7 @@
 #include "onnx_test.hpp"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -9,16 +9,16 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
+#include <nlohmann/json.hpp>
 
+#include "command_support.hpp"
+#include "commands.hpp"
 #include "poolspec/dtype.hpp"
 #include "poolspec/evaluate.hpp"
 #include "poolspec/frontends.hpp"
 #include "poolspec/problem_string.hpp"
 #include "poolspec/shape.hpp"
-#include "command_support.hpp"
-#include "commands.hpp"
 
 namespace poolspec::cli {
 
@@ -31,7 +31,8 @@ Result<Message> read_message(const fs::path& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) return Error{fmt::format("{}: cannot open", path.string())};
   Message m;
-  if (!m.ParseFromIstream(&file)) return Error{fmt::format("{}: not a valid protobuf message", path.string())};
+  if (!m.ParseFromIstream(&file))
+    return Error{fmt::format("{}: not a valid protobuf message", path.string())};
   return m;
 }
 
@@ -44,7 +45,9 @@ Result<DType> dtype_of(int onnx_type, const std::string& where) {
     case onnx::TensorProto::INT8: return DType::i8;
     case onnx::TensorProto::UINT8: return DType::u8;
     case onnx::TensorProto::INT32: return DType::i32;
-    default: return Error{fmt::format("{}: ONNX element type {} is not a poolspec dtype", where, onnx_type)};
+    default:
+      return Error{
+          fmt::format("{}: ONNX element type {} is not a poolspec dtype", where, onnx_type)};
   }
 }
 
@@ -63,63 +66,93 @@ Result<Values> tensor_values(const onnx::TensorProto& t, const std::string& wher
   int64_t count = 1;
   for (int64_t d : v.shape) {
     if (d < 0 || (d > 0 && count > (int64_t{1} << 40) / d))
-      return Error{fmt::format("{}: dims ({}) are not a tensor poolspec can hold", where, fmt::join(v.shape, ","))};
+      return Error{fmt::format("{}: dims ({}) are not a tensor poolspec can hold", where,
+                               fmt::join(v.shape, ","))};
     count *= d;
   }
   const auto n = static_cast<size_t>(count);
   const std::string& raw = t.raw_data();
   const auto from_raw = [&](size_t width, auto decode) -> Status {
     if (raw.size() != n * width)
-      return Error{fmt::format("{}: raw_data holds {} bytes for {} elements of {} bytes", where, raw.size(), n, width)};
+      return Error{fmt::format("{}: raw_data holds {} bytes for {} elements of {} bytes", where,
+                               raw.size(), n, width)};
     for (size_t i = 0; i < n; ++i) v.values.push_back(decode(raw.data() + i * width));
     return Ok{};
   };
   const auto le = [](const char* p, size_t width) {
     uint64_t bits = 0;
-    for (size_t b = 0; b < width; ++b) bits |= uint64_t{static_cast<unsigned char>(p[b])} << (8 * b);
+    for (size_t b = 0; b < width; ++b)
+      bits |= uint64_t{static_cast<unsigned char>(p[b])} << (8 * b);
     return bits;
   };
   Status s = Ok{};
   const bool has_raw = t.has_raw_data();
   switch (t.data_type()) {
     case onnx::TensorProto::FLOAT:
-      if (has_raw) s = from_raw(4, [&](const char* p) { float f; const auto b = static_cast<uint32_t>(le(p, 4)); std::memcpy(&f, &b, 4); return double(f); });
-      else for (float f : t.float_data()) v.values.push_back(f);
+      if (has_raw)
+        s = from_raw(4, [&](const char* p) {
+          float f;
+          const auto b = static_cast<uint32_t>(le(p, 4));
+          std::memcpy(&f, &b, 4);
+          return double(f);
+        });
+      else
+        for (float f : t.float_data()) v.values.push_back(f);
       break;
     case onnx::TensorProto::DOUBLE:
-      if (has_raw) s = from_raw(8, [&](const char* p) { double d; const uint64_t b = le(p, 8); std::memcpy(&d, &b, 8); return d; });
-      else for (double d : t.double_data()) v.values.push_back(d);
+      if (has_raw)
+        s = from_raw(8, [&](const char* p) {
+          double d;
+          const uint64_t b = le(p, 8);
+          std::memcpy(&d, &b, 8);
+          return d;
+        });
+      else
+        for (double d : t.double_data()) v.values.push_back(d);
       break;
     case onnx::TensorProto::FLOAT16:
     case onnx::TensorProto::BFLOAT16: {
       const bool half = t.data_type() == onnx::TensorProto::FLOAT16;
-      const auto decode = [half](uint16_t bits) { return half ? f16_value(bits) : bf16_value(bits); };
-      if (has_raw) s = from_raw(2, [&](const char* p) { return decode(static_cast<uint16_t>(le(p, 2))); });
-      else for (int32_t bits : t.int32_data()) v.values.push_back(decode(static_cast<uint16_t>(bits)));
+      const auto decode = [half](uint16_t bits) {
+        return half ? f16_value(bits) : bf16_value(bits);
+      };
+      if (has_raw)
+        s = from_raw(2, [&](const char* p) { return decode(static_cast<uint16_t>(le(p, 2))); });
+      else
+        for (int32_t bits : t.int32_data()) v.values.push_back(decode(static_cast<uint16_t>(bits)));
       break;
     }
     case onnx::TensorProto::INT8:
-      if (has_raw) s = from_raw(1, [](const char* p) { return double(static_cast<int8_t>(*p)); });
-      else for (int32_t x : t.int32_data()) v.values.push_back(x);
+      if (has_raw)
+        s = from_raw(1, [](const char* p) { return double(static_cast<int8_t>(*p)); });
+      else
+        for (int32_t x : t.int32_data()) v.values.push_back(x);
       break;
     case onnx::TensorProto::UINT8:
-      if (has_raw) s = from_raw(1, [](const char* p) { return double(static_cast<unsigned char>(*p)); });
-      else for (int32_t x : t.int32_data()) v.values.push_back(x);
+      if (has_raw)
+        s = from_raw(1, [](const char* p) { return double(static_cast<unsigned char>(*p)); });
+      else
+        for (int32_t x : t.int32_data()) v.values.push_back(x);
       break;
     case onnx::TensorProto::INT32:
-      if (has_raw) s = from_raw(4, [&](const char* p) { return double(static_cast<int32_t>(le(p, 4))); });
-      else for (int32_t x : t.int32_data()) v.values.push_back(x);
+      if (has_raw)
+        s = from_raw(4, [&](const char* p) { return double(static_cast<int32_t>(le(p, 4))); });
+      else
+        for (int32_t x : t.int32_data()) v.values.push_back(x);
       break;
     case onnx::TensorProto::INT64:
-      if (has_raw) s = from_raw(8, [&](const char* p) { return double(static_cast<int64_t>(le(p, 8))); });
-      else for (int64_t x : t.int64_data()) v.values.push_back(static_cast<double>(x));
+      if (has_raw)
+        s = from_raw(8, [&](const char* p) { return double(static_cast<int64_t>(le(p, 8))); });
+      else
+        for (int64_t x : t.int64_data()) v.values.push_back(static_cast<double>(x));
       break;
     default:
       return Error{fmt::format("{}: ONNX element type {} is not supported", where, t.data_type())};
   }
   if (!s) return s.error();
   if (v.values.size() != n)
-    return Error{fmt::format("{}: {} values for dims ({})", where, v.values.size(), fmt::join(v.shape, ","))};
+    return Error{fmt::format("{}: {} values for dims ({})", where, v.values.size(),
+                             fmt::join(v.shape, ","))};
   return v;
 }
 
@@ -132,7 +165,9 @@ Result<std::string> attribute_text(const onnx::NodeProto& node) {
       case onnx::AttributeProto::INTS:
         parts.push_back(fmt::format("{}={}", a.name(), fmt::join(a.ints(), ",")));
         break;
-      case onnx::AttributeProto::STRING: parts.push_back(fmt::format("{}={}", a.name(), a.s())); break;
+      case onnx::AttributeProto::STRING:
+        parts.push_back(fmt::format("{}={}", a.name(), a.s()));
+        break;
       default:
         return Error{fmt::format("attribute {}: type {} is not a pooling attribute type", a.name(),
                                  static_cast<int>(a.type()))};
@@ -176,11 +211,18 @@ Result<OnnxCaseReport> run_onnx_case(const std::string& directory,
   const onnx::NodeProto& node = graph.node(0);
   report.op_type = node.op_type();
   FrontendInput in;
-  if (node.op_type() == "AveragePool") in.op = Op::avg;
-  else if (node.op_type() == "MaxPool") in.op = Op::max;
-  else if (node.op_type() == "GlobalAveragePool") { in.op = Op::avg; in.global = true; }
-  else if (node.op_type() == "GlobalMaxPool") { in.op = Op::max; in.global = true; }
-  else return Error{fmt::format("{}: op {} is not a pooling op", directory, node.op_type())};
+  if (node.op_type() == "AveragePool")
+    in.op = Op::avg;
+  else if (node.op_type() == "MaxPool")
+    in.op = Op::max;
+  else if (node.op_type() == "GlobalAveragePool") {
+    in.op = Op::avg;
+    in.global = true;
+  } else if (node.op_type() == "GlobalMaxPool") {
+    in.op = Op::max;
+    in.global = true;
+  } else
+    return Error{fmt::format("{}: op {} is not a pooling op", directory, node.op_type())};
   in.version = report.opset;
   Result<std::string> text = attribute_text(node);
   if (!text) return Error{fmt::format("{}: {}", directory, text.error().message)};
@@ -205,11 +247,14 @@ Result<OnnxCaseReport> run_onnx_case(const std::string& directory,
     in.dtype = *dtype;
     in.input_shape = xv->shape;
     Result<Problem> p = from_onnx(report.attributes, in);
-    if (!p) return Error{fmt::format("{}: the onnx front-end refuses it: {}", directory, p.error().message)};
+    if (!p)
+      return Error{
+          fmt::format("{}: the onnx front-end refuses it: {}", directory, p.error().message)};
     if (mutate) mutate(*p);
     report.problem = format_problem(*p);
     Result<Tensor> made = make_tensor(*dtype, xv->shape, xv->values);
-    if (!made) return Error{fmt::format("{}: {}", (set / "input_0.pb").string(), made.error().message)};
+    if (!made)
+      return Error{fmt::format("{}: {}", (set / "input_0.pb").string(), made.error().message)};
     const Tensor& input = *made;
     Result<Output> out = evaluate(*p, input);
     if (!out) return Error{fmt::format("{}: {}", directory, out.error().message)};
@@ -220,8 +265,8 @@ Result<OnnxCaseReport> run_onnx_case(const std::string& directory,
     if (!yv) return yv.error();
     r.shape_ok = yv->shape == out->values.shape;
     if (!r.shape_ok) {
-      r.first_mismatch = fmt::format("output shape: expected ({}), got ({})", fmt::join(yv->shape, ","),
-                                     fmt::join(out->values.shape, ","));
+      r.first_mismatch = fmt::format("output shape: expected ({}), got ({})",
+                                     fmt::join(yv->shape, ","), fmt::join(out->values.shape, ","));
       report.data_sets.push_back(r);
       continue;
     }
@@ -246,7 +291,9 @@ Result<OnnxCaseReport> run_onnx_case(const std::string& directory,
       double ratio = 0;
       double bound = 0;
       if (expected != got) {
-        bound = float_avg && std::isfinite(expected) ? float_average_bound(p->dtype, taps, mean_abs[i], expected) : 0;
+        bound = float_avg && std::isfinite(expected)
+                    ? float_average_bound(p->dtype, taps, mean_abs[i], expected)
+                    : 0;
         const double error = std::fabs(got - expected);
         ratio = bound > 0 ? error / bound : std::numeric_limits<double>::infinity();
         if (std::isnan(ratio)) ratio = std::numeric_limits<double>::infinity();
@@ -267,13 +314,15 @@ Result<OnnxCaseReport> run_onnx_case(const std::string& directory,
       r.indices_differing = 0;
       if (out->indices.size() != iv->values.size()) {
         r.indices_differing = static_cast<int64_t>(iv->values.size());
-        if (r.first_mismatch.empty()) r.first_mismatch = "indices: the problem has no indices output";
+        if (r.first_mismatch.empty())
+          r.first_mismatch = "indices: the problem has no indices output";
       } else {
         for (size_t i = 0; i < iv->values.size(); ++i)
           if (static_cast<double>(out->indices[i]) != iv->values[i]) {
             if (r.indices_differing == 0 && r.first_mismatch.empty())
-              r.first_mismatch = fmt::format("index {}: expected {}, got {}",
-                                             coordinate_text(iv->shape, i), iv->values[i], out->indices[i]);
+              r.first_mismatch =
+                  fmt::format("index {}: expected {}, got {}", coordinate_text(iv->shape, i),
+                              iv->values[i], out->indices[i]);
             ++r.indices_differing;
           }
       }
@@ -292,19 +341,25 @@ int onnx_test_command(const std::vector<std::string>& directories, bool json) {
     if (!r) return refuse(r.error().message);
     const bool ok = r->passed();
     ok ? ++passed : ++failed;
-    const std::string name = fs::path(d).filename().empty() ? fs::path(d).parent_path().filename().string()
-                                                            : fs::path(d).filename().string();
+    const std::string name = fs::path(d).filename().empty()
+                                 ? fs::path(d).parent_path().filename().string()
+                                 : fs::path(d).filename().string();
     if (json) {
       nlohmann::json sets = nlohmann::json::array();
       for (const OnnxDataSetReport& s : r->data_sets)
-        sets.push_back({{"name", s.name}, {"shape_ok", s.shape_ok},
+        sets.push_back({{"name", s.name},
+                        {"shape_ok", s.shape_ok},
                         {"values_outside_bound", s.values_outside_bound},
                         {"worst_error_over_bound", s.worst_ratio},
                         {"indices_differing", s.indices_differing},
                         {"first_mismatch", s.first_mismatch}});
-      cases.push_back({{"case", name}, {"op", r->op_type}, {"opset", r->opset},
-                       {"attributes", r->attributes}, {"problem", r->problem},
-                       {"passed", ok}, {"data_sets", sets}});
+      cases.push_back({{"case", name},
+                       {"op", r->op_type},
+                       {"opset", r->opset},
+                       {"attributes", r->attributes},
+                       {"problem", r->problem},
+                       {"passed", ok},
+                       {"data_sets", sets}});
     } else {
       double worst = 0;
       std::string mismatch;
@@ -312,13 +367,18 @@ int onnx_test_command(const std::vector<std::string>& directories, bool json) {
         worst = std::max(worst, s.worst_ratio);
         if (mismatch.empty()) mismatch = s.first_mismatch;
       }
-      fmt::print("{}  {:<58} {} (opset {})  {}\n", ok ? "PASS" : "FAIL", name, r->op_type, r->opset, r->problem);
-      if (worst > 0 && ok) fmt::print("      within the float bound (worst error {:.2f} of the bound)\n", worst);
+      fmt::print("{}  {:<58} {} (opset {})  {}\n", ok ? "PASS" : "FAIL", name, r->op_type, r->opset,
+                 r->problem);
+      if (worst > 0 && ok)
+        fmt::print("      within the float bound (worst error {:.2f} of the bound)\n", worst);
       if (!ok) fmt::print("      {}\n", mismatch);
     }
   }
-  if (json) fmt::print("{}\n", nlohmann::json{{"cases", cases}, {"passed", passed}, {"failed", failed}}.dump());
-  else fmt::print("{} passed, {} failed\n", passed, failed);
+  if (json)
+    fmt::print("{}\n",
+               nlohmann::json{{"cases", cases}, {"passed", passed}, {"failed", failed}}.dump());
+  else
+    fmt::print("{} passed, {} failed\n", passed, failed);
   return failed == 0 ? exit_ok : exit_check_failed;
 }
 

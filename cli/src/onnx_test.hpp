@@ -13,12 +13,12 @@
 namespace poolspec::cli {
 
 struct OnnxDataSetReport {
-  std::string name;              // test_data_set_0
+  std::string name;  // test_data_set_0
   bool shape_ok = false;
   int64_t values_outside_bound = 0;
-  double worst_ratio = 0;        // max |got - expected| / bound over the elements (0 = exact)
+  double worst_ratio = 0;          // max |got - expected| / bound over the elements (0 = exact)
   int64_t indices_differing = -1;  // -1: the case has no indices output
-  std::string first_mismatch;    // "output (0,0,1,2): expected 3.5, got 3.25, bound 2.4e-7"
+  std::string first_mismatch;      // "output (0,0,1,2): expected 3.5, got 3.25, bound 2.4e-7"
 };
 
 struct OnnxCaseReport {

@@ -29,20 +29,26 @@ Result<std::vector<int64_t>> parse_int_list(std::string_view option, std::string
 
 Result<FrontendInput> frontend_input(const ProblemOptions& o, const Tensor* input) {
   FrontendInput in;
-  if (o.op == "avg" || o.op == "global_avg") in.op = Op::avg;
-  else if (o.op == "max" || o.op == "global_max") in.op = Op::max;
-  else if (o.op.empty()) return Error{"--op: required with a framework's attributes (avg, max, global_avg or global_max)"};
-  else return Error{fmt::format("--op={}: must be avg, max, global_avg or global_max", o.op)};
+  if (o.op == "avg" || o.op == "global_avg")
+    in.op = Op::avg;
+  else if (o.op == "max" || o.op == "global_max")
+    in.op = Op::max;
+  else if (o.op.empty())
+    return Error{
+        "--op: required with a framework's attributes (avg, max, global_avg or global_max)"};
+  else
+    return Error{fmt::format("--op={}: must be avg, max, global_avg or global_max", o.op)};
   in.global = o.op.substr(0, 7) == "global_";
   in.version = o.opset;
 
   if (!o.dtype.empty()) {
     auto d = parse_dtype(o.dtype);
-    if (!d) return Error{fmt::format("--dtype={}: must be one of f64 f32 f16 bf16 i32 i8 u8", o.dtype)};
+    if (!d)
+      return Error{fmt::format("--dtype={}: must be one of f64 f32 f16 bf16 i32 i8 u8", o.dtype)};
     in.dtype = *d;
     if (input && input->dtype != in.dtype)
-      return Error{fmt::format("--dtype={}: the input tensor is {}", o.dtype,
-                               dtype_name(input->dtype))};
+      return Error{
+          fmt::format("--dtype={}: the input tensor is {}", o.dtype, dtype_name(input->dtype))};
   } else if (input) {
     in.dtype = input->dtype;
   }
@@ -64,13 +70,14 @@ Result<FrontendInput> frontend_input(const ProblemOptions& o, const Tensor* inpu
 Result<ResolvedProblem> resolve_problem(const ProblemOptions& o, const Tensor* input) {
   const size_t sources = (o.problem.empty() ? 0 : 1) + o.attributes.size();
   if (sources != 1)
-    return Error{"problem: give exactly one of a problem string or one framework's attributes "
-                 "(--openvino, --ngraph, --onnx, --pytorch, --tensorflow, --tflite, --onednn)"};
+    return Error{
+        "problem: give exactly one of a problem string or one framework's attributes "
+        "(--openvino, --ngraph, --onnx, --pytorch, --tensorflow, --tflite, --onednn)"};
 
   if (!o.problem.empty()) {
-    for (const auto& [name, value] : {std::pair{"--op", &o.op},
-                                      std::pair{"--input-shape", &o.input_shape},
-                                      std::pair{"--dtype", &o.dtype}})
+    for (const auto& [name, value] :
+         {std::pair{"--op", &o.op}, std::pair{"--input-shape", &o.input_shape},
+          std::pair{"--dtype", &o.dtype}})
       if (!value->empty())
         return Error{fmt::format("{}={}: the problem string already fixes it", name, *value)};
     if (o.opset != 0)
@@ -79,10 +86,11 @@ Result<ResolvedProblem> resolve_problem(const ProblemOptions& o, const Tensor* i
     if (!p) return p.error();
     if (Result<ShapeInfo> s = infer_shape(*p); !s) return s.error();
     if (input && (input->dtype != p->dtype || input->shape != input_shape(*p)))
-      return Error{fmt::format("input: a {} tensor of shape ({}), but the problem takes {} of "
-                               "shape ({})",
-                               dtype_name(input->dtype), fmt::join(input->shape, ","),
-                               dtype_name(p->dtype), fmt::join(input_shape(*p), ","))};
+      return Error{
+          fmt::format("input: a {} tensor of shape ({}), but the problem takes {} of "
+                      "shape ({})",
+                      dtype_name(input->dtype), fmt::join(input->shape, ","), dtype_name(p->dtype),
+                      fmt::join(input_shape(*p), ","))};
     Framing framing;
     framing.input_shape = input_shape(*p);
     framing.crop_end.assign(p->axes.size(), 0);

@@ -27,7 +27,7 @@ struct ProblemOptions {
 
 struct ResolvedProblem {
   Problem problem;
-  std::string frontend;  // "problem string", or the framework's name
+  std::string frontend;       // "problem string", or the framework's name
   std::string operator_name;  // the framework's operator, e.g. "ONNX MaxPool-22"
   Framing framing;            // how the framework's tensors map onto the spec's
 };

@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "poolspec/proofs/proof.hpp"
 #include "commands.hpp"
+#include "poolspec/proofs/proof.hpp"
 
 namespace poolspec::cli {
 
@@ -21,14 +21,17 @@ int prove_command(const ProveOptions& options, bool json) {
   }
   std::vector<const Proof*> selected;
   for (const Proof& p : all_proofs())
-    if (options.filter.empty() || p.name.find(options.filter) != std::string::npos) selected.push_back(&p);
+    if (options.filter.empty() || p.name.find(options.filter) != std::string::npos)
+      selected.push_back(&p);
   if (selected.empty()) return refuse(fmt::format("--filter={}: no proof matches", options.filter));
 
   if (options.list) {
     for (const Proof* p : selected) {
-      fmt::print("{}\n  claim:       {}\n  domain:      {}\n  assumptions: {}\n  expected:    {} ({})\n",
-                 p->name, p->claim, p->domain, p->assumptions,
-                 p->expect == Expect::proved ? "unsat (proved)" : "sat (refuted, a counterexample)", p->runtime);
+      fmt::print(
+          "{}\n  claim:       {}\n  domain:      {}\n  assumptions: {}\n  expected:    {} ({})\n",
+          p->name, p->claim, p->domain, p->assumptions,
+          p->expect == Expect::proved ? "unsat (proved)" : "sat (refuted, a counterexample)",
+          p->runtime);
       if (!p->why_false.empty()) fmt::print("  why false:   {}\n", p->why_false);
     }
     return exit_ok;
@@ -42,27 +45,30 @@ int prove_command(const ProveOptions& options, bool json) {
     total += r.seconds;
     if (!r.passed) ++failed;
     if (json) {
-      nlohmann::json row = {{"name", r.name},       {"expected", r.expected}, {"got", r.got},
-                            {"passed", r.passed},   {"seconds", r.seconds},   {"claim", p->claim}};
+      nlohmann::json row = {{"name", r.name},     {"expected", r.expected}, {"got", r.got},
+                            {"passed", r.passed}, {"seconds", r.seconds},   {"claim", p->claim}};
       if (!r.counterexample.empty()) row["counterexample"] = r.counterexample;
       if (!r.problem.empty()) row["problem"] = r.problem;
       if (!r.smt2_path.empty()) row["smt2"] = r.smt2_path;
       rows.push_back(row);
       continue;
     }
-    const std::string verdict = r.passed ? (p->expect == Expect::proved ? "proved " : "refuted") : "FAILED ";
+    const std::string verdict =
+        r.passed ? (p->expect == Expect::proved ? "proved " : "refuted") : "FAILED ";
     fmt::print("[{}] {:<48} {:>7.3f} s  {}\n", verdict, r.name, r.seconds,
                r.passed ? "" : fmt::format("expected {}, got {}", r.expected, r.got));
     if (!r.counterexample.empty()) {
       std::string values;
-      for (const auto& [name, value] : r.counterexample) values += fmt::format(" {}={}", name, value);
+      for (const auto& [name, value] : r.counterexample)
+        values += fmt::format(" {}={}", name, value);
       fmt::print("          counterexample:{}\n", values);
       if (!r.problem.empty()) fmt::print("          as a problem: {}\n", r.problem);
       if (!p->why_false.empty()) fmt::print("          {}\n", p->why_false);
     }
   }
   if (json) {
-    fmt::print("{}\n", nlohmann::json{{"proofs", rows}, {"failed", failed}, {"seconds", total}}.dump());
+    fmt::print("{}\n",
+               nlohmann::json{{"proofs", rows}, {"failed", failed}, {"seconds", total}}.dump());
   } else {
     fmt::print("\n{} proofs: {} as expected, {} failed, {:.1f} s in all\n", selected.size(),
                selected.size() - static_cast<size_t>(failed), failed, total);

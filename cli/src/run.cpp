@@ -23,13 +23,14 @@ namespace {
 // `run --xs3`: the bit-exact lib_nn model on an (H, W, C) int8 image, compared with the spec's
 // meaning of the operator (the seed document's formula).
 int run_xs3(const ProblemOptions& options, const RunOptions& run, const Tensor& input, bool json) {
-  if (!options.problem.empty() || !options.attributes.empty() ||
-      !options.op.empty() || !options.input_shape.empty() || !options.dtype.empty())
+  if (!options.problem.empty() || !options.attributes.empty() || !options.op.empty() ||
+      !options.input_shape.empty() || !options.dtype.empty())
     return refuse("--xs3: give the operator alone; the image shape comes from the .npy");
   if (!run.indices.empty()) return refuse("--indices: the XS3 operators have no indices output");
   Result<Xs3Frontend> f = from_xs3(run.xs3, input.shape);
   if (!f) return refuse(f.error().message);
-  if (input.dtype != DType::i8) return refuse(fmt::format("input: {} tensor, XS3 operators take i8", dtype_name(input.dtype)));
+  if (input.dtype != DType::i8)
+    return refuse(fmt::format("input: {} tensor, XS3 operators take i8", dtype_name(input.dtype)));
   Result<Tensor> model = xs3::run_operator(f->op, input);
   if (!model) return refuse(model.error().message);
   Result<Output> spec = evaluate(f->problem, xs3_spec_input(*f, input));
@@ -42,20 +43,22 @@ int run_xs3(const ProblemOptions& options, const RunOptions& run, const Tensor& 
     differing += d != 0;
     largest = std::max(largest, d);
   }
-  if (Status s = write_file_atomically(run.output, encode_npy(*model)); !s) return refuse(s.error().message);
+  if (Status s = write_file_atomically(run.output, encode_npy(*model)); !s)
+    return refuse(s.error().message);
   if (json) {
-    print_json({{"xs3", run.xs3},
-                {"spec_problem", format_problem(f->problem)},
-                {"output_shape", model->shape},
-                {"output", run.output},
-                {"differ_from_spec", differing},
-                {"largest_difference", static_cast<int64_t>(largest)},
-                {"values", model->values.size() <= 64
-                               ? nlohmann::json(std::vector<int64_t>(model->values.begin(), model->values.end()))
-                               : nlohmann::json(nullptr)}});
+    print_json(
+        {{"xs3", run.xs3},
+         {"spec_problem", format_problem(f->problem)},
+         {"output_shape", model->shape},
+         {"output", run.output},
+         {"differ_from_spec", differing},
+         {"largest_difference", static_cast<int64_t>(largest)},
+         {"values", model->values.size() <= 64 ? nlohmann::json(std::vector<int64_t>(
+                                                     model->values.begin(), model->values.end()))
+                                               : nlohmann::json(nullptr)}});
   } else {
-    fmt::print("xs3      {}\nspec     {}\nwrote    {} (i8 {})\n", run.xs3, format_problem(f->problem),
-               run.output, fmt::join(model->shape, "x"));
+    fmt::print("xs3      {}\nspec     {}\nwrote    {} (i8 {})\n", run.xs3,
+               format_problem(f->problem), run.output, fmt::join(model->shape, "x"));
     fmt::print("versus   the spec's meaning: {} of {} outputs differ, by at most {}\n", differing,
                model->values.size(), largest);
     if (model->values.size() <= 16) fmt::print("output   {}\n", fmt::join(model->values, " "));
@@ -75,8 +78,10 @@ int run_command(const ProblemOptions& options, const RunOptions& run, bool json)
   if (!r) return refuse(r.error().message);
   const Problem& p = r->problem;
   if (!run.indices.empty() && p.indices == Indices::none)
-    return refuse(fmt::format("--indices={}: the problem has no indices output (add idx=plane or "
-                              "idx=tensor to a max problem)", run.indices));
+    return refuse(
+        fmt::format("--indices={}: the problem has no indices output (add idx=plane or "
+                    "idx=tensor to a max problem)",
+                    run.indices));
   Result<Output> out = evaluate(p, to_spec_layout(r->framing, *input));
   if (!out) return refuse(out.error().message);
   // Encode everything first, then write: an error leaves no file behind.
@@ -98,7 +103,8 @@ int run_command(const ProblemOptions& options, const RunOptions& run, bool json)
     print_json(j);
   } else {
     fmt::print("problem  {}\nwrote    {} ({} {})\n", format_problem(p), run.output,
-               dtype_name(p.dtype), fmt::join(to_framework_shape(r->framing, out->values.shape), "x"));
+               dtype_name(p.dtype),
+               fmt::join(to_framework_shape(r->framing, out->values.shape), "x"));
     if (!run.indices.empty()) fmt::print("wrote    {} (i64 indices)\n", run.indices);
   }
   return exit_ok;

@@ -7,12 +7,12 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "commands.hpp"
 #include "poolspec/evaluate.hpp"
 #include "poolspec/frontends.hpp"
 #include "poolspec/problem_string.hpp"
 #include "poolspec/seeds.hpp"
 #include "poolspec/shape.hpp"
-#include "commands.hpp"
 
 namespace poolspec::cli {
 
@@ -20,17 +20,17 @@ namespace {
 
 struct Finding {
   const seeds::Example* example;
-  std::string problem;                 // canonical problem string
+  std::string problem;  // canonical problem string
   std::vector<int64_t> computed_shape;
   std::vector<std::string> differences;  // document vs spec, human readable
-  std::string verdict;                 // agrees | erratum | unrecorded | stale-erratum | error
+  std::string verdict;                   // agrees | erratum | unrecorded | stale-erratum | error
 };
 
 Finding examine(const seeds::Example& e) {
   Finding f{&e, "", {}, {}, ""};
   const FrontendInput in{e.op, DType::f32, e.input_shape};
   Result<Problem> p = e.frontend == seeds::Frontend::openvino ? from_openvino(e.attributes, in)
-                                                               : from_ngraph(e.attributes, in);
+                                                              : from_ngraph(e.attributes, in);
   if (!p) {
     f.verdict = "error";
     f.differences.push_back(p.error().message);
@@ -59,7 +59,8 @@ Finding examine(const seeds::Example& e) {
         std::vector<int64_t> coordinate(f.computed_shape.size());
         size_t rest = at;
         for (size_t i = coordinate.size(); i > 0; --i) {
-          coordinate[i - 1] = static_cast<int64_t>(rest % static_cast<size_t>(f.computed_shape[i - 1]));
+          coordinate[i - 1] =
+              static_cast<int64_t>(rest % static_cast<size_t>(f.computed_shape[i - 1]));
           rest /= static_cast<size_t>(f.computed_shape[i - 1]);
         }
         f.differences.push_back(fmt::format("output ({}): document {}, spec {}",
@@ -69,8 +70,10 @@ Finding examine(const seeds::Example& e) {
     }
   }
   const bool agrees = f.differences.empty();
-  if (agrees) f.verdict = e.erratum.empty() ? "agrees" : "stale-erratum";
-  else f.verdict = e.erratum.empty() ? "unrecorded" : "erratum";
+  if (agrees)
+    f.verdict = e.erratum.empty() ? "agrees" : "stale-erratum";
+  else
+    f.verdict = e.erratum.empty() ? "unrecorded" : "erratum";
   return f;
 }
 
@@ -111,8 +114,8 @@ int seeds_command(bool json) {
 
   bool failed = false;
   for (const Finding& f : findings)
-    failed = failed || f.verdict == "unrecorded" || f.verdict == "stale-erratum" ||
-             f.verdict == "error";
+    failed =
+        failed || f.verdict == "unrecorded" || f.verdict == "stale-erratum" || f.verdict == "error";
 
   if (json) {
     nlohmann::json j;
@@ -127,7 +130,8 @@ int seeds_command(bool json) {
                                {"erratum", f.example->erratum},
                                {"verdict", f.verdict}});
     for (const DivisorRow& r : divisors)
-      j["divisor_modes"].push_back({{"divisor", r.mode}, {"problem", r.problem}, {"output", r.output}});
+      j["divisor_modes"].push_back(
+          {{"divisor", r.mode}, {"problem", r.problem}, {"output", r.output}});
     j["ok"] = !failed;
     fmt::print("{}\n", j.dump());
     return failed ? exit_check_failed : exit_ok;
@@ -142,8 +146,10 @@ int seeds_command(bool json) {
     fmt::print("          {}\n", f.example->attributes);
     if (!f.problem.empty()) fmt::print("          -> {}\n", f.problem);
     fmt::print("          output {}", fmt::join(f.computed_shape, "x"));
-    if (f.verdict == "agrees") fmt::print(", as documented\n");
-    else fmt::print("\n");
+    if (f.verdict == "agrees")
+      fmt::print(", as documented\n");
+    else
+      fmt::print("\n");
     for (const std::string& d : f.differences) fmt::print("          {}\n", d);
     if (f.verdict == "erratum")
       fmt::print("          the document is wrong here: spec/ERRATA.md {}\n", f.example->erratum);
@@ -154,18 +160,20 @@ int seeds_command(bool json) {
       fmt::print("          the document and the spec disagree and ERRATA.md says nothing\n");
   }
 
-  fmt::print("\nERRATA E1: the AvgPool-1 output formula read literally, "
-             "(H + pb + pe - kernel / strides) + 1, against the shape rule:\n");
-  for (const auto& [id, pb, pe, k, s] : {std::tuple{"XML example 3", 1, 1, 5, 3},
-                                         std::tuple{"XML example 4", 1, 1, 5, 2},
-                                         std::tuple{"XML example 5", 0, 0, 5, 2}}) {
+  fmt::print(
+      "\nERRATA E1: the AvgPool-1 output formula read literally, "
+      "(H + pb + pe - kernel / strides) + 1, against the shape rule:\n");
+  for (const auto& [id, pb, pe, k, s] :
+       {std::tuple{"XML example 3", 1, 1, 5, 3}, std::tuple{"XML example 4", 1, 1, 5, 2},
+        std::tuple{"XML example 5", 0, 0, 5, 2}}) {
     const int64_t rule = (32 + pb + pe - k) / s + 1;
     fmt::print("          {}: formula {:.4g}, rule floor((32 + {} + {} - {}) / {}) + 1 = {}\n", id,
                literal_openvino_formula(32, pb, pe, k, s), pb, pe, k, s, rule);
   }
 
-  fmt::print("\nDivisor modes on 4x4 input 1..16, kernel 3, stride 2, pads 1, ceil "
-             "(docs/semantics.md 1b):\n");
+  fmt::print(
+      "\nDivisor modes on 4x4 input 1..16, kernel 3, stride 2, pads 1, ceil "
+      "(docs/semantics.md 1b):\n");
   for (const DivisorRow& r : divisors) {
     fmt::print("  {:<13}", r.mode);
     for (size_t i = 0; i < r.output.size(); ++i)

@@ -30,13 +30,13 @@ std::string empty_window_text(const Problem& p, const ShapeInfo& s) {
     return p.op == Op::avg ? "none: every window has a non-zero divisor"
                            : "none: every window holds an input element";
   const EmptyWindowWitness& w = *s.empty_window;
-  return fmt::format("yes: output index {} of spatial axis {} (first tap at input coordinate "
-                     "{}) has {}; {}",
-                     w.index, w.axis, w.start,
-                     p.op == Op::avg ? "divisor 0" : "no input element",
-                     p.empty == EmptyWindow::error
-                         ? std::string("the problem's empty=error refuses it")
-                         : fmt::format("it yields empty={}", empty_window_name(p.empty)));
+  return fmt::format(
+      "yes: output index {} of spatial axis {} (first tap at input coordinate "
+      "{}) has {}; {}",
+      w.index, w.axis, w.start, p.op == Op::avg ? "divisor 0" : "no input element",
+      p.empty == EmptyWindow::error
+          ? std::string("the problem's empty=error refuses it")
+          : fmt::format("it yields empty={}", empty_window_name(p.empty)));
 }
 
 }  // namespace
@@ -74,11 +74,13 @@ int shape_command(const ProblemOptions& options, bool json) {
     fmt::print("source        {}{}\n", r->frontend,
                r->operator_name.empty() ? "" : " (" + r->operator_name + ")");
     fmt::print("input shape   {}\n", fmt::join(r->framing.input_shape, "x"));
-    fmt::print("output shape  {}\n", fmt::join(to_framework_shape(r->framing, s->output_shape), "x"));
+    fmt::print("output shape  {}\n",
+               fmt::join(to_framework_shape(r->framing, s->output_shape), "x"));
     if (r->framing.input_shape != s->input_shape)
       fmt::print("spec layout   {} -> {} (N, C, spatial{})\n", fmt::join(s->input_shape, "x"),
                  fmt::join(s->output_shape, "x"),
-                 r->framing.channels_last ? "; the framework is channels-last" : "; the input cropped where no window reads");
+                 r->framing.channels_last ? "; the framework is channels-last"
+                                          : "; the input cropped where no window reads");
     fmt::print("pads          begin {}  end {}\n", fmt::join(pads(p, true), ","),
                fmt::join(pads(p, false), ","));
     fmt::print("empty window  {}\n", empty_window_text(p, *s));

@@ -91,8 +91,8 @@ Result<Geometry> read_geometry(const Attributes& attrs, const GeometryNames& nam
     g.mode = *m;
   }
   // Pads are checked whenever given, though auto padding then ignores them.
-  for (auto [name, target] : {std::pair{names.pads_begin, &g.pads_begin},
-                              std::pair{names.pads_end, &g.pads_end}}) {
+  for (auto [name, target] :
+       {std::pair{names.pads_begin, &g.pads_begin}, std::pair{names.pads_end, &g.pads_end}}) {
     const bool required = g.mode == PadMode::explicit_pads && !defaults.pads_zero;
     if (attrs.has(name) || required) {
       if (Status s = read_axis_list(attrs, name, rank, 0, *target); !s) return s.error();
@@ -118,8 +118,8 @@ Result<Problem> resolve(const Geometry& g, const GeometryNames& names, const Fro
     a.stride = g.strides[i];
     a.dilation = g.dilations[i];
     if (a.extent < 1 || a.extent > max_attribute)
-      return Error{fmt::format("input shape[{}]={}: spatial extents must be in [1, 2^31)", i + 2,
-                               a.extent)};
+      return Error{
+          fmt::format("input shape[{}]={}: spatial extents must be in [1, 2^31)", i + 2, a.extent)};
     switch (g.mode) {
       case PadMode::explicit_pads:
         a.pad_begin = g.pads_begin[i];
@@ -147,8 +147,8 @@ Result<Problem> resolve(const Geometry& g, const GeometryNames& names, const Fro
   return p;
 }
 
-Status check_input_shape(const std::vector<int64_t>& shape, size_t spatial_min,
-                         size_t spatial_max, std::string_view context) {
+Status check_input_shape(const std::vector<int64_t>& shape, size_t spatial_min, size_t spatial_max,
+                         std::string_view context) {
   const size_t r = shape.size();
   if (r < spatial_min + 2 || r > spatial_max + 2) {
     if (spatial_min == spatial_max)
@@ -157,15 +157,15 @@ Status check_input_shape(const std::vector<int64_t>& shape, size_t spatial_min,
     if (spatial_max >= 64)
       return Error{fmt::format("input rank {}: {} takes (N, C, d1, ..., dn) with n >= {}", r,
                                context, spatial_min)};
-    return Error{fmt::format("input rank {}: {} takes {}-D to {}-D input (N, C and {} to {} "
-                             "spatial axes)",
-                             r, context, spatial_min + 2, spatial_max + 2, spatial_min,
-                             spatial_max)};
+    return Error{
+        fmt::format("input rank {}: {} takes {}-D to {}-D input (N, C and {} to {} "
+                    "spatial axes)",
+                    r, context, spatial_min + 2, spatial_max + 2, spatial_min, spatial_max)};
   }
   for (size_t i = 0; i < r; ++i)
     if (shape[i] < 1 || shape[i] > max_attribute)
-      return Error{fmt::format("input shape[{}]={}: every extent must be in [1, 2^31)", i,
-                               shape[i])};
+      return Error{
+          fmt::format("input shape[{}]={}: every extent must be in [1, 2^31)", i, shape[i])};
   return Ok{};
 }
 
@@ -176,9 +176,10 @@ Status check_window_beyond_pads(const Problem& p, std::string_view kernel_name,
     const Axis& a = p.axes[i];
     for (auto [name, pad] : {std::pair{begin_name, a.pad_begin}, std::pair{end_name, a.pad_end}})
       if (a.kernel <= pad)
-        return Error{fmt::format("{}[{}]={}: {} requires {}[{}]={} > the pad, or a window could "
-                                 "lie entirely in the padding",
-                                 name, i, pad, why, kernel_name, i, a.kernel)};
+        return Error{
+            fmt::format("{}[{}]={}: {} requires {}[{}]={} > the pad, or a window could "
+                        "lie entirely in the padding",
+                        name, i, pad, why, kernel_name, i, a.kernel)};
   }
   return Ok{};
 }
@@ -188,7 +189,8 @@ Status check_dtype(DType d, const std::vector<DType>& allowed, std::string_view 
     if (a == d) return Ok{};
   std::vector<std::string_view> names;
   for (DType a : allowed) names.push_back(dtype_name(a));
-  return Error{fmt::format("dtype {}: {} takes {}", dtype_name(d), context, fmt::join(names, ", "))};
+  return Error{
+      fmt::format("dtype {}: {} takes {}", dtype_name(d), context, fmt::join(names, ", "))};
 }
 
 void use_lowest_start_max(Problem& p) {

@@ -100,8 +100,7 @@ Result<std::vector<int64_t>> Attributes::ints(std::string_view name) const {
 
 Status Attributes::no_unused(std::string_view context) const {
   for (const auto& [name, used] : used_)
-    if (!used)
-      return Error{fmt::format("{}: unknown attribute for {}", name, context)};
+    if (!used) return Error{fmt::format("{}: unknown attribute for {}", name, context)};
   return Ok{};
 }
 
@@ -123,8 +122,10 @@ std::string_view framework_name(Framework f) {
 Result<Framework> parse_framework(std::string_view name) {
   for (Framework f : all_frameworks)
     if (framework_name(f) == name) return f;
-  return Error{fmt::format("framework '{}': must be one of ngraph openvino onnx pytorch "
-                           "tensorflow tflite onednn", name)};
+  return Error{
+      fmt::format("framework '{}': must be one of ngraph openvino onnx pytorch "
+                  "tensorflow tflite onednn",
+                  name)};
 }
 
 namespace {
@@ -156,8 +157,10 @@ std::string operator_name(Framework f, const FrontendInput& in, size_t spatial) 
 
 Result<Frontend> from_framework(Framework f, std::string_view attributes, const FrontendInput& in) {
   if (in.global && f != Framework::onnx)
-    return Error{fmt::format("global pooling: only the onnx front-end has GlobalAveragePool / "
-                             "GlobalMaxPool; {} takes a window", framework_name(f))};
+    return Error{
+        fmt::format("global pooling: only the onnx front-end has GlobalAveragePool / "
+                    "GlobalMaxPool; {} takes a window",
+                    framework_name(f))};
   const auto plain = [&](Result<Problem> p) -> Result<Frontend> {
     if (!p) return p.error();
     return frontend::framed(std::move(*p), in.input_shape, false);
@@ -206,8 +209,10 @@ Tensor transpose_channels(const Tensor& t, bool to_last) {
       for (int64_t x = 0; x < plane; ++x) {
         const size_t first = static_cast<size_t>((b * c + ch) * plane + x);  // channels-first
         const size_t last = static_cast<size_t>((b * plane + x) * c + ch);   // channels-last
-        if (to_last) out.values[last] = t.values[first];
-        else out.values[first] = t.values[last];
+        if (to_last)
+          out.values[last] = t.values[first];
+        else
+          out.values[first] = t.values[last];
       }
   return out;
 }

@@ -32,8 +32,9 @@ Result<Frontend> from_onednn(std::string_view text, const FrontendInput& in) {
   if (!attrs) return attrs.error();
   if (Status s = check_input_shape(in.input_shape, 1, 3, context); !s) return s.error();
   const size_t rank = in.input_shape.size() - 2;
-  if (Status s = check_dtype(in.dtype, {DType::f32, DType::f16, DType::bf16, DType::i8, DType::u8,
-                                        DType::i32}, context);
+  if (Status s = check_dtype(
+          in.dtype, {DType::f32, DType::f16, DType::bf16, DType::i8, DType::u8, DType::i32},
+          context);
       !s)
     return s.error();
   Result<std::string> alg = attrs->text("alg");
@@ -48,8 +49,10 @@ Result<Frontend> from_onednn(std::string_view text, const FrontendInput& in) {
       return Error{fmt::format("alg={}: the problem's op is max (--op avg, or pooling_max)", *alg)};
     include = *alg == "pooling_avg_include_padding";
   } else {
-    return Error{fmt::format("alg={}: must be pooling_max, pooling_avg_include_padding or "
-                             "pooling_avg_exclude_padding", *alg)};
+    return Error{
+        fmt::format("alg={}: must be pooling_max, pooling_avg_include_padding or "
+                    "pooling_avg_exclude_padding",
+                    *alg)};
   }
 
   Geometry g;
@@ -78,22 +81,25 @@ Result<Frontend> from_onednn(std::string_view text, const FrontendInput& in) {
     const int64_t dl = dilation[i] + 1;
     const int64_t k_range = formulas::effective_kernel<int64_t>(g.kernel[i], dl);
     if (dilation[i] >= d)
-      return Error{fmt::format("dilation[{}]={}: must be below the input extent {}", i,
-                               dilation[i], d)};
-    for (auto [name, pad] : {std::pair{"padding_l", padding_l[i]}, std::pair{"padding_r", padding_r[i]}})
+      return Error{
+          fmt::format("dilation[{}]={}: must be below the input extent {}", i, dilation[i], d)};
+    for (auto [name, pad] :
+         {std::pair{"padding_l", padding_l[i]}, std::pair{"padding_r", padding_r[i]}})
       if (pad >= k_range)
         return Error{fmt::format("{}[{}]={}: must be below the dilated kernel extent {}", name, i,
                                  pad, k_range)};
     const int64_t span = d + padding_l[i] + padding_r[i] - k_range;
     if (span < 0)
-      return Error{fmt::format("kernel[{}]={}: the window (extent {}) must fit in d + padding_l + "
-                               "padding_r = {}",
-                               i, g.kernel[i], k_range, d + padding_l[i] + padding_r[i])};
+      return Error{
+          fmt::format("kernel[{}]={}: the window (extent {}) must fit in d + padding_l + "
+                      "padding_r = {}",
+                      i, g.kernel[i], k_range, d + padding_l[i] + padding_r[i])};
     const int64_t o = span / g.strides[i] + 1;
     if (!dst.empty() && dst[i] != o)
-      return Error{fmt::format("dst[{}]={}: must be (d + padding_l + padding_r - K) / s + 1 = "
-                               "({} + {} + {} - {}) / {} + 1 = {}",
-                               i, dst[i], d, padding_l[i], padding_r[i], k_range, g.strides[i], o)};
+      return Error{
+          fmt::format("dst[{}]={}: must be (d + padding_l + padding_r - K) / s + 1 = "
+                      "({} + {} + {} - {}) / {} + 1 = {}",
+                      i, dst[i], d, padding_l[i], padding_r[i], k_range, g.strides[i], o)};
     g.dilations.push_back(dl);
     g.pads_begin.push_back(padding_l[i]);
     if (padding_r[i] < 0) {  // crop: the same windows over d + padding_r elements, no end pad

@@ -33,11 +33,13 @@ using namespace frontend;
 Result<Problem> from_onnx(std::string_view text, const FrontendInput& in) {
   const int opset = in.version == 0 ? 22 : in.version;
   const bool avg = in.op == Op::avg;
-  const std::string_view op = in.global ? (avg ? "GlobalAveragePool" : "GlobalMaxPool")
-                                        : (avg ? "AveragePool" : "MaxPool");
+  const std::string_view op =
+      in.global ? (avg ? "GlobalAveragePool" : "GlobalMaxPool") : (avg ? "AveragePool" : "MaxPool");
   if (opset < 1 || opset > 22)
-    return Error{fmt::format("opset {}: poolspec knows ONNX opsets 1 to 22 (the pooling ops "
-                             "last changed at 22)", opset)};
+    return Error{
+        fmt::format("opset {}: poolspec knows ONNX opsets 1 to 22 (the pooling ops "
+                    "last changed at 22)",
+                    opset)};
   const int version = onnx_op_version(in.op, in.global, opset);
   const std::string context = fmt::format("ONNX {}-{}", op, version);
   Result<Attributes> attrs = Attributes::parse(text);
@@ -83,8 +85,8 @@ Result<Problem> from_onnx(std::string_view text, const FrontendInput& in) {
   if (attrs->has("auto_pad")) {
     Result<std::string> mode = attrs->text("auto_pad");
     if (*mode != "NOTSET" && *mode != "SAME_UPPER" && *mode != "SAME_LOWER" && *mode != "VALID")
-      return Error{fmt::format("auto_pad={}: must be NOTSET, SAME_UPPER, SAME_LOWER or VALID",
-                               *mode)};
+      return Error{
+          fmt::format("auto_pad={}: must be NOTSET, SAME_UPPER, SAME_LOWER or VALID", *mode)};
     g.mode = *pad_mode("auto_pad", *mode);
   }
   g.pads_begin.assign(rank, 0);
@@ -95,9 +97,10 @@ Result<Problem> from_onnx(std::string_view text, const FrontendInput& in) {
     Result<std::vector<int64_t>> listed = attrs->ints("pads");
     if (!listed) return listed.error();
     if (listed->size() != 2 * rank)
-      return Error{fmt::format("pads={}: {} values; ONNX pads are [x1_begin, x2_begin, ..., "
-                               "x1_end, x2_end, ...], {} for {} spatial axes",
-                               fmt::join(*listed, ","), listed->size(), 2 * rank, rank)};
+      return Error{
+          fmt::format("pads={}: {} values; ONNX pads are [x1_begin, x2_begin, ..., "
+                      "x1_end, x2_end, ...], {} for {} spatial axes",
+                      fmt::join(*listed, ","), listed->size(), 2 * rank, rank)};
     std::vector<int64_t> pads;
     if (Status s = read_axis_list(*attrs, "pads", 2 * rank, 0, pads); !s) return s.error();
     g.pads_begin.assign(pads.begin(), pads.begin() + static_cast<long>(rank));

@@ -49,8 +49,7 @@ Result<Problem> from_ngraph(std::string_view text, const FrontendInput& in) {
     p->divisor = include_padding ? Divisor::include_full : Divisor::exclude;
     p->empty = EmptyWindow::error;
     if (!include_padding) {
-      if (Status s = check_window_beyond_pads(*p, "window_shape", "padding_below",
-                                              "padding_above",
+      if (Status s = check_window_beyond_pads(*p, "window_shape", "padding_below", "padding_above",
                                               "include_padding_in_avg_computation=false");
           !s)
         return s.error();
@@ -92,8 +91,7 @@ Result<Problem> from_ngraph(std::string_view text, const FrontendInput& in) {
 //    stride a ceil rounding can add a window (3 G10).
 Result<Problem> from_openvino(std::string_view text, const FrontendInput& in) {
   const int opset = in.version == 0 ? 1 : in.version;
-  if (opset < 1)
-    return Error{fmt::format("opset {}: OpenVINO opsets start at 1", opset)};
+  if (opset < 1) return Error{fmt::format("opset {}: OpenVINO opsets start at 1", opset)};
   const bool avg = in.op == Op::avg;
   const int version = openvino_op_version(in.op, opset);
   const std::string context = fmt::format("OpenVINO {}-{}", avg ? "AvgPool" : "MaxPool", version);
@@ -101,8 +99,10 @@ Result<Problem> from_openvino(std::string_view text, const FrontendInput& in) {
   text = trim(text);
   if (text.substr(0, 5) == "<data") {
     text.remove_prefix(5);
-    if (text.size() >= 2 && text.substr(text.size() - 2) == "/>") text.remove_suffix(2);
-    else if (!text.empty() && text.back() == '>') text.remove_suffix(1);
+    if (text.size() >= 2 && text.substr(text.size() - 2) == "/>")
+      text.remove_suffix(2);
+    else if (!text.empty() && text.back() == '>')
+      text.remove_suffix(1);
   }
   Result<Attributes> attrs = Attributes::parse(text);
   if (!attrs) return attrs.error();
@@ -123,11 +123,16 @@ Result<Problem> from_openvino(std::string_view text, const FrontendInput& in) {
   if (attrs->has("rounding_type")) {
     Result<std::string> r = attrs->text("rounding_type");
     if (*r == "ceil_torch" && version < 14)
-      return Error{fmt::format("rounding_type=ceil_torch: not in {}; it exists from opset 14 "
-                               "(--opset 14)", context)};
-    if (*r == "floor") g->rounding = Rounding::floor;
-    else if (*r == "ceil") g->rounding = Rounding::ceil;
-    else if (*r == "ceil_torch") g->rounding = Rounding::ceil_torch;
+      return Error{
+          fmt::format("rounding_type=ceil_torch: not in {}; it exists from opset 14 "
+                      "(--opset 14)",
+                      context)};
+    if (*r == "floor")
+      g->rounding = Rounding::floor;
+    else if (*r == "ceil")
+      g->rounding = Rounding::ceil;
+    else if (*r == "ceil_torch")
+      g->rounding = Rounding::ceil_torch;
     else
       return Error{fmt::format("rounding_type={}: must be floor, ceil{}", *r,
                                version >= 14 ? " or ceil_torch" : "")};
@@ -154,8 +159,8 @@ Result<Problem> from_openvino(std::string_view text, const FrontendInput& in) {
       if (!axis) return axis.error();
       const int64_t r = static_cast<int64_t>(in.input_shape.size());
       if (axis->size() != 1 || (*axis)[0] < -r || (*axis)[0] >= r)
-        return Error{fmt::format("axis={}: must be one integer in [{}, {})", fmt::join(*axis, ","),
-                                 -r, r)};
+        return Error{
+            fmt::format("axis={}: must be one integer in [{}, {})", fmt::join(*axis, ","), -r, r)};
       index_axis = (*axis)[0] < 0 ? (*axis)[0] + r : (*axis)[0];
     }
   }
@@ -169,8 +174,8 @@ Result<Problem> from_openvino(std::string_view text, const FrontendInput& in) {
     p->divisor = (!exclude_pad && any_pad) ? Divisor::include_full : Divisor::exclude;
     p->empty = EmptyWindow::zero;
     if (exclude_pad) {
-      if (Status s = check_window_beyond_pads(*p, "kernel", "pads_begin", "pads_end",
-                                              "exclude-pad=true");
+      if (Status s =
+              check_window_beyond_pads(*p, "kernel", "pads_begin", "pads_end", "exclude-pad=true");
           !s)
         return s.error();
     }
@@ -183,8 +188,8 @@ Result<Problem> from_openvino(std::string_view text, const FrontendInput& in) {
       for (size_t i = static_cast<size_t>(index_axis); i < in.input_shape.size(); ++i)
         range = range > max_elements / in.input_shape[i] ? max_elements : range * in.input_shape[i];
       if (i32_indices && range - 1 > INT32_MAX)
-        return Error{fmt::format("index_element_type=i32: indices up to {} do not fit in i32; use i64",
-                                 range - 1)};
+        return Error{fmt::format(
+            "index_element_type=i32: indices up to {} do not fit in i32; use i64", range - 1)};
     }
   }
   if (Status s = validate(*p); !s) return s.error();

@@ -25,8 +25,8 @@ Status read_int_or_tuple(const Attributes& attrs, std::string_view name, size_t 
   if (!v) return v.error();
   if (v->size() == 1) v->assign(rank, (*v)[0]);
   if (v->size() != rank)
-    return Error{fmt::format("{}={}: give one integer or {} (one per spatial axis)", name, *text,
-                             rank)};
+    return Error{
+        fmt::format("{}={}: give one integer or {} (one per spatial axis)", name, *text, rank)};
   if (Status s = check_axis_values(name, *v, min); !s) return s;
   out = std::move(*v);
   return Ok{};
@@ -54,8 +54,8 @@ Status read_int_or_tuple(const Attributes& attrs, std::string_view name, size_t 
 Result<Problem> from_pytorch(std::string_view text, const FrontendInput& in) {
   const bool avg = in.op == Op::avg;
   const size_t rank = in.input_shape.size() >= 2 ? in.input_shape.size() - 2 : 0;
-  const std::string context = fmt::format("torch {}_pool{}d", avg ? "avg" : "max",
-                                          rank >= 1 && rank <= 3 ? rank : 2);
+  const std::string context =
+      fmt::format("torch {}_pool{}d", avg ? "avg" : "max", rank >= 1 && rank <= 3 ? rank : 2);
   Result<Attributes> attrs = Attributes::parse(text);
   if (!attrs) return attrs.error();
   if (Status s = check_input_shape(in.input_shape, 1, 3, "torch pooling (batched: N, C, ...)"); !s)
@@ -70,7 +70,8 @@ Result<Problem> from_pytorch(std::string_view text, const FrontendInput& in) {
   g.strides = g.kernel;
   if (attrs->has("stride")) {
     std::vector<int64_t> strides;
-    if (Status s = read_int_or_tuple(*attrs, "stride", rank, 1, true, strides); !s) return s.error();
+    if (Status s = read_int_or_tuple(*attrs, "stride", rank, 1, true, strides); !s)
+      return s.error();
     if (!strides.empty()) g.strides = strides;
   }
   std::vector<int64_t> padding(rank, 0);
@@ -101,10 +102,11 @@ Result<Problem> from_pytorch(std::string_view text, const FrontendInput& in) {
         Result<std::vector<int64_t>> v = attrs->ints("divisor_override");
         if (!v) return v.error();
         if (v->size() != 1) return Error{fmt::format("divisor_override={}: one integer", *t)};
-        if ((*v)[0] == 0) return Error{"divisor_override=0: PyTorch refuses it (\"divisor must be not zero\")"};
+        if ((*v)[0] == 0)
+          return Error{"divisor_override=0: PyTorch refuses it (\"divisor must be not zero\")"};
         if ((*v)[0] < 0 || (*v)[0] > max_attribute)
-          return Error{fmt::format("divisor_override={}: poolspec models overrides in [1, 2^31)",
-                                   (*v)[0])};
+          return Error{
+              fmt::format("divisor_override={}: poolspec models overrides in [1, 2^31)", (*v)[0])};
         divisor_override = (*v)[0];
       }
     }
@@ -118,8 +120,9 @@ Result<Problem> from_pytorch(std::string_view text, const FrontendInput& in) {
   // "pad should be at most half of effective kernel size".
   for (size_t i = 0; i < rank; ++i) {
     const bool dilated_check = !avg && rank <= 2;
-    const int64_t k = dilated_check ? formulas::effective_kernel<int64_t>(g.kernel[i], g.dilations[i])
-                                    : g.kernel[i];
+    const int64_t k = dilated_check
+                          ? formulas::effective_kernel<int64_t>(g.kernel[i], g.dilations[i])
+                          : g.kernel[i];
     if (padding[i] > k / 2)
       return Error{fmt::format("padding[{}]={}: {} requires padding <= {} kernel / 2 = {} / 2", i,
                                padding[i], context, dilated_check ? "effective" : "", k)};

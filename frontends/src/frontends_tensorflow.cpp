@@ -20,8 +20,8 @@ std::vector<int64_t> channels_first(const std::vector<int64_t>& s) {
 
 // ksize / strides / dilations: one value, one per spatial axis, or one per input axis with 1 at N
 // and C (the tf.nn spelling, in data_format order).
-Status read_tf_list(const Attributes& attrs, std::string_view name, size_t rank,
-                    bool channels_last, std::vector<int64_t>& out) {
+Status read_tf_list(const Attributes& attrs, std::string_view name, size_t rank, bool channels_last,
+                    std::vector<int64_t>& out) {
   Result<std::vector<int64_t>> v = attrs.ints(name);
   if (!v) return v.error();
   std::vector<int64_t> spatial;
@@ -32,13 +32,13 @@ Status read_tf_list(const Attributes& attrs, std::string_view name, size_t rank,
   } else if (v->size() == rank + 2) {
     const size_t c = channels_last ? rank + 1 : 1;
     if ((*v)[0] != 1 || (*v)[c] != 1)
-      return Error{fmt::format("{}={}: the batch and channel entries must be 1", name,
-                               fmt::join(*v, ","))};
+      return Error{
+          fmt::format("{}={}: the batch and channel entries must be 1", name, fmt::join(*v, ","))};
     for (size_t i = 0; i < v->size(); ++i)
       if (i != 0 && i != c) spatial.push_back((*v)[i]);
   } else {
-    return Error{fmt::format("{}={}: give 1, {} or {} values", name, fmt::join(*v, ","), rank,
-                             rank + 2)};
+    return Error{
+        fmt::format("{}={}: give 1, {} or {} values", name, fmt::join(*v, ","), rank, rank + 2)};
   }
   if (Status s = check_axis_values(name, spatial, 1); !s) return s;
   out = std::move(spatial);
@@ -64,9 +64,12 @@ Result<Frontend> from_tensorflow(std::string_view text, const FrontendInput& in)
   if (!attrs) return attrs.error();
   if (Status s = check_input_shape(in.input_shape, 1, 3, context); !s) return s.error();
   const size_t rank = in.input_shape.size() - 2;
-  if (Status s = avg ? check_dtype(in.dtype, {DType::f16, DType::bf16, DType::f32, DType::f64}, context)
-                     : check_dtype(in.dtype, {DType::f16, DType::bf16, DType::f32, DType::f64,
-                                              DType::i8, DType::u8, DType::i32}, context);
+  if (Status s =
+          avg ? check_dtype(in.dtype, {DType::f16, DType::bf16, DType::f32, DType::f64}, context)
+              : check_dtype(in.dtype,
+                            {DType::f16, DType::bf16, DType::f32, DType::f64, DType::i8, DType::u8,
+                             DType::i32},
+                            context);
       !s)
     return s.error();
   const std::string_view last_formats[] = {"NWC", "NHWC", "NDHWC"};
@@ -74,12 +77,14 @@ Result<Frontend> from_tensorflow(std::string_view text, const FrontendInput& in)
   bool channels_last = true;
   if (attrs->has("data_format")) {
     Result<std::string> f = attrs->text("data_format");
-    if (*f == first_formats[rank - 1]) channels_last = false;
+    if (*f == first_formats[rank - 1])
+      channels_last = false;
     else if (*f != last_formats[rank - 1])
       return Error{fmt::format("data_format={}: a {}-D input takes {} or {}", *f, rank + 2,
                                last_formats[rank - 1], first_formats[rank - 1])};
   }
-  const std::vector<int64_t> shape = channels_last ? channels_first(in.input_shape) : in.input_shape;
+  const std::vector<int64_t> shape =
+      channels_last ? channels_first(in.input_shape) : in.input_shape;
 
   Geometry g;
   if (Status s = read_tf_list(*attrs, "ksize", rank, channels_last, g.kernel); !s) return s.error();
@@ -95,8 +100,9 @@ Result<Frontend> from_tensorflow(std::string_view text, const FrontendInput& in)
       strided = strided || g.strides[i] > 1;
     }
     if (dilated && strided)
-      return Error{fmt::format("dilations={}: tf.nn.pool takes dilations > 1 only with strides of 1",
-                               fmt::join(g.dilations, ","))};
+      return Error{
+          fmt::format("dilations={}: tf.nn.pool takes dilations > 1 only with strides of 1",
+                      fmt::join(g.dilations, ","))};
   }
   Result<std::string> padding = attrs->text("padding");
   if (!padding) return padding.error();
@@ -112,8 +118,9 @@ Result<Frontend> from_tensorflow(std::string_view text, const FrontendInput& in)
     Result<std::vector<int64_t>> pads = attrs->ints("explicit_paddings");
     if (!pads) return pads.error();
     if (pads->size() != 2 * (rank + 2))
-      return Error{fmt::format("explicit_paddings={}: {} values, a (before, after) pair per input axis",
-                               fmt::join(*pads, ","), 2 * (rank + 2))};
+      return Error{
+          fmt::format("explicit_paddings={}: {} values, a (before, after) pair per input axis",
+                      fmt::join(*pads, ","), 2 * (rank + 2))};
     const size_t c = channels_last ? rank + 1 : 1;
     size_t axis = 0;
     for (size_t i = 0; i < rank + 2; ++i) {
@@ -134,7 +141,8 @@ Result<Frontend> from_tensorflow(std::string_view text, const FrontendInput& in)
       ++axis;
     }
   } else {
-    return Error{fmt::format("padding={}: must be VALID, SAME{}", *padding, avg ? "" : " or EXPLICIT")};
+    return Error{
+        fmt::format("padding={}: must be VALID, SAME{}", *padding, avg ? "" : " or EXPLICIT")};
   }
   if (Status s = attrs->no_unused(context); !s) return s.error();
 
@@ -172,14 +180,14 @@ Result<Frontend> from_tflite(std::string_view text, const FrontendInput& in) {
   Geometry g;
   g.kernel.resize(2);
   g.strides.resize(2);
-  for (auto [name, target] : {std::pair{"filter_height", &g.kernel[0]},
-                              std::pair{"filter_width", &g.kernel[1]},
-                              std::pair{"stride_h", &g.strides[0]},
-                              std::pair{"stride_w", &g.strides[1]}}) {
+  for (auto [name, target] :
+       {std::pair{"filter_height", &g.kernel[0]}, std::pair{"filter_width", &g.kernel[1]},
+        std::pair{"stride_h", &g.strides[0]}, std::pair{"stride_w", &g.strides[1]}}) {
     Result<std::vector<int64_t>> v = attrs->ints(name);
     if (!v) return v.error();
     if (v->size() != 1 || (*v)[0] < 1 || (*v)[0] > max_attribute)
-      return Error{fmt::format("{}={}: must be one integer in [1, 2^31)", name, fmt::join(*v, ","))};
+      return Error{
+          fmt::format("{}={}: must be one integer in [1, 2^31)", name, fmt::join(*v, ","))};
     *target = (*v)[0];
   }
   g.dilations.assign(2, 1);
@@ -187,14 +195,19 @@ Result<Frontend> from_tflite(std::string_view text, const FrontendInput& in) {
   g.pads_end.assign(2, 0);
   Result<std::string> padding = attrs->text("padding");
   if (!padding) return padding.error();
-  if (*padding == "SAME") g.mode = PadMode::same_upper;
-  else if (*padding == "VALID") g.mode = PadMode::valid;
-  else return Error{fmt::format("padding={}: must be SAME or VALID", *padding)};
+  if (*padding == "SAME")
+    g.mode = PadMode::same_upper;
+  else if (*padding == "VALID")
+    g.mode = PadMode::valid;
+  else
+    return Error{fmt::format("padding={}: must be SAME or VALID", *padding)};
   if (attrs->has("fused_activation_function")) {
     Result<std::string> act = attrs->text("fused_activation_function");
     if (*act != "NONE")
-      return Error{fmt::format("fused_activation_function={}: poolspec models NONE only (the "
-                               "clamp is not pooling)", *act)};
+      return Error{
+          fmt::format("fused_activation_function={}: poolspec models NONE only (the "
+                      "clamp is not pooling)",
+                      *act)};
   }
   if (Status s = attrs->no_unused(context); !s) return s.error();
 

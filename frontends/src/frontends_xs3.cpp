@@ -15,7 +15,8 @@ Result<Xs3Frontend> from_xs3(std::string_view text, const std::vector<int64_t>& 
   Result<Attributes> attrs = Attributes::parse(text);
   if (!attrs) return attrs.error();
   if (hwc.size() != 3)
-    return Error{fmt::format("input rank {}: XS3 operators take an (H, W, C) int8 image", hwc.size())};
+    return Error{
+        fmt::format("input rank {}: XS3 operators take an (H, W, C) int8 image", hwc.size())};
   for (size_t i = 0; i < 3; ++i)
     if (hwc[i] < 1 || hwc[i] > max_attribute)
       return Error{fmt::format("input shape[{}]={}: must be in [1, 2^31)", i, hwc[i])};
@@ -26,23 +27,29 @@ Result<Xs3Frontend> from_xs3(std::string_view text, const std::vector<int64_t>& 
   op.channels = hwc[2];
   Result<std::string> kind = attrs->text("op");
   if (!kind) return kind.error();
-  if (*kind == "avgpool2d_global") op.kind = Xs3Operator::Kind::avgpool2d_global;
-  else if (*kind == "avgpool2d") op.kind = Xs3Operator::Kind::avgpool2d;
-  else if (*kind == "maxpool2d") op.kind = Xs3Operator::Kind::maxpool2d;
-  else return Error{fmt::format("op={}: must be avgpool2d_global, avgpool2d or maxpool2d", *kind)};
+  if (*kind == "avgpool2d_global")
+    op.kind = Xs3Operator::Kind::avgpool2d_global;
+  else if (*kind == "avgpool2d")
+    op.kind = Xs3Operator::Kind::avgpool2d;
+  else if (*kind == "maxpool2d")
+    op.kind = Xs3Operator::Kind::maxpool2d;
+  else
+    return Error{fmt::format("op={}: must be avgpool2d_global, avgpool2d or maxpool2d", *kind)};
 
   const auto integer = [&](std::string_view name, int64_t& out, int64_t lo, int64_t hi) -> Status {
     Result<std::vector<int64_t>> v = attrs->ints(name);
     if (!v) return v.error();
     if (v->size() != 1 || (*v)[0] < lo || (*v)[0] > hi)
-      return Error{fmt::format("{}={}: must be one integer in [{}, {}]", name, fmt::join(*v, ","), lo, hi)};
+      return Error{
+          fmt::format("{}={}: must be one integer in [{}, {}]", name, fmt::join(*v, ","), lo, hi)};
     out = (*v)[0];
     return Ok{};
   };
   const auto pair = [&](std::string_view name, int64_t& a, int64_t& b, int64_t lo) -> Status {
     Result<std::vector<int64_t>> v = attrs->ints(name);
     if (!v) return v.error();
-    if (v->size() != 2 || (*v)[0] < lo || (*v)[1] < lo || (*v)[0] > max_attribute || (*v)[1] > max_attribute)
+    if (v->size() != 2 || (*v)[0] < lo || (*v)[1] < lo || (*v)[0] > max_attribute ||
+        (*v)[1] > max_attribute)
       return Error{fmt::format("{}={}: must be two integers >= {}", name, fmt::join(*v, ","), lo)};
     a = (*v)[0];
     b = (*v)[1];
@@ -54,7 +61,8 @@ Result<Xs3Frontend> from_xs3(std::string_view text, const std::vector<int64_t>& 
   if (attrs->has("accumulate")) {
     Result<std::string> a = attrs->text("accumulate");
     if (*a != "saturate" && *a != "wrap")
-      return Error{fmt::format("accumulate={}: must be saturate (the assembly) or wrap (the C reference)", *a)};
+      return Error{fmt::format(
+          "accumulate={}: must be saturate (the assembly) or wrap (the C reference)", *a)};
     op.wrap = *a == "wrap";
   }
 
@@ -83,8 +91,9 @@ Result<Xs3Frontend> from_xs3(std::string_view text, const std::vector<int64_t>& 
     // Default output: every window that fits in X from the start.
     const int64_t rows = op.height - op.start_row, cols = op.width - op.start_col;
     if (rows < op.window_h || cols < op.window_w)
-      return Error{fmt::format("window={},{} start={},{}: the first window does not fit in the {}x{} image",
-                               op.window_h, op.window_w, op.start_row, op.start_col, op.height, op.width)};
+      return Error{
+          fmt::format("window={},{} start={},{}: the first window does not fit in the {}x{} image",
+                      op.window_h, op.window_w, op.start_row, op.start_col, op.height, op.width)};
     op.out_h = (rows - op.window_h) / op.stride_v + 1;
     op.out_w = (cols - op.window_w) / op.stride_h + 1;
     if (attrs->has("output")) {
@@ -111,12 +120,14 @@ Result<Xs3Frontend> from_xs3(std::string_view text, const std::vector<int64_t>& 
 Tensor xs3_spec_input(const Xs3Frontend& f, const Tensor& hwc) {
   const int64_t rows = f.problem.axes[0].extent, cols = f.problem.axes[1].extent;
   const int64_t c = f.op.channels;
-  Tensor t{hwc.dtype, {1, c, rows, cols}, std::vector<double>(static_cast<size_t>(c * rows * cols))};
+  Tensor t{
+      hwc.dtype, {1, c, rows, cols}, std::vector<double>(static_cast<size_t>(c * rows * cols))};
   for (int64_t ch = 0; ch < c; ++ch)
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t col = 0; col < cols; ++col)
         t.values[static_cast<size_t>((ch * rows + r) * cols + col)] =
-            hwc.values[static_cast<size_t>(((f.op.start_row + r) * f.op.width + f.op.start_col + col) * c + ch)];
+            hwc.values[static_cast<size_t>(
+                ((f.op.start_row + r) * f.op.width + f.op.start_col + col) * c + ch)];
   return t;
 }
 

@@ -24,8 +24,8 @@ Intent intent_of(const Frontend& f) {
     in.pads_end.push_back(a.pad_end - crop);
   }
   in.ceil = p.rounding != Rounding::floor;
-  in.include_pad = p.op == Op::avg &&
-                   (p.divisor == Divisor::include_clip || p.divisor == Divisor::include_full);
+  in.include_pad =
+      p.op == Op::avg && (p.divisor == Divisor::include_clip || p.divisor == Divisor::include_full);
   in.divisor_override = p.divisor == Divisor::override_value ? p.divisor_override : 0;
   return in;
 }
@@ -46,8 +46,8 @@ size_t rank_of(const Intent& in) { return in.shape.size() - 2; }
 std::vector<int64_t> extents(const Intent& in, Rounding r) {
   std::vector<int64_t> out;
   for (size_t i = 0; i < rank_of(in); ++i) {
-    const Axis a{in.shape[i + 2], in.kernel[i], in.strides[i], in.dilations[i], in.pads_begin[i],
-                 std::max<int64_t>(0, in.pads_end[i])};
+    const Axis a{in.shape[i + 2], in.kernel[i],     in.strides[i],
+                 in.dilations[i], in.pads_begin[i], std::max<int64_t>(0, in.pads_end[i])};
     out.push_back(formulas::output_extent(formulas::terms_of<int64_t>(a), r));
   }
   return out;
@@ -76,12 +76,13 @@ std::string cannot(const Intent& in, bool has_dilation, bool has_ceil, bool has_
 Translation ngraph(const Intent& in) {
   Translation t = make(Framework::ngraph, "ngraph", in);
   t.reason = cannot(in, false, true, false);
-  t.attributes = fmt::format("window_shape={} window_movement_strides={} padding_below={} padding_above={}{}{}",
-                             list(in.kernel), list(in.strides), list(in.pads_begin), list(in.pads_end),
-                             in.ceil ? " ceil_mode=true" : "",
-                             in.op == Op::avg ? (in.include_pad ? " include_padding_in_avg_computation=true"
-                                                                : " include_padding_in_avg_computation=false")
-                                              : "");
+  t.attributes = fmt::format(
+      "window_shape={} window_movement_strides={} padding_below={} padding_above={}{}{}",
+      list(in.kernel), list(in.strides), list(in.pads_begin), list(in.pads_end),
+      in.ceil ? " ceil_mode=true" : "",
+      in.op == Op::avg ? (in.include_pad ? " include_padding_in_avg_computation=true"
+                                         : " include_padding_in_avg_computation=false")
+                       : "");
   return t;
 }
 
@@ -92,8 +93,9 @@ Translation openvino(const Intent& in, bool ceil_torch) {
   Translation t = make(Framework::openvino, fmt::format("openvino@{}", opset), in, opset);
   t.reason = cannot(in, true, true, false);
   if (rank_of(in) > 3) t.reason = "1 to 3 spatial axes only";
-  std::string a = fmt::format(R"(kernel="{}" strides="{}" pads_begin="{}" pads_end="{}")", list(in.kernel),
-                              list(in.strides), list(in.pads_begin), list(in.pads_end));
+  std::string a =
+      fmt::format(R"(kernel="{}" strides="{}" pads_begin="{}" pads_end="{}")", list(in.kernel),
+                  list(in.strides), list(in.pads_begin), list(in.pads_end));
   if (dilated) a += fmt::format(R"( dilations="{}")", list(in.dilations));
   if (in.ceil) a += ceil_torch ? R"( rounding_type="ceil_torch")" : R"( rounding_type="ceil")";
   if (in.op == Op::avg) a += in.include_pad ? R"( exclude-pad="false")" : R"( exclude-pad="true")";
@@ -106,7 +108,8 @@ Translation onnx(const Intent& in, int opset) {
   t.reason = cannot(in, true, true, false);
   std::vector<int64_t> pads = in.pads_begin;
   pads.insert(pads.end(), in.pads_end.begin(), in.pads_end.end());
-  std::string a = fmt::format("kernel_shape={} strides={} pads={}", list(in.kernel), list(in.strides), list(pads));
+  std::string a = fmt::format("kernel_shape={} strides={} pads={}", list(in.kernel),
+                              list(in.strides), list(pads));
   if (!all_equal(in.dilations, 1)) a += " dilations=" + list(in.dilations);
   if (in.ceil) a += " ceil_mode=1";
   if (in.op == Op::avg && in.include_pad) a += " count_include_pad=1";
@@ -119,12 +122,13 @@ Translation pytorch(const Intent& in) {
   t.reason = cannot(in, in.op == Op::max, true, in.op == Op::avg && rank_of(in) >= 2);
   if (t.reason.empty() && in.pads_begin != in.pads_end) t.reason = "padding is symmetric only";
   if (t.reason.empty() && rank_of(in) > 3) t.reason = "1 to 3 spatial axes only";
-  std::string a = fmt::format("kernel_size={} stride={} padding={}", list(in.kernel), list(in.strides),
-                              list(in.pads_begin));
+  std::string a = fmt::format("kernel_size={} stride={} padding={}", list(in.kernel),
+                              list(in.strides), list(in.pads_begin));
   if (in.op == Op::max && !all_equal(in.dilations, 1)) a += " dilation=" + list(in.dilations);
   if (in.ceil) a += " ceil_mode=True";
   if (in.op == Op::avg) {
-    a += in.include_pad || in.divisor_override ? " count_include_pad=True" : " count_include_pad=False";
+    a += in.include_pad || in.divisor_override ? " count_include_pad=True"
+                                               : " count_include_pad=False";
     if (in.divisor_override) a += fmt::format(" divisor_override={}", in.divisor_override);
   }
   if (in.op == Op::max) a += " return_indices=True";
@@ -143,10 +147,14 @@ std::string tf_padding(const Intent& in, std::string& reason) {
     valid = valid && in.pads_begin[i] == 0 && in.pads_end[i] == 0;
     same = same && in.pads_begin[i] == pads.begin && in.pads_end[i] == pads.end;
   }
-  if (in.ceil && extents(in, Rounding::ceil) != extents(in, Rounding::floor)) reason = "no ceil rounding";
-  else if (!valid && !same) reason = "padding is SAME or VALID only";
-  else if (in.op == Op::avg && in.include_pad && !valid) reason = "the average never counts padding";
-  else if (in.divisor_override) reason = "no divisor override";
+  if (in.ceil && extents(in, Rounding::ceil) != extents(in, Rounding::floor))
+    reason = "no ceil rounding";
+  else if (!valid && !same)
+    reason = "padding is SAME or VALID only";
+  else if (in.op == Op::avg && in.include_pad && !valid)
+    reason = "the average never counts padding";
+  else if (in.divisor_override)
+    reason = "no divisor override";
   return valid ? "VALID" : "SAME";
 }
 
@@ -165,7 +173,8 @@ Translation tensorflow(const Intent& in) {
   if (t.reason.empty() && rank_of(in) > 3) t.reason = "1 to 3 spatial axes only";
   bool strided = !all_equal(in.strides, 1), dilated = !all_equal(in.dilations, 1);
   if (t.reason.empty() && strided && dilated) t.reason = "dilations need strides of 1";
-  t.attributes = fmt::format("ksize={} strides={} padding={}", list(in.kernel), list(in.strides), padding);
+  t.attributes =
+      fmt::format("ksize={} strides={} padding={}", list(in.kernel), list(in.strides), padding);
   if (dilated) t.attributes += " dilations=" + list(in.dilations);
   return t;
 }
@@ -177,8 +186,9 @@ Translation tflite(const Intent& in) {
   if (t.reason.empty() && rank_of(in) != 2) t.reason = "2 spatial axes only";
   if (t.reason.empty() && !all_equal(in.dilations, 1)) t.reason = "no dilation";
   if (rank_of(in) == 2)
-    t.attributes = fmt::format("padding={} stride_w={} stride_h={} filter_width={} filter_height={}",
-                               padding, in.strides[1], in.strides[0], in.kernel[1], in.kernel[0]);
+    t.attributes =
+        fmt::format("padding={} stride_w={} stride_h={} filter_width={} filter_height={}", padding,
+                    in.strides[1], in.strides[0], in.kernel[1], in.kernel[0]);
   return t;
 }
 
@@ -194,13 +204,15 @@ Translation onednn(const Intent& in) {
   for (size_t i = 0; i < rank_of(in); ++i) {
     dilation.push_back(in.dilations[i] - 1);
     const int64_t k_range = formulas::effective_kernel<int64_t>(in.kernel[i], in.dilations[i]);
-    if (in.ceil) padding_r[i] = (target[i] - 1) * in.strides[i] + k_range - in.shape[i + 2] - in.pads_begin[i];
+    if (in.ceil)
+      padding_r[i] = (target[i] - 1) * in.strides[i] + k_range - in.shape[i + 2] - in.pads_begin[i];
   }
   const char* alg = in.op == Op::max ? "pooling_max"
                     : in.include_pad ? "pooling_avg_include_padding"
                                      : "pooling_avg_exclude_padding";
-  t.attributes = fmt::format("alg={} kernel={} strides={} padding_l={} padding_r={}", alg, list(in.kernel),
-                             list(in.strides), list(in.pads_begin), list(padding_r));
+  t.attributes =
+      fmt::format("alg={} kernel={} strides={} padding_l={} padding_r={}", alg, list(in.kernel),
+                  list(in.strides), list(in.pads_begin), list(padding_r));
   if (!all_equal(dilation, 0)) t.attributes += " dilation=" + list(dilation);
   return t;
 }
@@ -223,7 +235,8 @@ std::vector<Translation> translate(const Intent& in) {
   for (Translation& t : out) {
     if (!t.reason.empty()) continue;
     Result<Frontend> accepted = from_framework(t.framework, t.attributes, t.input);
-    if (!accepted && accepted.error().message.starts_with("dtype ")) t.reason = accepted.error().message;
+    if (!accepted && accepted.error().message.starts_with("dtype "))
+      t.reason = accepted.error().message;
   }
   return out;
 }

@@ -5,8 +5,8 @@
 // before each call) and hot. Implementations run in interleaved rounds (docs/benchmarks.md
 // section 4: this machine is noisy, so engines are compared only within one process, as ratios).
 // Every row is first checked: in full against the reference engine within the sum of both
-// declared bounds, and the reference itself against the exact spec on sampled output elements. It measures the read bandwidth too, prints a
-// table and writes one JSON line per row.
+// declared bounds, and the reference itself against the exact spec on sampled output elements. It
+// measures the read bandwidth too, prints a table and writes one JSON line per row.
 #include <immintrin.h>
 #include <omp.h>
 
@@ -15,29 +15,30 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <sstream>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "peers.hpp"
 #include "poolspec/engine.hpp"
 #include "poolspec/evaluate.hpp"
+#include "poolspec/network_layers.hpp"
 #include "poolspec/npy.hpp"
 #include "poolspec/optimized/optimized.hpp"
 #include "poolspec/problem_string.hpp"
 #include "poolspec/reference/check.hpp"
 #include "poolspec/reference/reference.hpp"
 #include "poolspec/shape.hpp"
-#include "peers.hpp"
 
 namespace poolspec::bench {
 namespace {
@@ -50,8 +51,8 @@ struct Workload {
   bool headline = false;  // one of the six workloads of docs/benchmarks.md
 };
 
-Problem make(Op op, DType dtype, int64_t n, int64_t c, std::vector<int64_t> spatial, int64_t k, int64_t s,
-             int64_t pad, Divisor divisor = Divisor::exclude) {
+Problem make(Op op, DType dtype, int64_t n, int64_t c, std::vector<int64_t> spatial, int64_t k,
+             int64_t s, int64_t pad, Divisor divisor = Divisor::exclude) {
   Problem p;
   p.op = op;
   p.dtype = dtype;
@@ -65,7 +66,7 @@ Problem make(Op op, DType dtype, int64_t n, int64_t c, std::vector<int64_t> spat
 std::vector<Workload> workloads() {
   const Op avg = Op::avg, max = Op::max;
   const DType f32 = DType::f32;
-  return {
+  std::vector<Workload> list = {
       // The six of docs/benchmarks.md (N, C, spatial, kernel/stride/pad); ResNet-50's two pooling
       // layers are the first two.
       {"resnet_stem_max", make(max, f32, 8, 64, {112, 112}, 3, 2, 1), true},
@@ -74,21 +75,13 @@ std::vector<Workload> workloads() {
       {"large_avg7x7", make(avg, f32, 1, 32, {256, 256}, 7, 1, 3), true},
       {"3d_avg3x3x3_s2", make(avg, f32, 1, 16, {32, 64, 64}, 3, 2, 1, Divisor::include_full), true},
       {"s8_avg3x3_s2", make(avg, DType::i8, 8, 64, {56, 56}, 3, 2, 1, Divisor::include_full), true},
-      // GoogLeNet v3 (Inception v3 at 299x299): the stem's max pools, the blocks' 3x3 average
-      // pools (padding excluded), the grid reductions' max pools and the final global average.
-      {"v3_stem_max1", make(max, f32, 1, 64, {147, 147}, 3, 2, 0)},
-      {"v3_stem_max2", make(max, f32, 1, 192, {71, 71}, 3, 2, 0)},
-      {"v3_block_avg35", make(avg, f32, 1, 256, {35, 35}, 3, 1, 1)},
-      {"v3_block_avg17", make(avg, f32, 1, 768, {17, 17}, 3, 1, 1)},
-      {"v3_block_avg8", make(avg, f32, 1, 1280, {8, 8}, 3, 1, 1)},
-      {"v3_reduce_max35", make(max, f32, 1, 288, {35, 35}, 3, 2, 0)},
-      {"v3_reduce_max17", make(max, f32, 1, 768, {17, 17}, 3, 2, 0)},
-      {"v3_global_avg", make(avg, f32, 1, 2048, {8, 8}, 8, 1, 0)},
-      // A 3-D U-Net's encoder: 2x2x2 stride-2 max pools.
-      {"unet3d_pool1", make(max, f32, 1, 32, {64, 64, 64}, 2, 2, 0)},
-      {"unet3d_pool2", make(max, f32, 1, 64, {32, 32, 32}, 2, 2, 0)},
-      {"unet3d_pool3", make(max, f32, 1, 128, {16, 16, 16}, 2, 2, 0)},
   };
+  // Then the network layers marked for it (GoogLeNet v3's, a 3-D U-Net's), from the list the
+  // certify suites share.
+  for (const NetworkLayer& layer : network_layers())
+    if (layer.benchmarked)
+      list.push_back({std::string(layer.name), parse_problem(layer.problem).value()});
+  return list;
 }
 
 // ---- machine helpers ------------------------------------------------------------------------
@@ -106,7 +99,8 @@ __attribute__((target("avx2"))) uint64_t read_sum(const uint64_t* p, size_t n) {
     d = _mm256_add_epi64(d, _mm256_load_si256(reinterpret_cast<const __m256i*>(p + i + 12)));
   }
   alignas(32) uint64_t lanes[4];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), _mm256_add_epi64(_mm256_add_epi64(a, b), _mm256_add_epi64(c, d)));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes),
+                     _mm256_add_epi64(_mm256_add_epi64(a, b), _mm256_add_epi64(c, d)));
   return lanes[0] + lanes[1] + lanes[2] + lanes[3];
 }
 
@@ -146,7 +140,8 @@ struct Row {
 
 class EngineRunner final : public Runner {
  public:
-  EngineRunner(const Engine& engine, const Problem& p, Layout layout, const LineAligned<std::byte>& input)
+  EngineRunner(const Engine& engine, const Problem& p, Layout layout,
+               const LineAligned<std::byte>& input)
       : engine_(engine), p_(p), layout_(layout), input_(input) {
     Result<ShapeInfo> shape = validated_shape(p);
     output_.resize(static_cast<size_t>(shape->output_elements * storage_bytes(p.dtype)));
@@ -183,9 +178,10 @@ Tensor make_input(const Problem& p) {
   std::mt19937_64 random(20261122);
   for (double& v : t.values) {
     const double u = static_cast<double>(random() >> 11) * 0x1.0p-53;
-    v = is_float(p.dtype) ? round_to_float(p.dtype, 2 * u - 1)
-                          : std::floor(static_cast<double>(int_min(p.dtype)) +
-                                       u * static_cast<double>(int_max(p.dtype) - int_min(p.dtype) + 1));
+    v = is_float(p.dtype)
+            ? round_to_float(p.dtype, 2 * u - 1)
+            : std::floor(static_cast<double>(int_min(p.dtype)) +
+                         u * static_cast<double>(int_max(p.dtype) - int_min(p.dtype) + 1));
   }
   return t;
 }
@@ -194,8 +190,9 @@ Tensor make_input(const Problem& p) {
 // sum of |x| over its divisor is at most max|x| for these workloads' divisors (exclude,
 // include), which bounds A / d in the formula.
 std::string check_against_reference(const Problem& p, const std::vector<double>& reference,
-                                     const ErrorBound& reference_bound, const std::vector<double>& got,
-                                     const ErrorBound& bound, double max_abs) {
+                                    const ErrorBound& reference_bound,
+                                    const std::vector<double>& got, const ErrorBound& bound,
+                                    double max_abs) {
   if (got.size() != reference.size()) return "FAIL (output size)";
   int64_t bad = 0;
   double worst = 0;
@@ -214,20 +211,24 @@ std::string check_against_reference(const Problem& p, const std::vector<double>&
     if (bad++ == 0) first_bad = i;
   }
   if (bad == 0) return "pass";
-  return fmt::format("FAIL ({} of {} differ; first at flat {}: expected {}, got {})", bad, got.size(), first_bad,
-                     reference[first_bad], got[first_bad]);
+  return fmt::format("FAIL ({} of {} differ; first at flat {}: expected {}, got {})", bad,
+                     got.size(), first_bad, reference[first_bad], got[first_bad]);
 }
 
 // The reference against the exact spec on `samples` output elements (the first and last ones,
 // whose windows touch the padding, and random ones), each with its own window's bound.
-std::string check_reference_against_spec(const Problem& p, const Tensor& input, const std::vector<double>& reference,
+std::string check_reference_against_spec(const Problem& p, const Tensor& input,
+                                         const std::vector<double>& reference,
                                          const ErrorBound& bound, int samples) {
   const ShapeInfo shape = validated_shape(p).value();
   std::mt19937_64 random(7);
   int failures = 0;
   for (int s = 0; s < samples; ++s) {
-    int64_t flat = s < samples / 4 ? s : s < samples / 2 ? shape.output_elements - 1 - s
-                                                         : static_cast<int64_t>(random() % static_cast<uint64_t>(shape.output_elements));
+    int64_t flat =
+        s < samples / 4 ? s
+        : s < samples / 2
+            ? shape.output_elements - 1 - s
+            : static_cast<int64_t>(random() % static_cast<uint64_t>(shape.output_elements));
     flat = std::clamp<int64_t>(flat, 0, shape.output_elements - 1);
     std::vector<int64_t> coordinate(shape.output_shape.size());
     int64_t rest = flat;
@@ -242,10 +243,12 @@ std::string check_reference_against_spec(const Problem& p, const Tensor& input, 
     double abs_sum = 0;
     for (const Tap& t : e->taps)
       if (t.value) abs_sum += std::fabs(*t.value);
-    const double allowed = e->divisor ? allowed_error(bound, p.dtype, abs_sum, *e->divisor, e->result) : 0;
+    const double allowed =
+        e->divisor ? allowed_error(bound, p.dtype, abs_sum, *e->divisor, e->result) : 0;
     if (std::fabs(got - e->result) > allowed) ++failures;
   }
-  return failures == 0 ? fmt::format("pass ({} sampled elements)", samples) : fmt::format("FAIL ({} of {} sampled)", failures, samples);
+  return failures == 0 ? fmt::format("pass ({} sampled elements)", samples)
+                       : fmt::format("FAIL ({} of {} sampled)", failures, samples);
 }
 
 struct Options {
@@ -259,11 +262,14 @@ struct Options {
 
 int run(const Options& options) {
   fmt::print("poolspec_bench: optimized engine on SIMD target {} (of {}); {} hardware threads\n",
-             optimized::simd_target(), fmt::join(optimized::simd_targets(), ", "), std::thread::hardware_concurrency());
+             optimized::simd_target(), fmt::join(optimized::simd_targets(), ", "),
+             std::thread::hardware_concurrency());
   const double bandwidth[3] = {0, read_bandwidth(1, options.bandwidth_bytes, options.quick ? 2 : 5),
                                read_bandwidth(2, options.bandwidth_bytes, options.quick ? 2 : 5)};
-  fmt::print("read bandwidth ({} MiB, best of runs): {:.1f} GB/s at 1 thread, {:.1f} GB/s at 2 threads\n\n",
-             options.bandwidth_bytes >> 20, bandwidth[1], bandwidth[2]);
+  fmt::print(
+      "read bandwidth ({} MiB, best of runs): {:.1f} GB/s at 1 thread, {:.1f} GB/s at 2 "
+      "threads\n\n",
+      options.bandwidth_bytes >> 20, bandwidth[1], bandwidth[2]);
   std::filesystem::path json_path(options.json_path);
   if (json_path.has_parent_path()) std::filesystem::create_directories(json_path.parent_path());
   std::ostringstream json;  // written at the end, atomically: no partial file is left behind
@@ -275,13 +281,15 @@ int run(const Options& options) {
   std::vector<double> headline_ratios[3];  // per thread count, cold: ours / best peer (each layout)
   bool all_checked = true;
   for (const Workload& w : workloads()) {
-    if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), w.name) == options.only.end())
+    if (!options.only.empty() &&
+        std::find(options.only.begin(), options.only.end(), w.name) == options.only.end())
       continue;
     const Problem& p = w.problem;
     const ShapeInfo shape = validated_shape(p).value();
     const Tensor input = make_input(p);
     const size_t element = static_cast<size_t>(storage_bytes(p.dtype));
-    const double bytes = static_cast<double>((shape.input_elements + shape.output_elements) * static_cast<int64_t>(element));
+    const double bytes = static_cast<double>((shape.input_elements + shape.output_elements) *
+                                             static_cast<int64_t>(element));
     fmt::print("== {}  {}  ({:.1f} MB in + out)\n", w.name, format_problem(p), bytes / 1e6);
 
     // The reference output, and the reference against the spec.
@@ -291,18 +299,21 @@ int run(const Options& options) {
     reference_runner.run(2);
     const std::vector<double> expected = reference_runner.output_in_spec_order();
     const ErrorBound reference_bound = reference::engine().error_bound(p, Layout::channels_first);
-    const std::string reference_check = check_reference_against_spec(p, input, expected, reference_bound, options.quick ? 16 : 256);
+    const std::string reference_check =
+        check_reference_against_spec(p, input, expected, reference_bound, options.quick ? 16 : 256);
     double max_abs = 0;
     for (double v : input.values) max_abs = std::max(max_abs, std::fabs(v));
 
     std::vector<Row> rows;
-    auto add_engine = [&](const Engine& e, Layout layout, const LineAligned<std::byte>& data, bool ours) {
+    auto add_engine = [&](const Engine& e, Layout layout, const LineAligned<std::byte>& data,
+                          bool ours) {
       Row r;
       r.impl = std::string(e.name());
       r.layout = std::string(layout_name(layout));
       r.is_ours = ours;
       const optimized::Selection s = optimized::select_kernel(p, layout);
-      r.detail = ours ? (s.kernel ? std::string(s.kernel->name) : "fallback: " + s.fallback_reason) : "";
+      r.detail =
+          ours ? (s.kernel ? std::string(s.kernel->name) : "fallback: " + s.fallback_reason) : "";
       r.runner = std::make_unique<EngineRunner>(e, p, layout, data);
       rows.push_back(std::move(r));
     };
@@ -334,10 +345,13 @@ int run(const Options& options) {
         r.check = "FAIL (the call failed)";
         continue;
       }
-      const Engine& engine = r.is_ours ? static_cast<const Engine&>(optimized::engine()) : reference::engine();
+      const Engine& engine =
+          r.is_ours ? static_cast<const Engine&>(optimized::engine()) : reference::engine();
       const Layout layout = r.layout == "nhwc" ? Layout::channels_last : Layout::channels_first;
-      const ErrorBound bound = r.is_peer || r.impl == "naive" ? peer_bound(p) : engine.error_bound(p, layout);
-      r.check = check_against_reference(p, expected, reference_bound, r.runner->output_in_spec_order(), bound, max_abs);
+      const ErrorBound bound =
+          r.is_peer || r.impl == "naive" ? peer_bound(p) : engine.error_bound(p, layout);
+      r.check = check_against_reference(p, expected, reference_bound,
+                                        r.runner->output_in_spec_order(), bound, max_abs);
       if (r.is_ours && r.check != "pass") all_checked = false;
     }
     fmt::print("   reference vs the exact spec: {}\n", reference_check);
@@ -352,13 +366,16 @@ int run(const Options& options) {
             // Idle OpenMP and pthreadpool workers spin for ~20-30 ms after a call
             // (docs/benchmarks.md section 4); let them stop before the next implementation runs.
             std::this_thread::sleep_for(std::chrono::milliseconds(40));
-            const int calls = r.impl == "reference" || r.impl == "naive" ? std::max(1, options.calls / 2) : options.calls;
+            const int calls = r.impl == "reference" || r.impl == "naive"
+                                  ? std::max(1, options.calls / 2)
+                                  : options.calls;
             for (int call = 0; call < calls; ++call) {
               if (cold) r.runner->flush_buffers();
               clear_upper_state();
               const auto t0 = Clock::now();
               r.runner->run(threads);
-              r.times[{threads, cold}].push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+              r.times[{threads, cold}].push_back(
+                  std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
             }
           }
         }
@@ -366,10 +383,12 @@ int run(const Options& options) {
     }
 
     // The table and the JSON lines.
-    fmt::print("   {:<34} {:<8} {:>9} {:>9} {:>9} {:>9}  {:>6} {:>6} {:>6} {:>6}  {}\n", "implementation", "layout",
-               "1T cold", "1T hot", "2T cold", "2T hot", "r1c", "r1h", "r2c", "r2h", "check");
+    fmt::print("   {:<34} {:<8} {:>9} {:>9} {:>9} {:>9}  {:>6} {:>6} {:>6} {:>6}  {}\n",
+               "implementation", "layout", "1T cold", "1T hot", "2T cold", "2T hot", "r1c", "r1h",
+               "r2c", "r2h", "check");
     for (Row& r : rows) {
-      std::string line = fmt::format("   {:<34} {:<8}", r.impl + (r.detail.empty() ? "" : " [" + r.detail + "]"), r.layout);
+      std::string line = fmt::format(
+          "   {:<34} {:<8}", r.impl + (r.detail.empty() ? "" : " [" + r.detail + "]"), r.layout);
       std::string ratios;
       for (int threads : {1, 2})
         for (bool cold : {true, false}) {
@@ -385,7 +404,8 @@ int run(const Options& options) {
           const double ratio = best_peer > 0 && ms > 0 ? ms / best_peer : 0;
           line += fmt::format(" {:>9.3f}", ms);
           ratios += fmt::format(" {:>6.2f}", ratio);
-          if (r.is_ours && w.headline && cold && ratio > 0) headline_ratios[threads].push_back(ratio);
+          if (r.is_ours && w.headline && cold && ratio > 0)
+            headline_ratios[threads].push_back(ratio);
           json << nlohmann::json{{"workload", w.name},
                                  {"problem", format_problem(p)},
                                  {"implementation", r.impl},
@@ -407,32 +427,40 @@ int run(const Options& options) {
     // The reference engine's speed against the naive loop (issue: "within 3x of the naive loop").
     const auto median_of = [&](const std::string& impl, int threads, bool cold) {
       for (const Row& r : rows)
-        if (r.impl == impl && r.times.count({threads, cold})) return median(r.times.at({threads, cold}));
+        if (r.impl == impl && r.times.count({threads, cold}))
+          return median(r.times.at({threads, cold}));
       return 0.0;
     };
     if (median_of("naive", 1, true) > 0 && median_of("reference", 1, true) > 0) {
       std::string line = "   reference / naive loop:";
       for (int threads : {1, 2})
         for (bool cold : {true, false}) {
-          const double ratio = median_of("reference", threads, cold) / median_of("naive", threads, cold);
+          const double ratio =
+              median_of("reference", threads, cold) / median_of("naive", threads, cold);
           line += fmt::format(" {}T {} {:.2f}", threads, cold ? "cold" : "hot", ratio);
-          json << nlohmann::json{{"workload", w.name}, {"reference_over_naive", ratio}, {"threads", threads},
+          json << nlohmann::json{{"workload", w.name},
+                                 {"reference_over_naive", ratio},
+                                 {"threads", threads},
                                  {"mode", cold ? "cold" : "hot"}}
                       .dump()
                << "\n";
         }
       fmt::print("{}\n", line);
     }
-    fmt::print("   floor (in + out at the measured read bandwidth): {:.3f} ms at 1T, {:.3f} ms at 2T\n\n",
-               bytes / (bandwidth[1] * 1e9) * 1e3, bytes / (bandwidth[2] * 1e9) * 1e3);
+    fmt::print(
+        "   floor (in + out at the measured read bandwidth): {:.3f} ms at 1T, {:.3f} ms at 2T\n\n",
+        bytes / (bandwidth[1] * 1e9) * 1e3, bytes / (bandwidth[2] * 1e9) * 1e3);
   }
   for (int threads : {1, 2}) {
     const std::vector<double>& r = headline_ratios[threads];
     if (r.empty()) continue;
     double log_sum = 0;
     for (double x : r) log_sum += std::log(x);
-    fmt::print("geomean of (optimized / best peer), six workloads, NCHW and NHWC, {}T cold: {:.3f} (max {:.3f})\n",
-               threads, std::exp(log_sum / static_cast<double>(r.size())), *std::max_element(r.begin(), r.end()));
+    fmt::print(
+        "geomean of (optimized / best peer), six workloads, NCHW and NHWC, {}T cold: {:.3f} (max "
+        "{:.3f})\n",
+        threads, std::exp(log_sum / static_cast<double>(r.size())),
+        *std::max_element(r.begin(), r.end()));
   }
   if (Status s = write_file_atomically(options.json_path, json.str()); !s) {
     fmt::print(stderr, "poolspec_bench: {}\n", s.error().message);
@@ -447,15 +475,18 @@ int run(const Options& options) {
 // one thread, hot, then the checker over as many calls, in interleaved rounds; medians.
 int check_overhead(const Options& options) {
   const reference::CheckOptions defaults;
-  fmt::print("linked-in check at its defaults ({} samples, on 1 call in {:.0f}) against oneDNN, 1 thread, hot\n",
-             defaults.samples, 1 / defaults.rate);
-  fmt::print("{:<20} {:>12} {:>16} {:>16} {:>10}\n", "workload", "oneDNN ms", "check us/call", "checked call us",
-             "fraction");
+  fmt::print(
+      "linked-in check at its defaults ({} samples, on 1 call in {:.0f}) against oneDNN, 1 thread, "
+      "hot\n",
+      defaults.samples, 1 / defaults.rate);
+  fmt::print("{:<20} {:>12} {:>16} {:>16} {:>10}\n", "workload", "oneDNN ms", "check us/call",
+             "checked call us", "fraction");
   std::ostringstream json;
   bool all_under = true;
   for (const Workload& w : workloads()) {
     if (!w.headline) continue;
-    if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), w.name) == options.only.end())
+    if (!options.only.empty() &&
+        std::find(options.only.begin(), options.only.end(), w.name) == options.only.end())
       continue;
     const Problem& p = w.problem;
     const ShapeInfo shape = validated_shape(p).value();
@@ -463,7 +494,8 @@ int check_overhead(const Options& options) {
     std::vector<PeerRunner> peers = make_peers(p, input);
     const std::vector<std::byte> in = to_storage(input, Layout::channels_first);
     std::vector<std::byte> out(static_cast<size_t>(shape.output_elements * storage_bytes(p.dtype)));
-    (void)reference::engine().run(p, Layout::channels_first, RunArgs{in.data(), out.data(), nullptr, 2});
+    (void)reference::engine().run(p, Layout::channels_first,
+                                  RunArgs{in.data(), out.data(), nullptr, 2});
     const int calls = options.quick ? 64 : 640;
     std::vector<double> onednn_ms, check_us, checked_us;
     for (int round = 0; round < std::max(2, options.rounds); ++round) {
@@ -473,20 +505,26 @@ int check_overhead(const Options& options) {
         peer.runner->run(1);
         const auto t0 = Clock::now();
         for (int i = 0; i < options.calls; ++i) peer.runner->run(1);
-        best_peer = std::min(best_peer, std::chrono::duration<double, std::milli>(Clock::now() - t0).count() / options.calls);
+        best_peer = std::min(
+            best_peer,
+            std::chrono::duration<double, std::milli>(Clock::now() - t0).count() / options.calls);
       }
       onednn_ms.push_back(best_peer);
       reference::Checker sampled(defaults);
       auto t0 = Clock::now();
       for (int i = 0; i < calls; ++i)
-        if (!sampled.check(p, Layout::channels_first, in.data(), out.data()).ok()) all_under = false;
-      check_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / calls);
+        if (!sampled.check(p, Layout::channels_first, in.data(), out.data()).ok())
+          all_under = false;
+      check_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count() /
+                         calls);
       reference::CheckOptions every = defaults;
       every.rate = 1;
       reference::Checker each(every);
       t0 = Clock::now();
-      for (int i = 0; i < 16; ++i) (void)each.check(p, Layout::channels_first, in.data(), out.data());
-      checked_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / 16);
+      for (int i = 0; i < 16; ++i)
+        (void)each.check(p, Layout::channels_first, in.data(), out.data());
+      checked_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count() /
+                           16);
     }
     const auto median = [](std::vector<double> v) {
       std::sort(v.begin(), v.end());
@@ -494,10 +532,16 @@ int check_overhead(const Options& options) {
     };
     const double ms = median(onednn_ms), us = median(check_us), fraction = us / 1000 / ms;
     all_under = all_under && fraction < 0.01;
-    fmt::print("{:<20} {:>12.3f} {:>16.3f} {:>16.1f} {:>9.3f}%\n", w.name, ms, us, median(checked_us), 100 * fraction);
-    json << nlohmann::json{{"check_overhead", w.name}, {"problem", format_problem(p)}, {"onednn_ms", ms},
-                           {"check_us_per_call", us}, {"checked_call_us", median(checked_us)},
-                           {"samples", defaults.samples}, {"rate", defaults.rate}, {"fraction_of_onednn", fraction}}
+    fmt::print("{:<20} {:>12.3f} {:>16.3f} {:>16.1f} {:>9.3f}%\n", w.name, ms, us,
+               median(checked_us), 100 * fraction);
+    json << nlohmann::json{{"check_overhead", w.name},
+                           {"problem", format_problem(p)},
+                           {"onednn_ms", ms},
+                           {"check_us_per_call", us},
+                           {"checked_call_us", median(checked_us)},
+                           {"samples", defaults.samples},
+                           {"rate", defaults.rate},
+                           {"fraction_of_onednn", fraction}}
                 .dump()
          << "\n";
   }
@@ -507,7 +551,8 @@ int check_overhead(const Options& options) {
     fmt::print(stderr, "poolspec_bench: {}\n", s.error().message);
     return 2;
   }
-  fmt::print("{}\nJSON lines: {}\n", all_under ? "every workload under 1%" : "SOME WORKLOAD AT OR OVER 1%",
+  fmt::print("{}\nJSON lines: {}\n",
+             all_under ? "every workload under 1%" : "SOME WORKLOAD AT OR OVER 1%",
              options.json_path);
   return 0;
 }
@@ -519,14 +564,17 @@ int main(int argc, char** argv) {
   poolspec::bench::Options options;
   CLI::App app{"poolspec_bench: the optimized engine against the reference, oneDNN and XNNPACK"};
   app.add_option("--json", options.json_path, "where the JSON lines go")->capture_default_str();
-  app.add_option("--rounds", options.rounds, "interleaved rounds per (threads, cold/hot)")->capture_default_str();
-  app.add_option("--calls", options.calls, "calls per implementation per round")->capture_default_str();
+  app.add_option("--rounds", options.rounds, "interleaved rounds per (threads, cold/hot)")
+      ->capture_default_str();
+  app.add_option("--calls", options.calls, "calls per implementation per round")
+      ->capture_default_str();
   app.add_option("--only", options.only, "run only these workloads");
   app.add_flag("--quick", options.quick, "one round, smaller bandwidth probe: a smoke run");
   bool no_reference = false;
   app.add_flag("--no-reference", no_reference, "do not time the reference engine");
   bool overhead = false;
-  app.add_flag("--check-overhead", overhead, "time the linked-in check (reference/check.hpp) against oneDNN instead");
+  app.add_flag("--check-overhead", overhead,
+               "time the linked-in check (reference/check.hpp) against oneDNN instead");
   CLI11_PARSE(app, argc, argv);
   options.with_reference = !no_reference;
   if (options.quick) {

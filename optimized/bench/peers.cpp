@@ -10,8 +10,8 @@
 #include <type_traits>
 
 #include <fmt/format.h>
-#include <oneapi/dnnl/dnnl.hpp>
 #include <xnnpack.h>
+#include <oneapi/dnnl/dnnl.hpp>
 
 #include "poolspec/shape.hpp"
 
@@ -34,7 +34,8 @@ class OnednnRunner final : public Runner {
       : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_), p_(p) {
     using dnnl::memory;
     const size_t rank = p.axes.size();
-    memory::dims src{p.batch, p.channels}, dst{p.batch, p.channels}, strides, kernel, dilation, pad_l, pad_r;
+    memory::dims src{p.batch, p.channels}, dst{p.batch, p.channels}, strides, kernel, dilation,
+        pad_l, pad_r;
     const ShapeInfo shape = validated_shape(p).value();
     for (size_t i = 0; i < rank; ++i) {
       const Axis& a = p.axes[i];
@@ -47,13 +48,16 @@ class OnednnRunner final : public Runner {
       pad_r.push_back(a.pad_end);
     }
     const auto type = p.dtype == DType::f32 ? memory::data_type::f32 : memory::data_type::s8;
-    const auto plain = rank == 3 ? memory::format_tag::ncdhw : rank == 2 ? memory::format_tag::nchw : memory::format_tag::ncw;
+    const auto plain = rank == 3   ? memory::format_tag::ncdhw
+                       : rank == 2 ? memory::format_tag::nchw
+                                   : memory::format_tag::ncw;
     const dnnl::algorithm alg = p.op == Op::max ? dnnl::algorithm::pooling_max
-                                : p.divisor == Divisor::exclude ? dnnl::algorithm::pooling_avg_exclude_padding
-                                                                : dnnl::algorithm::pooling_avg_include_padding;
-    const dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, alg, memory::desc(src, type, tag),
-                                              memory::desc(dst, type, memory::format_tag::any), strides, kernel,
-                                              dilation, pad_l, pad_r);
+                                : p.divisor == Divisor::exclude
+                                    ? dnnl::algorithm::pooling_avg_exclude_padding
+                                    : dnnl::algorithm::pooling_avg_include_padding;
+    const dnnl::pooling_v2_forward::desc desc(
+        dnnl::prop_kind::forward_inference, alg, memory::desc(src, type, tag),
+        memory::desc(dst, type, memory::format_tag::any), strides, kernel, dilation, pad_l, pad_r);
     // oneDNN fixes a primitive's thread count when its descriptor is made (omp_get_max_threads()
     // then) and runs every later call on that many, whatever omp_set_num_threads says: one
     // primitive made at 2 threads took Inception's layer in nChw16c 0.31 ms cold in a "1-thread"
@@ -134,7 +138,8 @@ class XnnpackRunner final : public Runner {
   XnnpackRunner(const Problem& p, const Tensor& input, XnnKind kind) : p_(p), kind_(kind) {
     const ShapeInfo shape = validated_shape(p).value();
     const std::vector<std::byte> nhwc = to_storage(input, Layout::channels_last);
-    const size_t in_n = static_cast<size_t>(shape.input_elements), out_n = static_cast<size_t>(shape.output_elements);
+    const size_t in_n = static_cast<size_t>(shape.input_elements),
+                 out_n = static_cast<size_t>(shape.output_elements);
     const Axis& h = p.axes[0];
     const Axis& w = p.axes[1];
     const auto C = static_cast<size_t>(p.channels);
@@ -155,27 +160,27 @@ class XnnpackRunner final : public Runner {
     const auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
     switch (kind) {
       case XnnKind::f32_max:
-        s = xnn_create_max_pooling2d_nhwc_f32(u(h.pad_begin), u(w.pad_end), u(h.pad_end), u(w.pad_begin), u(h.kernel),
-                                              u(w.kernel), u(h.stride), u(w.stride), u(h.dilation), u(w.dilation), C, C, C,
-                                              -inf, inf, 0, &op_);
+        s = xnn_create_max_pooling2d_nhwc_f32(
+            u(h.pad_begin), u(w.pad_end), u(h.pad_end), u(w.pad_begin), u(h.kernel), u(w.kernel),
+            u(h.stride), u(w.stride), u(h.dilation), u(w.dilation), C, C, C, -inf, inf, 0, &op_);
         break;
       case XnnKind::f32_avg:
-        s = xnn_create_average_pooling2d_nhwc_f32(u(h.pad_begin), u(w.pad_end), u(h.pad_end), u(w.pad_begin),
-                                                  u(h.kernel), u(w.kernel), u(h.stride), u(w.stride), C, C, C, -inf, inf,
-                                                  0, &op_);
+        s = xnn_create_average_pooling2d_nhwc_f32(
+            u(h.pad_begin), u(w.pad_end), u(h.pad_end), u(w.pad_begin), u(h.kernel), u(w.kernel),
+            u(h.stride), u(w.stride), C, C, C, -inf, inf, 0, &op_);
         break;
       case XnnKind::f32_global_avg:
         s = xnn_create_global_average_pooling_nwc_f32(C, C, C, -inf, inf, 0, &op_);
         break;
       case XnnKind::s8_max:
-        s = xnn_create_max_pooling2d_nhwc_s8(u(h.pad_begin), u(w.pad_end), u(h.pad_end), u(w.pad_begin), u(h.kernel),
-                                             u(w.kernel), u(h.stride), u(w.stride), u(h.dilation), u(w.dilation), C, C, C,
-                                             -128, 127, 0, &op_);
+        s = xnn_create_max_pooling2d_nhwc_s8(
+            u(h.pad_begin), u(w.pad_end), u(h.pad_end), u(w.pad_begin), u(h.kernel), u(w.kernel),
+            u(h.stride), u(w.stride), u(h.dilation), u(w.dilation), C, C, C, -128, 127, 0, &op_);
         break;
       case XnnKind::qu8_avg:
-        s = xnn_create_average_pooling2d_nhwc_qu8(u(h.pad_begin), u(w.pad_end), u(h.pad_end), u(w.pad_begin),
-                                                  u(h.kernel), u(w.kernel), u(h.stride), u(w.stride), C, C, C, 128, 1.0f,
-                                                  128, 1.0f, 0, 255, 0, &op_);
+        s = xnn_create_average_pooling2d_nhwc_qu8(
+            u(h.pad_begin), u(w.pad_end), u(h.pad_end), u(w.pad_begin), u(h.kernel), u(w.kernel),
+            u(h.stride), u(w.stride), C, C, C, 128, 1.0f, 128, 1.0f, 0, 255, 0, &op_);
         break;
     }
     ok_ = s == xnn_status_success;
@@ -213,7 +218,8 @@ class XnnpackRunner final : public Runner {
     } else {
       bytes.resize(out_8_.size());
       for (size_t i = 0; i < out_8_.size(); ++i)
-        bytes[i] = std::byte(kind_ == XnnKind::qu8_avg ? static_cast<uint8_t>(out_8_[i] ^ 0x80) : out_8_[i]);
+        bytes[i] = std::byte(kind_ == XnnKind::qu8_avg ? static_cast<uint8_t>(out_8_[i] ^ 0x80)
+                                                       : out_8_[i]);
     }
     return from_storage(p_.dtype, shape.output_shape, Layout::channels_last, bytes).values;
   }
@@ -221,19 +227,28 @@ class XnnpackRunner final : public Runner {
  private:
   bool setup() {
     const auto N = static_cast<size_t>(p_.batch);
-    const auto H = static_cast<size_t>(p_.axes[0].extent), W = static_cast<size_t>(p_.axes[1].extent);
+    const auto H = static_cast<size_t>(p_.axes[0].extent),
+               W = static_cast<size_t>(p_.axes[1].extent);
     xnn_status s = xnn_status_success;
     switch (kind_) {
-      case XnnKind::f32_max: s = xnn_setup_max_pooling2d_nhwc_f32(op_, N, H, W, in_f_.data(), out_f_.data(), pool_); break;
-      case XnnKind::f32_avg: s = xnn_setup_average_pooling2d_nhwc_f32(op_, N, H, W, in_f_.data(), out_f_.data(), pool_); break;
+      case XnnKind::f32_max:
+        s = xnn_setup_max_pooling2d_nhwc_f32(op_, N, H, W, in_f_.data(), out_f_.data(), pool_);
+        break;
+      case XnnKind::f32_avg:
+        s = xnn_setup_average_pooling2d_nhwc_f32(op_, N, H, W, in_f_.data(), out_f_.data(), pool_);
+        break;
       case XnnKind::f32_global_avg:
-        s = xnn_setup_global_average_pooling_nwc_f32(op_, N, H * W, in_f_.data(), out_f_.data(), pool_);
+        s = xnn_setup_global_average_pooling_nwc_f32(op_, N, H * W, in_f_.data(), out_f_.data(),
+                                                     pool_);
         break;
       case XnnKind::s8_max:
-        s = xnn_setup_max_pooling2d_nhwc_s8(op_, N, H, W, reinterpret_cast<const int8_t*>(in_8_.data()),
+        s = xnn_setup_max_pooling2d_nhwc_s8(op_, N, H, W,
+                                            reinterpret_cast<const int8_t*>(in_8_.data()),
                                             reinterpret_cast<int8_t*>(out_8_.data()), pool_);
         break;
-      case XnnKind::qu8_avg: s = xnn_setup_average_pooling2d_nhwc_qu8(op_, N, H, W, in_8_.data(), out_8_.data(), pool_); break;
+      case XnnKind::qu8_avg:
+        s = xnn_setup_average_pooling2d_nhwc_qu8(op_, N, H, W, in_8_.data(), out_8_.data(), pool_);
+        break;
     }
     return s == xnn_status_success;
   }
@@ -248,7 +263,8 @@ class XnnpackRunner final : public Runner {
   LineAligned<uint8_t> in_8_, out_8_;
 };
 
-// ---- the naive loop ------------------------------------------------------------------------------
+// ---- the naive loop
+// ------------------------------------------------------------------------------
 
 template <class T, class Sum>
 class NaiveRunner final : public Runner {
@@ -283,9 +299,11 @@ class NaiveRunner final : public Runner {
             for (int64_t kd = 0; kd < ad.kernel; ++kd)
               for (int64_t kh = 0; kh < ah.kernel; ++kh)
                 for (int64_t kw = 0; kw < aw.kernel; ++kw) {
-                  const int64_t d = od * ad.stride - ad.pad_begin + kd, h = oh * ah.stride - ah.pad_begin + kh,
+                  const int64_t d = od * ad.stride - ad.pad_begin + kd,
+                                h = oh * ah.stride - ah.pad_begin + kh,
                                 w = ow * aw.stride - aw.pad_begin + kw;
-                  if (d < 0 || d >= ad.extent || h < 0 || h >= ah.extent || w < 0 || w >= aw.extent) continue;
+                  if (d < 0 || d >= ad.extent || h < 0 || h >= ah.extent || w < 0 || w >= aw.extent)
+                    continue;
                   const T v = in[(d * ah.extent + h) * aw.extent + w];
                   sum += v;
                   if (v > best) best = v;
@@ -293,10 +311,15 @@ class NaiveRunner final : public Runner {
                 }
             const int64_t divisor = exclude ? count : ad.kernel * ah.kernel * aw.kernel;
             T& o = out[(od * OH + oh) * OW + ow];
-            if (!avg) o = best;
-            else if (divisor == 0) o = 0;  // not in the benchmark's workloads
-            else if constexpr (std::is_floating_point_v<T>) o = sum / static_cast<T>(divisor);
-            else o = static_cast<T>(std::nearbyint(static_cast<double>(sum) / static_cast<double>(divisor)));
+            if (!avg)
+              o = best;
+            else if (divisor == 0)
+              o = 0;  // not in the benchmark's workloads
+            else if constexpr (std::is_floating_point_v<T>)
+              o = sum / static_cast<T>(divisor);
+            else
+              o = static_cast<T>(
+                  std::nearbyint(static_cast<double>(sum) / static_cast<double>(divisor)));
           }
     }
     return true;
@@ -375,17 +398,23 @@ std::vector<PeerRunner> make_peers(const Problem& p, const Tensor& input) {
   static const bool xnnpack_ready = xnn_initialize(nullptr) == xnn_status_success;
   if (!xnnpack_ready || rank != 2 || p.rounding != Rounding::floor) return peers;
   std::optional<XnnKind> kind;
-  if (p.dtype == DType::f32 && p.op == Op::max) kind = XnnKind::f32_max;
-  else if (p.dtype == DType::f32 && whole_plane(p)) kind = XnnKind::f32_global_avg;
+  if (p.dtype == DType::f32 && p.op == Op::max)
+    kind = XnnKind::f32_max;
+  else if (p.dtype == DType::f32 && whole_plane(p))
+    kind = XnnKind::f32_global_avg;
   // XNNPACK's f32 average always excludes padding; its qu8 average always includes it.
-  else if (p.dtype == DType::f32 && (p.divisor == Divisor::exclude || no_padding(p))) kind = XnnKind::f32_avg;
-  else if (p.dtype == DType::i8 && p.op == Op::max) kind = XnnKind::s8_max;
-  else if (p.dtype == DType::i8 && (p.divisor == Divisor::include_full || no_padding(p))) kind = XnnKind::qu8_avg;
+  else if (p.dtype == DType::f32 && (p.divisor == Divisor::exclude || no_padding(p)))
+    kind = XnnKind::f32_avg;
+  else if (p.dtype == DType::i8 && p.op == Op::max)
+    kind = XnnKind::s8_max;
+  else if (p.dtype == DType::i8 && (p.divisor == Divisor::include_full || no_padding(p)))
+    kind = XnnKind::qu8_avg;
   if (kind) {
     auto runner = std::make_unique<XnnpackRunner>(p, input, *kind);
     if (runner->ok()) {
-      const char* names[] = {"max_pooling2d_nhwc_f32", "average_pooling2d_nhwc_f32", "global_average_pooling_nwc_f32",
-                             "max_pooling2d_nhwc_s8", "average_pooling2d_nhwc_qu8 (+128)"};
+      const char* names[] = {"max_pooling2d_nhwc_f32", "average_pooling2d_nhwc_f32",
+                             "global_average_pooling_nwc_f32", "max_pooling2d_nhwc_s8",
+                             "average_pooling2d_nhwc_qu8 (+128)"};
       peers.push_back({"xnnpack", "nhwc", names[static_cast<int>(*kind)], std::move(runner)});
     }
   }

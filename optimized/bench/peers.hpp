@@ -32,7 +32,9 @@ struct CacheLineAllocator {
   }
   void deallocate(T* p, size_t) { std::free(p); }
   template <class U>
-  bool operator==(const CacheLineAllocator<U>&) const { return true; }
+  bool operator==(const CacheLineAllocator<U>&) const {
+    return true;
+  }
 };
 template <class T>
 using LineAligned = std::vector<T, CacheLineAllocator<T>>;
@@ -44,8 +46,8 @@ class Runner {
  public:
   virtual ~Runner() = default;
   virtual bool run(int threads) = 0;
-  virtual void flush_buffers() = 0;                         // input and output out of the caches
-  virtual std::vector<double> output_in_spec_order() = 0;   // (N, C, o...) values
+  virtual void flush_buffers() = 0;                        // input and output out of the caches
+  virtual std::vector<double> output_in_spec_order() = 0;  // (N, C, o...) values
 };
 
 struct PeerRunner {
@@ -58,7 +60,8 @@ std::vector<PeerRunner> make_peers(const Problem& p, const Tensor& input);
 
 // The naive loop (docs/benchmarks.md 3.3), the yardstick of the reference engine's speed
 // ("within 3x of the naive loop"): NCHW, a bounds check per tap, OpenMP over the (n, c) planes,
-// f32 or int32 sums. Null for what it does not express (dtypes other than f32 and i8, dilation, ceil).
+// f32 or int32 sums. Null for what it does not express (dtypes other than f32 and i8, dilation,
+// ceil).
 std::unique_ptr<Runner> make_naive(const Problem& p, const Tensor& input);
 
 // What the peers' documentation and code say of their accumulation: f32 sums of the window,

@@ -17,7 +17,8 @@ namespace poolspec::optimized {
 
 namespace {
 
-// The problem blocked_nchw runs for each group of planes: one NHWC image of block_channels channels.
+// The problem blocked_nchw runs for each group of planes: one NHWC image of block_channels
+// channels.
 Problem block_problem(const Problem& p) {
   Problem b = p;
   b.batch = 1;
@@ -72,13 +73,16 @@ std::vector<std::string> simd_targets() { return compiled_targets(); }
 
 Status use_simd_target(std::string_view name) {
   if (restrict_target(name)) return Ok{};
-  return Error{fmt::format("SIMD target {}: not one of this build's targets that the CPU supports ({})", name,
-                           fmt::join(compiled_targets(), ", "))};
+  return Error{
+      fmt::format("SIMD target {}: not one of this build's targets that the CPU supports ({})",
+                  name, fmt::join(compiled_targets(), ", "))};
 }
 
-OptimizedEngine::OptimizedEngine(std::string_view only_kernel) : OptimizedEngine(only_kernel, Mutation::none) {}
+OptimizedEngine::OptimizedEngine(std::string_view only_kernel)
+    : OptimizedEngine(only_kernel, Mutation::none) {}
 
-OptimizedEngine::OptimizedEngine(std::string_view only_kernel, Mutation mutation) : mutation_(mutation) {
+OptimizedEngine::OptimizedEngine(std::string_view only_kernel, Mutation mutation)
+    : mutation_(mutation) {
   for (const KernelInfo* k : kernel_list())
     if (k->name == only_kernel) only_ = k;
   name_ = only_ ? fmt::format("optimized/{}", only_->name) : std::string("optimized");
@@ -93,23 +97,27 @@ Status OptimizedEngine::supports(const Problem& p, Layout layout) const {
 }
 
 ErrorBound OptimizedEngine::error_bound(const Problem& p, Layout layout) const {
-  const Selection s = only_ ? Selection{only_->accepts(p, layout) ? only_ : nullptr, {}} : select_kernel(p, layout);
+  const Selection s =
+      only_ ? Selection{only_->accepts(p, layout) ? only_ : nullptr, {}} : select_kernel(p, layout);
   if (!s.kernel) return reference::engine().error_bound(p, layout);
   if (p.op == Op::max || !is_float(p.dtype)) return ErrorBound{};
   // f32 sums of prod(kernel) values (taps - 1 additions), the rounded reciprocal and the product;
   // f16 is then rounded once more into f16.
-  return sum_bound(DType::f32, taps_of(p) + 1, p.dtype == DType::f32 ? 0.5 : 1.0,
-                   fmt::format("f32 sums ({}), times the f32 reciprocal of the divisor", s.kernel->name));
+  return sum_bound(
+      DType::f32, taps_of(p) + 1, p.dtype == DType::f32 ? 0.5 : 1.0,
+      fmt::format("f32 sums ({}), times the f32 reciprocal of the divisor", s.kernel->name));
 }
 
 Status OptimizedEngine::run(const Problem& p, Layout layout, const RunArgs& args) const {
-  if (!args.input || !args.output || (p.op == Op::max && p.indices != Indices::none && !args.indices))
-    return Error{"optimized: a buffer is missing (input, output, or the indices a max with indices needs)"};
+  if (!args.input || !args.output ||
+      (p.op == Op::max && p.indices != Indices::none && !args.indices))
+    return Error{
+        "optimized: a buffer is missing (input, output, or the indices a max with indices needs)"};
   // The last plan of this thread is kept: a repeated call (a layer run again and again) then
   // neither validates nor allocates again; a new problem is validated and planned once.
   thread_local std::unique_ptr<Plan> last_plan;
-  const bool planned = last_plan && last_plan->layout == layout && last_plan->mutation == mutation_ &&
-                       last_plan->p == p;
+  const bool planned = last_plan && last_plan->layout == layout &&
+                       last_plan->mutation == mutation_ && last_plan->p == p;
   if (!planned) {
     if (Status s = validate(p); !s) return s.error();
   }
@@ -135,7 +143,8 @@ Status OptimizedEngine::run(const Problem& p, Layout layout, const RunArgs& args
   if (kernel == &kernels::blocked_nchw && !last_plan->block) {  // planned once, like the rest
     const Problem b = block_problem(p);
     const Selection inner = select_kernel(b, Layout::channels_last);
-    if (!inner.kernel) return Error{"optimized: no NHWC kernel takes the 16-plane block: " + inner.fallback_reason};
+    if (!inner.kernel)
+      return Error{"optimized: no NHWC kernel takes the 16-plane block: " + inner.fallback_reason};
     last_plan->block = std::make_unique<Plan>(b, Layout::channels_last, mutation_);
     last_plan->block_kernel = inner.kernel;
   }
@@ -149,7 +158,8 @@ const OptimizedEngine& engine() {
 }
 
 const poolspec_backend* backend() {
-  static const auto b = make_engine_backend(engine(), fmt::format("poolspec {} ({})", POOLSPEC_VERSION, simd_target()), "spec");
+  static const auto b = make_engine_backend(
+      engine(), fmt::format("poolspec {} ({})", POOLSPEC_VERSION, simd_target()), "spec");
   return &b->abi;
 }
 

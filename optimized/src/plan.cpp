@@ -63,14 +63,15 @@ Plan::Plan(const Problem& problem, Layout l, Mutation m)
   if (p.indices == Indices::tensor && p.index_axis > 0) {
     const std::vector<int64_t> shape = input_shape(p);
     index_modulus = 1;
-    for (size_t i = static_cast<size_t>(p.index_axis); i < shape.size(); ++i) index_modulus *= shape[i];
+    for (size_t i = static_cast<size_t>(p.index_axis); i < shape.size(); ++i)
+      index_modulus *= shape[i];
   }
 }
 
 int64_t Plan::divisor(int64_t od, int64_t oh, int64_t ow) const {
   if (p.divisor == Divisor::override_value) return p.divisor_override;
-  return int64_t{axis[0].divisor[static_cast<size_t>(od)]} * axis[1].divisor[static_cast<size_t>(oh)] *
-         axis[2].divisor[static_cast<size_t>(ow)];
+  return int64_t{axis[0].divisor[static_cast<size_t>(od)]} *
+         axis[1].divisor[static_cast<size_t>(oh)] * axis[2].divisor[static_cast<size_t>(ow)];
 }
 
 int64_t Plan::final_index(int64_t n, int64_t c, int64_t plane_offset) const {

@@ -30,7 +30,9 @@ struct AxisTable {
   // Outputs [interior_begin, interior_end) have every tap inside the input.
   int64_t interior_begin = 0, interior_end = 0;
 
-  int64_t count(int64_t j) const { return past[static_cast<size_t>(j)] - first[static_cast<size_t>(j)]; }
+  int64_t count(int64_t j) const {
+    return past[static_cast<size_t>(j)] - first[static_cast<size_t>(j)];
+  }
   int64_t start(int64_t j) const { return j * stride - pad_begin; }  // "tap t at j*s - pb + t*dl"
 };
 

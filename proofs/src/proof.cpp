@@ -32,8 +32,9 @@ void Query::claim_itself(const Z3Bool& condition) {
 
 SymbolicAxis symbolic_axis(Query& q, bool dilated) {
   Builder& b = q.builder();
-  SymbolicAxis a{q.variable("d"), q.variable("k"), q.variable("s"),
-                 dilated ? q.variable("dl") : b.literal(1), q.variable("pb"), q.variable("pe")};
+  SymbolicAxis a{q.variable("d"),  q.variable("k"),
+                 q.variable("s"),  dilated ? q.variable("dl") : b.literal(1),
+                 q.variable("pb"), q.variable("pe")};
   const Z3Int one = b.literal(1), zero = b.literal(0);
   q.assume(a.d >= one && a.k >= one && a.s >= one && a.dl >= one && a.pb >= zero && a.pe >= zero);
   if (b.bounded()) {
@@ -92,7 +93,8 @@ ProofResult run_proof(const Proof& proof, unsigned timeout_ms, const std::string
     r.smt2_path = smt2_dir + "/" + file + "." + r.expected + ".smt2";
     std::ofstream out(r.smt2_path);
     out << "; poolspec proof " << proof.name << "\n; claim: " << proof.claim
-        << "\n; expected: " << r.expected << "\n" << q.solver().to_smt2();
+        << "\n; expected: " << r.expected << "\n"
+        << q.solver().to_smt2();
   }
 
   const auto start = std::chrono::steady_clock::now();
@@ -105,7 +107,8 @@ ProofResult run_proof(const Proof& proof, unsigned timeout_ms, const std::string
     for (const auto& [name, e] : q.variables())
       r.counterexample[name] = numeral(model.eval(e, true), proof.arithmetic);
     if (proof.problem_of)
-      if (std::optional<Problem> p = proof.problem_of(r.counterexample)) r.problem = format_problem(*p);
+      if (std::optional<Problem> p = proof.problem_of(r.counterexample))
+        r.problem = format_problem(*p);
   }
   return r;
 }

@@ -27,7 +27,9 @@ uint64_t next(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-int64_t below(uint64_t& state, int64_t n) { return static_cast<int64_t>(next(state) % static_cast<uint64_t>(n)); }
+int64_t below(uint64_t& state, int64_t n) {
+  return static_cast<int64_t>(next(state) % static_cast<uint64_t>(n));
+}
 
 // Whether call k is one of the checked ones: the calls where floor(k * rate) steps.
 bool sampled(int64_t k, double rate) {
@@ -40,30 +42,38 @@ bool sampled(int64_t k, double rate) {
 Checker::Checker(CheckOptions options) : options_(std::move(options)) {}
 
 CheckStats Checker::stats() const {
-  return {calls_.load(), checked_calls_.load(), checked_elements_.load(), mismatching_calls_.load()};
+  return {calls_.load(), checked_calls_.load(), checked_elements_.load(),
+          mismatching_calls_.load()};
 }
 
-Result<std::optional<ElementMismatch>> Checker::check(const Problem& p, Layout layout, const std::byte* input,
-                                                      const std::byte* output, const int64_t* indices) {
+Result<std::optional<ElementMismatch>> Checker::check(const Problem& p, Layout layout,
+                                                      const std::byte* input,
+                                                      const std::byte* output,
+                                                      const int64_t* indices) {
   return check_with_bound(p, layout, input, output, indices, options_.bound);
 }
 
 Result<std::optional<ElementMismatch>> Checker::check_with_bound(const Problem& p, Layout layout,
-                                                                 const std::byte* input, const std::byte* output,
-                                                                 const int64_t* indices, const ErrorBound& bound) {
+                                                                 const std::byte* input,
+                                                                 const std::byte* output,
+                                                                 const int64_t* indices,
+                                                                 const ErrorBound& bound) {
   // A rate outside (0, 1] or a negative sample count would check nothing, silently: refused on
   // every call instead, as the C API refuses it when the checker is made.
   if (!(options_.rate > 0 && options_.rate <= 1))
-    return Error{fmt::format("check: rate={}: the fraction of calls checked must be in (0, 1]", options_.rate)};
+    return Error{fmt::format("check: rate={}: the fraction of calls checked must be in (0, 1]",
+                             options_.rate)};
   if (options_.samples < 0)
-    return Error{fmt::format("check: samples={}: must be >= 0 (0: every element)", options_.samples)};
+    return Error{
+        fmt::format("check: samples={}: must be >= 0 (0: every element)", options_.samples)};
   const int64_t call = calls_.fetch_add(1, std::memory_order_relaxed);
   if (!sampled(call, options_.rate)) return std::optional<ElementMismatch>{};
   Result<ShapeInfo> shape = validated_shape(p);
   if (!shape) return shape.error();
   const bool with_indices = p.op == Op::max && p.indices != Indices::none;
   if (!input || !output || (with_indices && !indices))
-    return Error{"check: a buffer is missing (input, output, or the indices of a max with indices)"};
+    return Error{
+        "check: a buffer is missing (input, output, or the indices of a max with indices)"};
   checked_calls_.fetch_add(1, std::memory_order_relaxed);
   ElementProbe probe(p, layout, *shape, input);
   const ErrorBound reference_bound = engine().error_bound(p, layout);
@@ -88,7 +98,8 @@ Result<std::optional<ElementMismatch>> Checker::check_with_bound(const Problem& 
       const bool border = s % 2 == 0;
       for (size_t i = 0; i < rank + 2; ++i) {
         const int64_t extent = out_shape[i];
-        coordinate[i] = border && i >= 2 ? ((next(state) & 1) ? extent - 1 : 0) : below(state, extent);
+        coordinate[i] =
+            border && i >= 2 ? ((next(state) & 1) ? extent - 1 : 0) : below(state, extent);
         flat = flat * extent + coordinate[i];
       }
     }
@@ -103,7 +114,8 @@ Result<std::optional<ElementMismatch>> Checker::check_with_bound(const Problem& 
     if (!ok && p.op == Op::avg && !is_float(p.dtype))
       ok = std::fabs(got - e.value) <= static_cast<double>(bound.integer_units);
     if (!ok && p.op == Op::avg && is_float(p.dtype) && e.divisor > 0 && std::isfinite(e.value)) {
-      const double abs_sum = e.abs_sum * (1 + std::ldexp(1.0, -50)) + std::fabs(static_cast<double>(p.bias));
+      const double abs_sum =
+          e.abs_sum * (1 + std::ldexp(1.0, -50)) + std::fabs(static_cast<double>(p.bias));
       if (bound.overflow_threshold > 0 && abs_sum >= bound.overflow_threshold) continue;
       // Both the caller and the reference round: their distance is within the two bounds.
       m.allowed = allowed_error(bound, p.dtype, abs_sum, e.divisor, e.value) +
@@ -119,7 +131,8 @@ Result<std::optional<ElementMismatch>> Checker::check_with_bound(const Problem& 
     if (ok) continue;
     m.coordinate = coordinate;
     if (m.error == 0) m.error = std::isfinite(got - e.value) ? std::fabs(got - e.value) : INFINITY;
-    if (is_float(p.dtype) && std::isfinite(e.value)) m.error_ulps = m.error / ulp_of(p.dtype, e.value);
+    if (is_float(p.dtype) && std::isfinite(e.value))
+      m.error_ulps = m.error / ulp_of(p.dtype, e.value);
     mismatching_calls_.fetch_add(1, std::memory_order_relaxed);
     return std::optional<ElementMismatch>{std::move(m)};
   }
@@ -127,10 +140,13 @@ Result<std::optional<ElementMismatch>> Checker::check_with_bound(const Problem& 
 }
 
 std::string mismatch_text(const Problem& p, const ElementMismatch& m) {
-  std::string text = fmt::format("{} at ({}): expected {}, got {}", format_problem(p), fmt::join(m.coordinate, ","),
-                                 m.expected, m.got);
-  if (m.expected_index >= 0 || m.got_index >= 0) text += fmt::format(", index expected {} got {}", m.expected_index, m.got_index);
-  if (m.allowed > 0) text += fmt::format(", error {:.3g} ({:.3g} ulp), allowed {:.3g}", m.error, m.error_ulps, m.allowed);
+  std::string text = fmt::format("{} at ({}): expected {}, got {}", format_problem(p),
+                                 fmt::join(m.coordinate, ","), m.expected, m.got);
+  if (m.expected_index >= 0 || m.got_index >= 0)
+    text += fmt::format(", index expected {} got {}", m.expected_index, m.got_index);
+  if (m.allowed > 0)
+    text += fmt::format(", error {:.3g} ({:.3g} ulp), allowed {:.3g}", m.error, m.error_ulps,
+                        m.allowed);
   return text;
 }
 
@@ -167,8 +183,8 @@ poolspec_check_stats poolspec_checker_stats(const poolspec_checker* checker) {
   return {s.calls, s.checked_calls, s.checked_elements, s.mismatching_calls};
 }
 
-int poolspec_check(poolspec_checker* checker, const poolspec_problem* problem, const void* input, const void* output,
-                   const int64_t* indices, poolspec_mismatch* mismatch) {
+int poolspec_check(poolspec_checker* checker, const poolspec_problem* problem, const void* input,
+                   const void* output, const int64_t* indices, poolspec_mismatch* mismatch) {
   const auto say = [&](const std::string& text) {
     if (mismatch) std::snprintf(mismatch->message, sizeof mismatch->message, "%s", text.c_str());
   };
@@ -182,9 +198,11 @@ int poolspec_check(poolspec_checker* checker, const poolspec_problem* problem, c
     return 2;
   }
   // The caller's accuracy for this problem (from its declared accumulation), then the check.
-  const poolspec::ErrorBound bound = poolspec::bound_of(checker->options.accumulation, *p, "caller");
-  auto result = checker->checker.check_with_bound(*p, poolspec::layout_of(*problem), static_cast<const std::byte*>(input),
-                                                  static_cast<const std::byte*>(output), indices, bound);
+  const poolspec::ErrorBound bound =
+      poolspec::bound_of(checker->options.accumulation, *p, "caller");
+  auto result = checker->checker.check_with_bound(
+      *p, poolspec::layout_of(*problem), static_cast<const std::byte*>(input),
+      static_cast<const std::byte*>(output), indices, bound);
   if (!result) {
     say(result.error().message);
     return 2;

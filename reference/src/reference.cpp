@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "poolspec/backend.hpp"
 #include "element_probe.hpp"
+#include "poolspec/backend.hpp"
 #include "poolspec/evaluate.hpp"
 #include "poolspec/formulas.hpp"
 #include "poolspec/shape.hpp"
@@ -21,43 +21,54 @@ namespace {
 __extension__ typedef __int128 Int128;  // an exact integer window sum: |b| < 2^62 plus i32 values
 
 // Storage type and value conversions of each dtype (engine.hpp: "Storage of one element").
-template <DType D> struct Storage;
-template <> struct Storage<DType::f64> {
+template <DType D>
+struct Storage;
+template <>
+struct Storage<DType::f64> {
   using T = double;
   static double value(T v) { return v; }
   static T store(double v) { return v; }
 };
-template <> struct Storage<DType::f32> {
+template <>
+struct Storage<DType::f32> {
   using T = float;
   static double value(T v) { return v; }
   static T store(double v) { return static_cast<float>(v); }
 };
-template <> struct Storage<DType::f16> {
+template <>
+struct Storage<DType::f16> {
   using T = uint16_t;
   static double value(T v) { return f16_value(v); }
   static T store(double v) { return f16_bits(v); }
 };
-template <> struct Storage<DType::bf16> {
+template <>
+struct Storage<DType::bf16> {
   using T = uint16_t;
   static double value(T v) { return bf16_value(v); }
   static T store(double v) { return bf16_bits(v); }
 };
-template <class I> struct IntegerStorage {
+template <class I>
+struct IntegerStorage {
   using T = I;
   static double value(T v) { return v; }
   static T store(double v) { return static_cast<T>(v); }
 };
-template <> struct Storage<DType::i32> : IntegerStorage<int32_t> {};
-template <> struct Storage<DType::i8> : IntegerStorage<int8_t> {};
-template <> struct Storage<DType::u8> : IntegerStorage<uint8_t> {};
+template <>
+struct Storage<DType::i32> : IntegerStorage<int32_t> {};
+template <>
+struct Storage<DType::i8> : IntegerStorage<int8_t> {};
+template <>
+struct Storage<DType::u8> : IntegerStorage<uint8_t> {};
 
 // Element i of a buffer, by memcpy: no alignment is asked of the caller's buffers.
-template <class T> T read(const std::byte* base, int64_t i) {
+template <class T>
+T read(const std::byte* base, int64_t i) {
   T v;
   std::memcpy(&v, base + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
   return v;
 }
-template <class T> void write(std::byte* base, int64_t i, T v) {
+template <class T>
+void write(std::byte* base, int64_t i, T v) {
   std::memcpy(base + i * static_cast<int64_t>(sizeof(T)), &v, sizeof(T));
 }
 
@@ -74,7 +85,8 @@ struct Plan {
     in_stride.assign(rank, 1);
     column_stride.assign(rank, 1);
     for (size_t i = rank; i-- > 1;) in_stride[i - 1] = in_stride[i] * p.axes[i].extent;
-    for (size_t i = 1; i < rank; ++i) column_stride[i] = column_stride[i - 1] * p.axes[i - 1].extent;
+    for (size_t i = 1; i < rank; ++i)
+      column_stride[i] = column_stride[i - 1] * p.axes[i - 1].extent;
     for (size_t i = 0; i < rank; ++i) {
       const auto a = formulas::terms_of<int64_t>(p.axes[i]);
       for (int64_t j = 0; j < out_extent[i]; ++j) {
@@ -93,7 +105,8 @@ struct Plan {
 
   // Storage offsets of plane (n, c)'s first element and the step between spatial neighbours.
   int64_t plane_base(int64_t n, int64_t c, int64_t plane) const {
-    return layout == Layout::channels_first ? (n * p.channels + c) * plane : n * plane * p.channels + c;
+    return layout == Layout::channels_first ? (n * p.channels + c) * plane
+                                            : n * plane * p.channels + c;
   }
   int64_t spatial_step() const { return layout == Layout::channels_first ? 1 : p.channels; }
 
@@ -138,12 +151,18 @@ template <DType D>
 class PlaneKernel {
   using S = Storage<D>;
   using T = typename S::T;
-  static constexpr bool integer = !(D == DType::f64 || D == DType::f32 || D == DType::f16 || D == DType::bf16);
+  static constexpr bool integer =
+      !(D == DType::f64 || D == DType::f32 || D == DType::f16 || D == DType::bf16);
 
  public:
   PlaneKernel(const Plan& plan, const RunArgs& args)
-      : plan_(plan), p_(plan.p), args_(args), rank_(p_.axes.size()),
-        o_(rank_), t_(rank_), lowest_(lowest_value(D)) {}
+      : plan_(plan),
+        p_(plan.p),
+        args_(args),
+        rank_(p_.axes.size()),
+        o_(rank_),
+        t_(rank_),
+        lowest_(lowest_value(D)) {}
 
   // One output element (n, c, o): computed into args_.output[0] (and args_.indices[0]); for a
   // float average also the window's absolute sum and divisor, which tolerances scale with.
@@ -175,8 +194,10 @@ class PlaneKernel {
     std::fill(o_.begin(), o_.end(), 0);
     for (int64_t out_spatial = 0; out_spatial < plan_.out_plane; ++out_spatial) {
       const int64_t at = out_base + out_spatial * step;
-      if (p_.op == Op::avg) average(in_base, step, at);
-      else maximum(n, c, in_base, step, at);
+      if (p_.op == Op::avg)
+        average(in_base, step, at);
+      else
+        maximum(n, c, in_base, step, at);
       for (size_t i = rank_; i-- > 0;) {  // next output coordinate, last axis fastest
         if (++o_[i] < plan_.out_extent[i]) break;
         o_[i] = 0;
@@ -221,7 +242,8 @@ class PlaneKernel {
   int64_t in_bounds_taps() const {
     int64_t count = 1;
     for (size_t i = 0; i < rank_; ++i)
-      count *= plan_.past[i][static_cast<size_t>(o_[i])] - plan_.first[i][static_cast<size_t>(o_[i])];
+      count *=
+          plan_.past[i][static_cast<size_t>(o_[i])] - plan_.first[i][static_cast<size_t>(o_[i])];
     return count;
   }
 
@@ -231,7 +253,7 @@ class PlaneKernel {
     for (size_t i = 0; i < rank_; ++i) {
       const auto j = static_cast<size_t>(o_[i]);
       switch (p_.divisor) {
-        case Divisor::exclude: break;  // the in-bounds taps, above
+        case Divisor::exclude: break;                                // the in-bounds taps, above
         case Divisor::include_clip: d *= plan_.padded[i][j]; break;  // taps in [-pb, d + pe)
         case Divisor::include_full: d *= p_.axes[i].kernel; break;   // every tap
         case Divisor::override_value: return p_.divisor_override;
@@ -284,10 +306,12 @@ class PlaneKernel {
       have_number = have_number || !nan;
       best = v > best ? v : best;
     });
-    const bool nan_result = any && !from_lowest && have_nan && (p_.nan == NanPolicy::propagate || !have_number);
+    const bool nan_result =
+        any && !from_lowest && have_nan && (p_.nan == NanPolicy::propagate || !have_number);
     double value = best;
     if (!any) value = empty_window_value(p_);
-    if (nan_result) value = std::numeric_limits<double>::quiet_NaN();  // the first NaN in scan order
+    if (nan_result)
+      value = std::numeric_limits<double>::quiet_NaN();  // the first NaN in scan order
     write(args_.output, at, S::store(value));
     if (!args_.indices) return;
     int64_t chosen = 0;  // from lowest, with nothing above it: the plane's element 0
@@ -326,7 +350,7 @@ class PlaneKernel {
   const RunArgs& args_;
   size_t rank_;
   std::vector<int64_t> o_, t_;  // the output coordinate and the kernel offset
-  double lowest_;                // lowest_value(D), once
+  double lowest_;               // lowest_value(D), once
 };
 
 template <DType D>
@@ -344,10 +368,14 @@ template <DType D>
 class TypedProbe final : public ElementProbe::Impl {
  public:
   TypedProbe(const Problem& p, Layout layout, const ShapeInfo& shape, const std::byte* input)
-      : problem_(p), plan_(problem_, layout, shape),
-        args_{input, scratch_, p.op == Op::max && p.indices != Indices::none ? &index_ : nullptr, 1},
+      : problem_(p),
+        plan_(problem_, layout, shape),
+        args_{input, scratch_, p.op == Op::max && p.indices != Indices::none ? &index_ : nullptr,
+              1},
         kernel_(plan_, args_) {}
-  ElementValue at(int64_t n, int64_t c, const int64_t* o) override { return kernel_.element(n, c, o); }
+  ElementValue at(int64_t n, int64_t c, const int64_t* o) override {
+    return kernel_.element(n, c, o);
+  }
 
  private:
   Problem problem_;
@@ -360,13 +388,24 @@ class TypedProbe final : public ElementProbe::Impl {
 
 }  // namespace
 
-ElementProbe::ElementProbe(const Problem& p, Layout layout, const ShapeInfo& shape, const std::byte* input) {
+ElementProbe::ElementProbe(const Problem& p, Layout layout, const ShapeInfo& shape,
+                           const std::byte* input) {
   switch (p.dtype) {
-    case DType::f64: impl_ = std::make_unique<TypedProbe<DType::f64>>(p, layout, shape, input); break;
-    case DType::f32: impl_ = std::make_unique<TypedProbe<DType::f32>>(p, layout, shape, input); break;
-    case DType::f16: impl_ = std::make_unique<TypedProbe<DType::f16>>(p, layout, shape, input); break;
-    case DType::bf16: impl_ = std::make_unique<TypedProbe<DType::bf16>>(p, layout, shape, input); break;
-    case DType::i32: impl_ = std::make_unique<TypedProbe<DType::i32>>(p, layout, shape, input); break;
+    case DType::f64:
+      impl_ = std::make_unique<TypedProbe<DType::f64>>(p, layout, shape, input);
+      break;
+    case DType::f32:
+      impl_ = std::make_unique<TypedProbe<DType::f32>>(p, layout, shape, input);
+      break;
+    case DType::f16:
+      impl_ = std::make_unique<TypedProbe<DType::f16>>(p, layout, shape, input);
+      break;
+    case DType::bf16:
+      impl_ = std::make_unique<TypedProbe<DType::bf16>>(p, layout, shape, input);
+      break;
+    case DType::i32:
+      impl_ = std::make_unique<TypedProbe<DType::i32>>(p, layout, shape, input);
+      break;
     case DType::i8: impl_ = std::make_unique<TypedProbe<DType::i8>>(p, layout, shape, input); break;
     case DType::u8: impl_ = std::make_unique<TypedProbe<DType::u8>>(p, layout, shape, input); break;
   }
@@ -393,8 +432,10 @@ ErrorBound ReferenceEngine::error_bound(const Problem& p, Layout) const {
 Status ReferenceEngine::run(const Problem& p, Layout layout, const RunArgs& args) const {
   Result<ShapeInfo> shape = validated_shape(p);
   if (!shape) return shape.error();
-  if (!args.input || !args.output || (p.op == Op::max && p.indices != Indices::none && !args.indices))
-    return Error{"reference: a buffer is missing (input, output, or the indices a max with indices needs)"};
+  if (!args.input || !args.output ||
+      (p.op == Op::max && p.indices != Indices::none && !args.indices))
+    return Error{
+        "reference: a buffer is missing (input, output, or the indices a max with indices needs)"};
   const Plan plan(p, layout, *shape);
   switch (p.dtype) {
     case DType::f64: run_typed<DType::f64>(plan, args); break;

@@ -33,9 +33,12 @@ bool is_float(DType dtype) {
 int storage_bytes(DType dtype) {
   switch (dtype) {
     case DType::f64: return 8;
-    case DType::f32: case DType::i32: return 4;
-    case DType::f16: case DType::bf16: return 2;
-    case DType::i8: case DType::u8: return 1;
+    case DType::f32:
+    case DType::i32: return 4;
+    case DType::f16:
+    case DType::bf16: return 2;
+    case DType::i8:
+    case DType::u8: return 1;
   }
   return 0;
 }

@@ -16,13 +16,13 @@ namespace {
 
 // One window, scanned tap by tap in row-major order of the kernel offsets (the scan order).
 struct Window {
-  std::vector<double> values;           // the in-bounds values, in scan order
-  std::vector<int64_t> plane_offsets;   // their row-major offsets within the (n, c) plane
-  std::vector<int64_t> t, x;            // scratch: the kernel offset and the input coordinate
+  std::vector<double> values;                // the in-bounds values, in scan order
+  std::vector<int64_t> plane_offsets;        // their row-major offsets within the (n, c) plane
+  std::vector<int64_t> t, x;                 // scratch: the kernel offset and the input coordinate
   std::vector<std::vector<int64_t>> inside;  // scratch: per axis, the inside coordinates
-  std::vector<size_t> t_index;          // scratch: a position in each of those lists
-  int64_t in_padded_extent = 0;         // taps inside [-pb, d+pe) on every axis
-  int64_t taps = 0;                     // every tap, prod(kernel)
+  std::vector<size_t> t_index;               // scratch: a position in each of those lists
+  int64_t in_padded_extent = 0;              // taps inside [-pb, d+pe) on every axis
+  int64_t taps = 0;                          // every tap, prod(kernel)
   // Scratch of the exact average, kept from window to window so that its storage is reused.
   exact::Sum sum;
   mpz_class divisor, integer_sum, quotient;
@@ -39,7 +39,8 @@ class Evaluator {
     for (size_t i = static_cast<size_t>(p.index_axis); i < shape.size(); ++i)
       index_modulus_ *= shape[i];
     column_stride_.assign(p.axes.size(), 1);
-    for (size_t i = 1; i < p.axes.size(); ++i) column_stride_[i] = column_stride_[i - 1] * p.axes[i - 1].extent;
+    for (size_t i = 1; i < p.axes.size(); ++i)
+      column_stride_[i] = column_stride_[i - 1] * p.axes[i - 1].extent;
   }
 
   // Scans the window of output element (n, c, o...): every tap, recorded when `taps` is given
@@ -218,8 +219,9 @@ class Evaluator {
     if (explaining_) e.exact_text = exact::quotient_text(sum.units(), d);
     if (is_float(p_.dtype)) {
       e.value = exact::round_quotient(sum.units(), d, float_format(p_.dtype), sum.negative_zero());
-      if (explaining_) e.rule = fmt::format("exact sum / {}, rounded once to nearest-even {}", divisor,
-                           dtype_name(p_.dtype));
+      if (explaining_)
+        e.rule = fmt::format("exact sum / {}, rounded once to nearest-even {}", divisor,
+                             dtype_name(p_.dtype));
       return e;
     }
     // Integer values are integers, so sum.units() = S * 2^1074 exactly; divide by the scale.
@@ -229,7 +231,8 @@ class Evaluator {
     exact::divide(q, w.integer_sum, d, p_.int_rounding);
     const signed long lo = static_cast<signed long>(int_min(p_.dtype));
     const signed long hi = static_cast<signed long>(int_max(p_.dtype));
-    if (explaining_) e.rule = fmt::format("exact mean rounded {}", int_rounding_name(p_.int_rounding));
+    if (explaining_)
+      e.rule = fmt::format("exact mean rounded {}", int_rounding_name(p_.int_rounding));
     if (explaining_ && (q < lo || q > hi)) e.rule += ", saturated to the dtype's range";
     if (q < lo) q = lo;
     if (q > hi) q = hi;
@@ -242,7 +245,7 @@ class Evaluator {
     if (p_.max_start == MaxStart::lowest) return maximum_from_lowest(n, c, w);
     if (w.values.empty()) return empty_element("no input element in the window");
     Element e;
-    size_t best = w.values.size();   // index of the selected value, none yet
+    size_t best = w.values.size();  // index of the selected value, none yet
     size_t first_nan = w.values.size();
     for (size_t i = 0; i < w.values.size(); ++i) {
       const double v = w.values[i];
@@ -255,8 +258,9 @@ class Evaluator {
     if (first_nan != w.values.size() &&
         (p_.nan == NanPolicy::propagate || best == w.values.size())) {
       best = first_nan;
-      if (explaining_) e.rule = p_.nan == NanPolicy::propagate ? "nan=propagate: the first NaN"
-                                              : "nan=ignore, but every value is NaN";
+      if (explaining_)
+        e.rule = p_.nan == NanPolicy::propagate ? "nan=propagate: the first NaN"
+                                                : "nan=ignore, but every value is NaN";
     } else {
       if (explaining_) e.rule = "the first maximum in scan order";
     }
@@ -276,7 +280,8 @@ class Evaluator {
     Element e;
     e.value = lowest_value(p_.dtype);
     e.index = index_at(n, c, 0);
-    if (explaining_) e.rule = "start=lowest: no value above lowest, so lowest and the plane's first index";
+    if (explaining_)
+      e.rule = "start=lowest: no value above lowest, so lowest and the plane's first index";
     for (size_t i = 0; i < w.values.size(); ++i)
       if (w.values[i] > e.value) {
         e.value = w.values[i];
@@ -309,7 +314,7 @@ class Evaluator {
   const Tensor& input_;
   bool explaining_;
   int64_t plane_size_ = 1;
-  int64_t index_modulus_ = 1;  // prod(input_shape[index_axis:])
+  int64_t index_modulus_ = 1;           // prod(input_shape[index_axis:])
   std::vector<int64_t> column_stride_;  // column-major strides of the spatial axes
 };
 
@@ -402,13 +407,14 @@ Result<Explanation> explain(const Problem& p, const Tensor& input,
     if (Status s = check_input(p, input); !s) return s.error();
     const std::vector<int64_t>& out_shape = shape->output_shape;
     if (coordinate.size() != out_shape.size())
-      return Error{fmt::format("output coordinate ({}): needs {} values (N, C and one per "
-                               "spatial axis)",
-                               fmt::join(coordinate, ","), out_shape.size())};
+      return Error{
+          fmt::format("output coordinate ({}): needs {} values (N, C and one per "
+                      "spatial axis)",
+                      fmt::join(coordinate, ","), out_shape.size())};
     for (size_t i = 0; i < coordinate.size(); ++i)
       if (coordinate[i] < 0 || coordinate[i] >= out_shape[i])
-        return Error{fmt::format("output coordinate[{}]={}: must be in [0, {})", i,
-                                 coordinate[i], out_shape[i])};
+        return Error{fmt::format("output coordinate[{}]={}: must be in [0, {})", i, coordinate[i],
+                                 out_shape[i])};
 
     const Evaluator evaluator(p, input, true);
     Explanation ex;

@@ -98,8 +98,7 @@ double round_quotient(const mpz_class& units, const mpz_class& divisor, FloatFor
   const int64_t e = (at_least_2a ? a : a - 1) + unit_exponent;
 
   // Quantum of the result: 2^(max(e, emin) - p + 1). M = x / quantum, rounded to nearest-even.
-  const int64_t quantum_exponent =
-      std::max<int64_t>(e, format.min_exponent) - format.precision + 1;
+  const int64_t quantum_exponent = std::max<int64_t>(e, format.min_exponent) - format.precision + 1;
   // x / 2^q = n * 2^(-q + unit_exponent) / d.
   const int64_t shift = -quantum_exponent + unit_exponent;
   const mpz_class* numerator = &n;
@@ -112,7 +111,8 @@ double round_quotient(const mpz_class& units, const mpz_class& divisor, FloatFor
     denominator = &z.denominator;
   }
   mpz_class& m = z.quotient;
-  mpz_fdiv_qr(m.get_mpz_t(), z.remainder.get_mpz_t(), numerator->get_mpz_t(), denominator->get_mpz_t());
+  mpz_fdiv_qr(m.get_mpz_t(), z.remainder.get_mpz_t(), numerator->get_mpz_t(),
+              denominator->get_mpz_t());
   const int half = compare_twice(z.remainder, *denominator, z.scaled);
   if (half > 0 || (half == 0 && mpz_odd_p(m.get_mpz_t()))) ++m;
 
@@ -128,13 +128,9 @@ double round_quotient(const mpz_class& units, const mpz_class& divisor, FloatFor
 void divide(mpz_class& q, const mpz_class& n, const mpz_class& d, IntRounding rule) {
   RoundingScratch& z = rounding_scratch();
   switch (rule) {
-    case IntRounding::floor:
-      mpz_fdiv_q(q.get_mpz_t(), n.get_mpz_t(), d.get_mpz_t());
-      return;
-    case IntRounding::toward_zero:
-      mpz_tdiv_q(q.get_mpz_t(), n.get_mpz_t(), d.get_mpz_t());
-      return;
-    case IntRounding::half_up:  // floor(n/d + 1/2) = floor((2n + d) / 2d)
+    case IntRounding::floor: mpz_fdiv_q(q.get_mpz_t(), n.get_mpz_t(), d.get_mpz_t()); return;
+    case IntRounding::toward_zero: mpz_tdiv_q(q.get_mpz_t(), n.get_mpz_t(), d.get_mpz_t()); return;
+    case IntRounding::half_up:      // floor(n/d + 1/2) = floor((2n + d) / 2d)
     case IntRounding::half_away: {  // sign(n) * floor(|n|/d + 1/2)
       const bool half_away = rule == IntRounding::half_away;
       if (half_away)
@@ -149,7 +145,8 @@ void divide(mpz_class& q, const mpz_class& n, const mpz_class& d, IntRounding ru
       return;
     }
     case IntRounding::half_even: {
-      mpz_fdiv_qr(q.get_mpz_t(), z.remainder.get_mpz_t(), n.get_mpz_t(), d.get_mpz_t());  // 0 <= r < d
+      mpz_fdiv_qr(q.get_mpz_t(), z.remainder.get_mpz_t(), n.get_mpz_t(),
+                  d.get_mpz_t());  // 0 <= r < d
       const int half = compare_twice(z.remainder, d, z.scaled);
       if (half > 0 || (half == 0 && mpz_odd_p(q.get_mpz_t()))) ++q;
       return;

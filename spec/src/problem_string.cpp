@@ -60,12 +60,17 @@ class Parser {
     if (fields.size() < 5)
       return fail(0, "", "expected at least op:dtype:n<N>c<C>:<spatial>:k<kernel>");
     Problem p;
-    if (fields[0] == "avg") p.op = Op::avg;
-    else if (fields[0] == "max") p.op = Op::max;
-    else return fail(0, fields[0], "op must be avg or max");
+    if (fields[0] == "avg")
+      p.op = Op::avg;
+    else if (fields[0] == "max")
+      p.op = Op::max;
+    else
+      return fail(0, fields[0], "op must be avg or max");
 
-    if (auto d = parse_dtype(fields[1])) p.dtype = *d;
-    else return fail(1, fields[1], "dtype must be one of f64 f32 f16 bf16 i32 i8 u8");
+    if (auto d = parse_dtype(fields[1]))
+      p.dtype = *d;
+    else
+      return fail(1, fields[1], "dtype must be one of f64 f32 f16 bf16 i32 i8 u8");
 
     if (!parse_batch_channels(fields[2], p)) return fail(2, fields[2], "expected n<N>c<C>");
     std::vector<int64_t> extents;
@@ -110,8 +115,8 @@ class Parser {
       std::vector<int64_t> values;
       if (Status s = parse_list(f, field, field.substr(prefix), 'x', values); !s) return s;
       if (values.size() != p.axes.size())
-        return fail(f, field, fmt::format("{} values for {} spatial axes", values.size(),
-                                          p.axes.size()));
+        return fail(f, field,
+                    fmt::format("{} values for {} spatial axes", values.size(), p.axes.size()));
       for (size_t i = 0; i < values.size(); ++i) setter(p.axes[i], values[i]);
       return Ok{};
     };
@@ -153,7 +158,8 @@ class Parser {
       }
       return fail(f, field, fmt::format("{} must be one of {}", key, allowed));
     };
-    if (key == "empty") return option(p.empty, all_empty, empty_window_name, "error zero nan lowest -inf");
+    if (key == "empty")
+      return option(p.empty, all_empty, empty_window_name, "error zero nan lowest -inf");
     if (key == "nan") return option(p.nan, all_nan, nan_policy_name, "propagate ignore");
     if (key == "round")
       return option(p.int_rounding, all_int_roundings, int_rounding_name,
@@ -189,14 +195,16 @@ class Parser {
   }
 
   Status parse_spatial(std::string_view field, std::vector<int64_t>& extents) {
-    if (!field.empty() && field[0] == 'i') return parse_list(3, field, field.substr(1), 'x', extents);
+    if (!field.empty() && field[0] == 'i')
+      return parse_list(3, field, field.substr(1), 'x', extents);
     // Letter form: the letters present must be a suffix of "dhw", in order.
     static constexpr std::string_view letters = "dhw";
     size_t pos = 0;
     size_t expected = std::string_view::npos;
     while (pos < field.size()) {
       const size_t letter = letters.find(field[pos]);
-      if (letter == std::string_view::npos || (expected != std::string_view::npos && letter != expected))
+      if (letter == std::string_view::npos ||
+          (expected != std::string_view::npos && letter != expected))
         break;
       size_t end = pos + 1;
       if (end < field.size() && field[end] == '-') ++end;  // syntax only, as in the i<...> form
@@ -208,7 +216,8 @@ class Parser {
       pos = end;
     }
     if (pos != field.size() || extents.empty() || expected != letters.size())
-      return fail(3, field, "expected the spatial extents as w<W>, h<H>w<W>, d<D>h<H>w<W> or i<d1>x<d2>x...");
+      return fail(3, field,
+                  "expected the spatial extents as w<W>, h<H>w<W>, d<D>h<H>w<W> or i<d1>x<d2>x...");
     return Ok{};
   }
 
@@ -223,8 +232,8 @@ class Parser {
   }
 
   Error fail(size_t field_index, std::string_view field, std::string_view rule) const {
-    return Error{fmt::format("problem string '{}': field {} '{}': {}", text_, field_index + 1,
-                             field, rule)};
+    return Error{
+        fmt::format("problem string '{}': field {} '{}': {}", text_, field_index + 1, field, rule)};
   }
 
   std::string_view text_;
@@ -241,8 +250,8 @@ std::string join_axes(const Problem& p, int64_t Axis::*member) {
 Result<Problem> parse_problem(std::string_view text) { return Parser(text).run(); }
 
 std::string format_problem(const Problem& p) {
-  std::string s = fmt::format("{}:{}:n{}c{}:", op_name(p.op), dtype_name(p.dtype), p.batch,
-                              p.channels);
+  std::string s =
+      fmt::format("{}:{}:n{}c{}:", op_name(p.op), dtype_name(p.dtype), p.batch, p.channels);
   if (p.axes.size() >= 1 && p.axes.size() <= 3) {
     constexpr std::string_view letters = "dhw";
     const size_t first = letters.size() - p.axes.size();

@@ -31,8 +31,8 @@ Status validate_attributes(const Problem& p) {
       int64_t value;
       int64_t min;
     };
-    const Field fields[] = {{"input", a.extent, 1},      {"kernel", a.kernel, 1},
-                            {"strides", a.stride, 1},    {"dilations", a.dilation, 1},
+    const Field fields[] = {{"input", a.extent, 1},         {"kernel", a.kernel, 1},
+                            {"strides", a.stride, 1},       {"dilations", a.dilation, 1},
                             {"pads_begin", a.pad_begin, 0}, {"pads_end", a.pad_end, 0}};
     for (const Field& f : fields) {
       if (f.value < f.min)
@@ -43,15 +43,16 @@ Status validate_attributes(const Problem& p) {
     const int64_t k_eff = formulas::effective_kernel<int64_t>(a.kernel, a.dilation);
     const int64_t padded = formulas::padded_extent(formulas::terms_of<int64_t>(a));
     if (k_eff > padded)
-      return axis_error("kernel", i, a.kernel,
-                        fmt::format("the window (extent {} with dilation {}) must fit in the padded "
-                                    "input extent {} = {} + {} + {}",
-                                    k_eff, a.dilation, padded, a.extent, a.pad_begin, a.pad_end));
+      return axis_error(
+          "kernel", i, a.kernel,
+          fmt::format("the window (extent {} with dilation {}) must fit in the padded "
+                      "input extent {} = {} + {} + {}",
+                      k_eff, a.dilation, padded, a.extent, a.pad_begin, a.pad_end));
   }
 
   if (p.divisor == Divisor::override_value && p.divisor_override < 1)
-    return Error{fmt::format("divisor_override={}: an override divisor must be >= 1",
-                             p.divisor_override)};
+    return Error{
+        fmt::format("divisor_override={}: an override divisor must be >= 1", p.divisor_override)};
   if (p.divisor != Divisor::override_value && p.divisor_override != 0)
     return Error{fmt::format("divisor_override={}: only meaningful with the override divisor",
                              p.divisor_override)};
@@ -62,8 +63,8 @@ Status validate_attributes(const Problem& p) {
   if (p.bias <= -max_elements || p.bias >= max_elements)
     return Error{fmt::format("bias={}: must be below 2^62 in magnitude", p.bias)};
   if (p.op == Op::avg && p.indices != Indices::none)
-    return Error{fmt::format("indices={}: only max pooling has an indices output",
-                             indices_name(p.indices))};
+    return Error{
+        fmt::format("indices={}: only max pooling has an indices output", indices_name(p.indices))};
   if (p.index_axis != 0 && p.indices != Indices::tensor)
     return Error{fmt::format("index_axis={}: only meaningful with indices=tensor", p.index_axis)};
   if (p.index_axis < 0 || p.index_axis >= static_cast<int64_t>(p.axes.size()) + 2)
@@ -72,8 +73,9 @@ Status validate_attributes(const Problem& p) {
   if (p.max_start == MaxStart::lowest && p.op != Op::max)
     return Error{"start=lowest: only max pooling has a running maximum"};
   if (p.max_start == MaxStart::lowest && p.nan == NanPolicy::propagate)
-    return Error{"start=lowest with nan=propagate: a strict '>' scan from lowest never selects a "
-                 "NaN; use nan=ignore"};
+    return Error{
+        "start=lowest with nan=propagate: a strict '>' scan from lowest never selects a "
+        "NaN; use nan=ignore"};
   if (p.op == Op::max && p.divisor != Divisor::exclude)
     return Error{fmt::format("divisor={}: max pooling has no divisor", divisor_name(p.divisor))};
   if (!is_float(p.dtype) && (p.empty == EmptyWindow::nan || p.empty == EmptyWindow::neg_inf))
@@ -129,7 +131,8 @@ Result<ShapeInfo> infer_shape(const Problem& p) {
   info.input_shape = input_shape(p);
   info.output_shape = {p.batch, p.channels};
   for (const Axis& a : p.axes)
-    info.output_shape.push_back(formulas::output_extent(formulas::terms_of<int64_t>(a), p.rounding));
+    info.output_shape.push_back(
+        formulas::output_extent(formulas::terms_of<int64_t>(a), p.rounding));
 
   const auto count = [](const std::vector<int64_t>& shape) {
     CheckedInt n = 1;

@@ -18,8 +18,8 @@ Result<int64_t> element_count(const std::vector<int64_t>& shape) {
     n = n * CheckedInt(shape[i]);
   }
   if (n.overflowed() || n.value() >= max_elements)
-    return Error{fmt::format("shape ({}): the element count must be below 2^62",
-                             fmt::join(shape, ", "))};
+    return Error{
+        fmt::format("shape ({}): the element count must be below 2^62", fmt::join(shape, ", "))};
   return n.value();
 }
 
@@ -27,12 +27,12 @@ Result<Tensor> make_tensor(DType dtype, std::vector<int64_t> shape, std::vector<
   Result<int64_t> n = element_count(shape);
   if (!n) return n.error();
   if (static_cast<uint64_t>(*n) != values.size())
-    return Error{fmt::format("tensor of shape ({}) needs {} values, got {}",
-                             fmt::join(shape, ", "), *n, values.size())};
+    return Error{fmt::format("tensor of shape ({}) needs {} values, got {}", fmt::join(shape, ", "),
+                             *n, values.size())};
   for (size_t i = 0; i < values.size(); ++i)
     if (!representable(dtype, values[i]))
-      return Error{fmt::format("value[{}]={}: not a value of dtype {}", i, values[i],
-                               dtype_name(dtype))};
+      return Error{
+          fmt::format("value[{}]={}: not a value of dtype {}", i, values[i], dtype_name(dtype))};
   return Tensor{dtype, std::move(shape), std::move(values)};
 }
 

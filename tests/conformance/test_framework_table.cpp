@@ -30,9 +30,9 @@ struct HandCase {
   std::vector<int64_t> shape;  // the framework's layout
   std::vector<double> input;
   std::vector<int64_t> expected_shape;
-  std::vector<double> expected;          // by hand; f32 cases compare after rounding to float
+  std::vector<double> expected;                // by hand; f32 cases compare after rounding to float
   std::vector<int64_t> expected_indices = {};  // empty: no indices output
-  const char* refusal = nullptr;          // the case is refused; the message contains this
+  const char* refusal = nullptr;               // the case is refused; the message contains this
 };
 
 // The 4x4 input 1..16 (row-major).
@@ -51,152 +51,472 @@ const std::vector<double> incl_full = {14.0 / 9, 30.0 / 9, 12.0 / 9, 57.0 / 9, 9
 
 const HandCase cases[] = {
     // ---- include-pad divisor with the ceil overhang -------------------------------------------
-    {"PyTorch: count_include_pad is INCL-CLIP", Framework::pytorch, 0, Op::avg,
-     "kernel_size=3 stride=2 padding=1 ceil_mode=True count_include_pad=True", DType::f64,
-     {1, 1, 4, 4}, ramp16, {1, 1, 3, 3}, incl_clip},
-    {"ONNX reference: count_include_pad=1 is INCL-CLIP", Framework::onnx, 22, Op::avg,
-     "kernel_shape=3,3 strides=2,2 pads=1,1,1,1 ceil_mode=1 count_include_pad=1", DType::f64,
-     {1, 1, 4, 4}, ramp16, {1, 1, 3, 3}, incl_clip},
-    {"OpenVINO reference: exclude-pad=false with pads is INCL-FULL", Framework::openvino, 1, Op::avg,
+    {"PyTorch: count_include_pad is INCL-CLIP",
+     Framework::pytorch,
+     0,
+     Op::avg,
+     "kernel_size=3 stride=2 padding=1 ceil_mode=True count_include_pad=True",
+     DType::f64,
+     {1, 1, 4, 4},
+     ramp16,
+     {1, 1, 3, 3},
+     incl_clip},
+    {"ONNX reference: count_include_pad=1 is INCL-CLIP",
+     Framework::onnx,
+     22,
+     Op::avg,
+     "kernel_shape=3,3 strides=2,2 pads=1,1,1,1 ceil_mode=1 count_include_pad=1",
+     DType::f64,
+     {1, 1, 4, 4},
+     ramp16,
+     {1, 1, 3, 3},
+     incl_clip},
+    {"OpenVINO reference: exclude-pad=false with pads is INCL-FULL",
+     Framework::openvino,
+     1,
+     Op::avg,
      R"(kernel="3,3" strides="2,2" pads_begin="1,1" pads_end="1,1" rounding_type="ceil" exclude-pad="false")",
-     DType::f64, {1, 1, 4, 4}, ramp16, {1, 1, 3, 3}, incl_full},
+     DType::f64,
+     {1, 1, 4, 4},
+     ramp16,
+     {1, 1, 3, 3},
+     incl_full},
     // oneDNN has no ceil: the caller enlarges padding_r to 2, so floor((4 + 1 + 2 - 3)/2) + 1 = 3,
     // and include_padding divides by KH*KW = 9 (uxlfoundation/oneDNN#513).
-    {"oneDNN: include_padding with ceil emulated by padding_r is INCL-FULL", Framework::onednn, 0, Op::avg,
-     "alg=pooling_avg_include_padding kernel=3,3 strides=2,2 padding_l=1,1 padding_r=2,2", DType::f32,
-     {1, 1, 4, 4}, ramp16, {1, 1, 3, 3}, incl_full},
+    {"oneDNN: include_padding with ceil emulated by padding_r is INCL-FULL",
+     Framework::onednn,
+     0,
+     Op::avg,
+     "alg=pooling_avg_include_padding kernel=3,3 strides=2,2 padding_l=1,1 padding_r=2,2",
+     DType::f32,
+     {1, 1, 4, 4},
+     ramp16,
+     {1, 1, 3, 3},
+     incl_full},
     // ngraph's CoordinateTransform throws for a window past the padded extent.
     {"ngraph v0: include_padding with a ceil overhang is undefined (the reference throws)",
-     Framework::ngraph, 0, Op::avg,
+     Framework::ngraph,
+     0,
+     Op::avg,
      "window_shape=3,3 window_movement_strides=2,2 padding_below=1,1 padding_above=1,1 "
      "include_padding_in_avg_computation=true ceil_mode=true",
-     DType::f64, {1, 1, 4, 4}, ramp16, {}, {}, {}, "end corner out of bounds"},
+     DType::f64,
+     {1, 1, 4, 4},
+     ramp16,
+     {},
+     {},
+     {},
+     "end corner out of bounds"},
     // TensorFlow never counts padding. SAME, k3 s2 on 4: o = 2, P = max(0, 1*2 + 3 - 4) = 1, all
     // at the end. Windows rows/cols {0,1,2}, {2,3,(4)}: (0,0) sum of rows 0-2 cols 0-2 = 54 / 9;
     // (0,1) 3+4+7+8+11+12 = 45 / 6; (1,0) 9+10+11+13+14+15 = 72 / 6; (1,1) 11+12+15+16 = 54 / 4.
-    {"TensorFlow: SAME never counts padding", Framework::tensorflow, 0, Op::avg,
-     "ksize=3 strides=2 padding=SAME", DType::f32, {1, 4, 4, 1}, ramp16, {1, 2, 2, 1},
+    {"TensorFlow: SAME never counts padding",
+     Framework::tensorflow,
+     0,
+     Op::avg,
+     "ksize=3 strides=2 padding=SAME",
+     DType::f32,
+     {1, 4, 4, 1},
+     ramp16,
+     {1, 2, 2, 1},
      {6, 7.5, 12, 13.5}},
-    {"TFLite: SAME, exclude", Framework::tflite, 0, Op::avg,
-     "padding=SAME stride_w=2 stride_h=2 filter_width=3 filter_height=3", DType::f32, {1, 4, 4, 1},
-     ramp16, {1, 2, 2, 1}, {6, 7.5, 12, 13.5}},
+    {"TFLite: SAME, exclude",
+     Framework::tflite,
+     0,
+     Op::avg,
+     "padding=SAME stride_w=2 stride_h=2 filter_width=3 filter_height=3",
+     DType::f32,
+     {1, 4, 4, 1},
+     ramp16,
+     {1, 2, 2, 1},
+     {6, 7.5, 12, 13.5}},
 
     // ---- exclude-pad, a window with no input element -----------------------------------------
     // [1, 2], k1 s2, ceil: ceil((2 - 1)/2) + 1 = 2 windows, starting at 0 and 2; window 1 is
     // past the input. OpenVINO: "Count 0 -> output 0". PyTorch and ONNX-22 drop it (2 >= d + 0).
-    {"OpenVINO: an empty exclude window gives 0", Framework::openvino, 1, Op::avg,
+    {"OpenVINO: an empty exclude window gives 0",
+     Framework::openvino,
+     1,
+     Op::avg,
      R"(kernel="1" strides="2" pads_begin="0" pads_end="0" rounding_type="ceil" exclude-pad="true")",
-     DType::f64, {1, 1, 2}, {1, 2}, {1, 1, 2}, {1, 0}},
-    {"PyTorch: ceil_mode drops the window that starts past the input", Framework::pytorch, 0, Op::avg,
-     "kernel_size=1 stride=2 ceil_mode=True count_include_pad=False", DType::f64, {1, 1, 2}, {1, 2},
-     {1, 1, 1}, {1}},
-    {"ONNX-22: DROP", Framework::onnx, 22, Op::avg, "kernel_shape=1 strides=2 ceil_mode=1",
-     DType::f64, {1, 1, 2}, {1, 2}, {1, 1, 1}, {1}},
+     DType::f64,
+     {1, 1, 2},
+     {1, 2},
+     {1, 1, 2},
+     {1, 0}},
+    {"PyTorch: ceil_mode drops the window that starts past the input",
+     Framework::pytorch,
+     0,
+     Op::avg,
+     "kernel_size=1 stride=2 ceil_mode=True count_include_pad=False",
+     DType::f64,
+     {1, 1, 2},
+     {1, 2},
+     {1, 1, 1},
+     {1}},
+    {"ONNX-22: DROP",
+     Framework::onnx,
+     22,
+     Op::avg,
+     "kernel_shape=1 strides=2 ceil_mode=1",
+     DType::f64,
+     {1, 1, 2},
+     {1, 2},
+     {1, 1, 1},
+     {1}},
     // ONNX-19's text and shape inference keep the second window; it has no input element and the
     // reference's mean of nothing is NaN.
-    {"ONNX-19: no DROP; the empty window is NaN", Framework::onnx, 19, Op::avg,
-     "kernel_shape=1 strides=2 ceil_mode=1", DType::f64, {1, 1, 2}, {1, 2}, {1, 1, 2}, {1, nan}},
+    {"ONNX-19: no DROP; the empty window is NaN",
+     Framework::onnx,
+     19,
+     Op::avg,
+     "kernel_shape=1 strides=2 ceil_mode=1",
+     DType::f64,
+     {1, 1, 2},
+     {1, 2},
+     {1, 1, 2},
+     {1, nan}},
     // ONNX allows pads >= kernel: [1, 2], k1, pads 1/1 -> 4 windows at -1, 0, 1, 2.
-    {"ONNX: pads past the kernel give NaN averages", Framework::onnx, 22, Op::avg,
-     "kernel_shape=1 pads=1,1", DType::f64, {1, 1, 2}, {1, 2}, {1, 1, 4}, {nan, 1, 2, nan}},
+    {"ONNX: pads past the kernel give NaN averages",
+     Framework::onnx,
+     22,
+     Op::avg,
+     "kernel_shape=1 pads=1,1",
+     DType::f64,
+     {1, 1, 2},
+     {1, 2},
+     {1, 1, 4},
+     {nan, 1, 2, nan}},
     // ERRATA O3: [1, NaN, 3, 5], k2: the windows (1, NaN), (NaN, 3), (3, 5). IEEE: NaN, NaN, 4
     // (the ONNX reference would drop the NaN and give 1, 3, 4).
-    {"ONNX: a NaN input makes its windows NaN", Framework::onnx, 22, Op::avg, "kernel_shape=2",
-     DType::f64, {1, 1, 4}, {1, nan, 3, 5}, {1, 1, 3}, {nan, nan, 4}},
-    {"ngraph v0: an empty exclude window is refused (the reference throws)", Framework::ngraph, 0,
-     Op::avg, "window_shape=1 window_movement_strides=2 ceil_mode=true", DType::f64, {1, 1, 2},
-     {1, 2}, {}, {}, {}, "empty=error"},
-    {"OpenVINO: exclude-pad requires kernel > pads", Framework::openvino, 1, Op::avg,
-     R"(kernel="1" strides="1" pads_begin="1" pads_end="1" exclude-pad="true")", DType::f64,
-     {1, 1, 2}, {1, 2}, {}, {}, {}, "pads_begin[0]=1: exclude-pad=true requires kernel[0]=1 > the pad"},
-    {"oneDNN: padding must stay below the kernel", Framework::onednn, 0, Op::avg,
-     "alg=pooling_avg_exclude_padding kernel=1 strides=2 padding_r=1", DType::f32, {1, 1, 2}, {1, 2},
-     {}, {}, {}, "padding_r[0]=1: must be below the dilated kernel extent 1"},
+    {"ONNX: a NaN input makes its windows NaN",
+     Framework::onnx,
+     22,
+     Op::avg,
+     "kernel_shape=2",
+     DType::f64,
+     {1, 1, 4},
+     {1, nan, 3, 5},
+     {1, 1, 3},
+     {nan, nan, 4}},
+    {"ngraph v0: an empty exclude window is refused (the reference throws)",
+     Framework::ngraph,
+     0,
+     Op::avg,
+     "window_shape=1 window_movement_strides=2 ceil_mode=true",
+     DType::f64,
+     {1, 1, 2},
+     {1, 2},
+     {},
+     {},
+     {},
+     "empty=error"},
+    {"OpenVINO: exclude-pad requires kernel > pads",
+     Framework::openvino,
+     1,
+     Op::avg,
+     R"(kernel="1" strides="1" pads_begin="1" pads_end="1" exclude-pad="true")",
+     DType::f64,
+     {1, 1, 2},
+     {1, 2},
+     {},
+     {},
+     {},
+     "pads_begin[0]=1: exclude-pad=true requires kernel[0]=1 > the pad"},
+    {"oneDNN: padding must stay below the kernel",
+     Framework::onednn,
+     0,
+     Op::avg,
+     "alg=pooling_avg_exclude_padding kernel=1 strides=2 padding_r=1",
+     DType::f32,
+     {1, 1, 2},
+     {1, 2},
+     {},
+     {},
+     {},
+     "padding_r[0]=1: must be below the dilated kernel extent 1"},
 
     // ---- max: NaN, ties ---------------------------------------------------------------------
     // [NaN, 1, 3, 3], k2 s1: windows (NaN,1), (1,3), (3,3). PyTorch takes NaN (index 0); the
     // others ignore it (1 at index 1). Ties go to the first: (3,3) -> index 2.
-    {"PyTorch: NaN propagates, ties to the first", Framework::pytorch, 0, Op::max,
-     "kernel_size=2 stride=1 return_indices=True", DType::f32, {1, 1, 4}, {nan, 1, 3, 3},
-     {1, 1, 3}, {nan, 3, 3}, {0, 2, 2}},
-    {"ONNX reference: NaN ignored", Framework::onnx, 22, Op::max, "kernel_shape=2", DType::f32,
-     {1, 1, 4}, {nan, 1, 3, 3}, {1, 1, 3}, {1, 3, 3}, {1, 2, 2}},
-    {"OpenVINO MaxPool-8: NaN ignored", Framework::openvino, 8, Op::max,
-     R"(kernel="2" strides="1" pads_begin="0" pads_end="0")", DType::f32, {1, 1, 4},
-     {nan, 1, 3, 3}, {1, 1, 3}, {1, 3, 3}, {1, 2, 2}},
-    {"oneDNN: NaN ignored (s > d)", Framework::onednn, 0, Op::max,
-     "alg=pooling_max kernel=2 strides=1", DType::f32, {1, 1, 4}, {nan, 1, 3, 3}, {1, 1, 3}, {1, 3, 3}},
-    {"TFLite: std::max from lowest ignores NaN", Framework::tflite, 0, Op::max,
-     "padding=VALID stride_w=1 stride_h=1 filter_width=2 filter_height=1", DType::f32, {1, 1, 4, 1},
-     {nan, 1, 3, 3}, {1, 1, 3, 1}, {1, 3, 3}},
-    {"TensorFlow: NaN ignored", Framework::tensorflow, 0, Op::max, "ksize=2 strides=1 padding=VALID",
-     DType::f32, {1, 4, 1}, {nan, 1, 3, 3}, {1, 3, 1}, {1, 3, 3}},
+    {"PyTorch: NaN propagates, ties to the first",
+     Framework::pytorch,
+     0,
+     Op::max,
+     "kernel_size=2 stride=1 return_indices=True",
+     DType::f32,
+     {1, 1, 4},
+     {nan, 1, 3, 3},
+     {1, 1, 3},
+     {nan, 3, 3},
+     {0, 2, 2}},
+    {"ONNX reference: NaN ignored",
+     Framework::onnx,
+     22,
+     Op::max,
+     "kernel_shape=2",
+     DType::f32,
+     {1, 1, 4},
+     {nan, 1, 3, 3},
+     {1, 1, 3},
+     {1, 3, 3},
+     {1, 2, 2}},
+    {"OpenVINO MaxPool-8: NaN ignored",
+     Framework::openvino,
+     8,
+     Op::max,
+     R"(kernel="2" strides="1" pads_begin="0" pads_end="0")",
+     DType::f32,
+     {1, 1, 4},
+     {nan, 1, 3, 3},
+     {1, 1, 3},
+     {1, 3, 3},
+     {1, 2, 2}},
+    {"oneDNN: NaN ignored (s > d)",
+     Framework::onednn,
+     0,
+     Op::max,
+     "alg=pooling_max kernel=2 strides=1",
+     DType::f32,
+     {1, 1, 4},
+     {nan, 1, 3, 3},
+     {1, 1, 3},
+     {1, 3, 3}},
+    {"TFLite: std::max from lowest ignores NaN",
+     Framework::tflite,
+     0,
+     Op::max,
+     "padding=VALID stride_w=1 stride_h=1 filter_width=2 filter_height=1",
+     DType::f32,
+     {1, 1, 4, 1},
+     {nan, 1, 3, 3},
+     {1, 1, 3, 1},
+     {1, 3, 3}},
+    {"TensorFlow: NaN ignored",
+     Framework::tensorflow,
+     0,
+     Op::max,
+     "ksize=2 strides=1 padding=VALID",
+     DType::f32,
+     {1, 4, 1},
+     {nan, 1, 3, 3},
+     {1, 3, 1},
+     {1, 3, 3}},
 
     // ---- max: -inf-only and empty windows ------------------------------------------------------
     // [-inf, -inf, 5], k2: the first window holds only -inf.
-    {"OpenVINO: -inf-only window gives lowest() and the plane start", Framework::openvino, 8, Op::max,
-     R"(kernel="2" strides="1" pads_begin="0" pads_end="0")", DType::f32, {1, 1, 3}, {-inf, -inf, 5},
-     {1, 1, 2}, {f32_lowest, 5}, {0, 2}},
-    {"PyTorch: -inf-only window gives -inf", Framework::pytorch, 0, Op::max,
-     "kernel_size=2 stride=1 return_indices=True", DType::f32, {1, 1, 3}, {-inf, -inf, 5},
-     {1, 1, 2}, {-inf, 5}, {0, 2}},
+    {"OpenVINO: -inf-only window gives lowest() and the plane start",
+     Framework::openvino,
+     8,
+     Op::max,
+     R"(kernel="2" strides="1" pads_begin="0" pads_end="0")",
+     DType::f32,
+     {1, 1, 3},
+     {-inf, -inf, 5},
+     {1, 1, 2},
+     {f32_lowest, 5},
+     {0, 2}},
+    {"PyTorch: -inf-only window gives -inf",
+     Framework::pytorch,
+     0,
+     Op::max,
+     "kernel_size=2 stride=1 return_indices=True",
+     DType::f32,
+     {1, 1, 3},
+     {-inf, -inf, 5},
+     {1, 1, 2},
+     {-inf, 5},
+     {0, 2}},
     // [7], k1, pads 1/1: windows at -1, 0, 1. ONNX's reference fills an empty window with 0 and
     // index -1 (2-D and 3-D paths); OpenVINO gives lowest() and the plane start.
-    {"ONNX: empty max window", Framework::onnx, 22, Op::max, "kernel_shape=1 pads=1,1", DType::f32,
-     {1, 1, 1}, {7}, {1, 1, 3}, {0, 7, 0}, {-1, 0, -1}},
-    {"OpenVINO: empty max window", Framework::openvino, 8, Op::max,
-     R"(kernel="1" strides="1" pads_begin="1" pads_end="1")", DType::f32, {1, 1, 1}, {7}, {1, 1, 3},
-     {f32_lowest, 7, f32_lowest}, {0, 0, 0}},
+    {"ONNX: empty max window",
+     Framework::onnx,
+     22,
+     Op::max,
+     "kernel_shape=1 pads=1,1",
+     DType::f32,
+     {1, 1, 1},
+     {7},
+     {1, 1, 3},
+     {0, 7, 0},
+     {-1, 0, -1}},
+    {"OpenVINO: empty max window",
+     Framework::openvino,
+     8,
+     Op::max,
+     R"(kernel="1" strides="1" pads_begin="1" pads_end="1")",
+     DType::f32,
+     {1, 1, 1},
+     {7},
+     {1, 1, 3},
+     {f32_lowest, 7, f32_lowest},
+     {0, 0, 0}},
     // PyTorch with dilation 3: d = 1, k = 2, padding 2 (<= effective kernel 4 / 2): windows tap
     // {-2, 1} and {-1, 2}, none in [0, 1): -inf.
-    {"PyTorch: a dilated window with no input element gives -inf", Framework::pytorch, 0, Op::max,
-     "kernel_size=2 stride=1 padding=2 dilation=3", DType::f32, {1, 1, 1}, {7}, {1, 1, 2}, {-inf, -inf}},
-    {"PyTorch: padding above half the kernel is refused", Framework::pytorch, 0, Op::max,
-     "kernel_size=1 padding=1", DType::f32, {1, 1, 1}, {7}, {}, {}, {}, "padding[0]=1"},
+    {"PyTorch: a dilated window with no input element gives -inf",
+     Framework::pytorch,
+     0,
+     Op::max,
+     "kernel_size=2 stride=1 padding=2 dilation=3",
+     DType::f32,
+     {1, 1, 1},
+     {7},
+     {1, 1, 2},
+     {-inf, -inf}},
+    {"PyTorch: padding above half the kernel is refused",
+     Framework::pytorch,
+     0,
+     Op::max,
+     "kernel_size=1 padding=1",
+     DType::f32,
+     {1, 1, 1},
+     {7},
+     {},
+     {},
+     {},
+     "padding[0]=1"},
 
     // ---- indices ----------------------------------------------------------------------------
     // N=1, C=2, planes [[1,2,3],[4,5,6]] and [[6,5,4],[3,2,1]], k 2x2 s1 -> 1x2 per plane. The
     // maxima: plane 0 at (1,1) and (1,2), plane 1 at (0,0) and (0,1). Row-major plane offsets
     // 4 5 / 0 1; over the tensor (plane 1 starts at 6) 4 5 / 6 7; column-major spatial part
     // (offset = col * 2 + row) 3 5 / 6+0 6+2; OpenVINO axis=-1: tensor offset mod W = 3.
-    {"PyTorch: indices per plane", Framework::pytorch, 0, Op::max,
-     "kernel_size=2 stride=1 return_indices=True", DType::f32, {1, 2, 2, 3},
-     {1, 2, 3, 4, 5, 6, 6, 5, 4, 3, 2, 1}, {1, 2, 1, 2}, {5, 6, 6, 5}, {4, 5, 0, 1}},
-    {"ONNX: indices over the tensor", Framework::onnx, 22, Op::max, "kernel_shape=2,2", DType::f32,
-     {1, 2, 2, 3}, {1, 2, 3, 4, 5, 6, 6, 5, 4, 3, 2, 1}, {1, 2, 1, 2}, {5, 6, 6, 5}, {4, 5, 6, 7}},
-    {"ONNX: storage_order=1 is column-major", Framework::onnx, 22, Op::max,
-     "kernel_shape=2,2 storage_order=1", DType::f32, {1, 2, 2, 3},
-     {1, 2, 3, 4, 5, 6, 6, 5, 4, 3, 2, 1}, {1, 2, 1, 2}, {5, 6, 6, 5}, {3, 5, 6, 8}},
-    {"OpenVINO MaxPool-8: axis=-1 takes the index modulo W", Framework::openvino, 8, Op::max,
-     R"(kernel="2,2" strides="1,1" pads_begin="0,0" pads_end="0,0" axis="-1")", DType::f32,
-     {1, 2, 2, 3}, {1, 2, 3, 4, 5, 6, 6, 5, 4, 3, 2, 1}, {1, 2, 1, 2}, {5, 6, 6, 5}, {1, 2, 0, 1}},
+    {"PyTorch: indices per plane",
+     Framework::pytorch,
+     0,
+     Op::max,
+     "kernel_size=2 stride=1 return_indices=True",
+     DType::f32,
+     {1, 2, 2, 3},
+     {1, 2, 3, 4, 5, 6, 6, 5, 4, 3, 2, 1},
+     {1, 2, 1, 2},
+     {5, 6, 6, 5},
+     {4, 5, 0, 1}},
+    {"ONNX: indices over the tensor",
+     Framework::onnx,
+     22,
+     Op::max,
+     "kernel_shape=2,2",
+     DType::f32,
+     {1, 2, 2, 3},
+     {1, 2, 3, 4, 5, 6, 6, 5, 4, 3, 2, 1},
+     {1, 2, 1, 2},
+     {5, 6, 6, 5},
+     {4, 5, 6, 7}},
+    {"ONNX: storage_order=1 is column-major",
+     Framework::onnx,
+     22,
+     Op::max,
+     "kernel_shape=2,2 storage_order=1",
+     DType::f32,
+     {1, 2, 2, 3},
+     {1, 2, 3, 4, 5, 6, 6, 5, 4, 3, 2, 1},
+     {1, 2, 1, 2},
+     {5, 6, 6, 5},
+     {3, 5, 6, 8}},
+    {"OpenVINO MaxPool-8: axis=-1 takes the index modulo W",
+     Framework::openvino,
+     8,
+     Op::max,
+     R"(kernel="2,2" strides="1,1" pads_begin="0,0" pads_end="0,0" axis="-1")",
+     DType::f32,
+     {1, 2, 2, 3},
+     {1, 2, 3, 4, 5, 6, 6, 5, 4, 3, 2, 1},
+     {1, 2, 1, 2},
+     {5, 6, 6, 5},
+     {1, 2, 0, 1}},
 
     // ---- integer rounding -------------------------------------------------------------------
     // Window pairs (2, 3) and (-2, -3), k 1x2 s 1x2: means 2.5 and -2.5.
     // TFLite int8: (acc +- n/2) / n truncated: (5 + 1)/2 = 3, (-5 - 1)/2 = -3 (half away).
-    {"TFLite int8: half away from zero", Framework::tflite, 0, Op::avg,
-     "padding=VALID stride_w=2 stride_h=1 filter_width=2 filter_height=1", DType::i8, {1, 1, 4, 1},
-     {2, 3, -2, -3}, {1, 1, 2, 1}, {3, -3}},
+    {"TFLite int8: half away from zero",
+     Framework::tflite,
+     0,
+     Op::avg,
+     "padding=VALID stride_w=2 stride_h=1 filter_width=2 filter_height=1",
+     DType::i8,
+     {1, 1, 4, 1},
+     {2, 3, -2, -3},
+     {1, 1, 2, 1},
+     {3, -3}},
     // TFLite uint8: (acc + n/2)/n = (5 + 1)/2 = 3 and (13 + 1)/2 = 7 for (6, 7).
-    {"TFLite uint8: half up", Framework::tflite, 0, Op::avg,
-     "padding=VALID stride_w=2 stride_h=1 filter_width=2 filter_height=1", DType::u8, {1, 1, 4, 1},
-     {2, 3, 6, 7}, {1, 1, 2, 1}, {3, 7}},
+    {"TFLite uint8: half up",
+     Framework::tflite,
+     0,
+     Op::avg,
+     "padding=VALID stride_w=2 stride_h=1 filter_width=2 filter_height=1",
+     DType::u8,
+     {1, 1, 4, 1},
+     {2, 3, 6, 7},
+     {1, 1, 2, 1},
+     {3, 7}},
     // OpenVINO: nearbyint under FE_TONEAREST: 2.5 -> 2, -2.5 -> -2 (ties to even).
-    {"OpenVINO int8: ties to even", Framework::openvino, 1, Op::avg,
-     R"(kernel="2" strides="2" pads_begin="0" pads_end="0" exclude-pad="true")", DType::i8, {1, 1, 4},
-     {2, 3, -2, -3}, {1, 1, 2}, {2, -2}},
+    {"OpenVINO int8: ties to even",
+     Framework::openvino,
+     1,
+     Op::avg,
+     R"(kernel="2" strides="2" pads_begin="0" pads_end="0" exclude-pad="true")",
+     DType::i8,
+     {1, 1, 4},
+     {2, 3, -2, -3},
+     {1, 1, 2},
+     {2, -2}},
     // oneDNN: f32 accumulation rounded per MXCSR (nearest-even): 2, -2.
-    {"oneDNN s8: ties to even", Framework::onednn, 0, Op::avg,
-     "alg=pooling_avg_exclude_padding kernel=2 strides=2", DType::i8, {1, 1, 4}, {2, 3, -2, -3},
-     {1, 1, 2}, {2, -2}},
-    {"ngraph int8: nearbyint, ties to even", Framework::ngraph, 0, Op::avg,
-     "window_shape=2 window_movement_strides=2", DType::i8, {1, 1, 4}, {2, 3, -2, -3}, {1, 1, 2}, {2, -2}},
-    {"PyTorch 1.13 CPU refuses int8 average pooling", Framework::pytorch, 0, Op::avg, "kernel_size=2",
-     DType::i8, {1, 1, 4}, {2, 3, -2, -3}, {}, {}, {}, "dtype i8"},
-    {"ONNX: AveragePool takes float types only", Framework::onnx, 22, Op::avg, "kernel_shape=2",
-     DType::i8, {1, 1, 4}, {2, 3, -2, -3}, {}, {}, {}, "dtype i8"},
-    {"ONNX MaxPool-12: uint8 exact", Framework::onnx, 12, Op::max, "kernel_shape=2 strides=2",
-     DType::u8, {1, 1, 4}, {200, 255, 0, 1}, {1, 1, 2}, {255, 1}, {1, 3}},
+    {"oneDNN s8: ties to even",
+     Framework::onednn,
+     0,
+     Op::avg,
+     "alg=pooling_avg_exclude_padding kernel=2 strides=2",
+     DType::i8,
+     {1, 1, 4},
+     {2, 3, -2, -3},
+     {1, 1, 2},
+     {2, -2}},
+    {"ngraph int8: nearbyint, ties to even",
+     Framework::ngraph,
+     0,
+     Op::avg,
+     "window_shape=2 window_movement_strides=2",
+     DType::i8,
+     {1, 1, 4},
+     {2, 3, -2, -3},
+     {1, 1, 2},
+     {2, -2}},
+    {"PyTorch 1.13 CPU refuses int8 average pooling",
+     Framework::pytorch,
+     0,
+     Op::avg,
+     "kernel_size=2",
+     DType::i8,
+     {1, 1, 4},
+     {2, 3, -2, -3},
+     {},
+     {},
+     {},
+     "dtype i8"},
+    {"ONNX: AveragePool takes float types only",
+     Framework::onnx,
+     22,
+     Op::avg,
+     "kernel_shape=2",
+     DType::i8,
+     {1, 1, 4},
+     {2, 3, -2, -3},
+     {},
+     {},
+     {},
+     "dtype i8"},
+    {"ONNX MaxPool-12: uint8 exact",
+     Framework::onnx,
+     12,
+     Op::max,
+     "kernel_shape=2 strides=2",
+     DType::u8,
+     {1, 1, 4},
+     {200, 255, 0, 1},
+     {1, 1, 2},
+     {255, 1},
+     {1, 3}},
 };
 
 TEST_CASE("the hand-computed table: every framework, every row of docs/semantics.md 1b") {
@@ -218,10 +538,13 @@ TEST_CASE("the hand-computed table: every framework, every row of docs/semantics
     REQUIRE(values.values.size() == c.expected.size());
     for (size_t i = 0; i < c.expected.size(); ++i) {
       CAPTURE(i);
-      const double expected = c.dtype == DType::f32 ? static_cast<double>(static_cast<float>(c.expected[i]))
-                                                    : c.expected[i];
-      if (std::isnan(expected)) CHECK(std::isnan(values.values[i]));
-      else CHECK(values.values[i] == expected);
+      const double expected = c.dtype == DType::f32
+                                  ? static_cast<double>(static_cast<float>(c.expected[i]))
+                                  : c.expected[i];
+      if (std::isnan(expected))
+        CHECK(std::isnan(values.values[i]));
+      else
+        CHECK(values.values[i] == expected);
     }
     CHECK(out.indices == c.expected_indices);
   }
@@ -234,7 +557,8 @@ TEST_CASE("layouts: channels-last frameworks and oneDNN's negative padding_r") {
                                        FrontendInput{Op::max, DType::f32, {1, 2, 3, 2}});
   REQUIRE(tf.ok());
   CHECK(tf->framing.channels_last);
-  const Tensor nhwc = make_tensor(DType::f32, {1, 2, 3, 2}, {1, 60, 2, 50, 3, 40, 4, 30, 5, 20, 6, 10}).value();
+  const Tensor nhwc =
+      make_tensor(DType::f32, {1, 2, 3, 2}, {1, 60, 2, 50, 3, 40, 4, 30, 5, 20, 6, 10}).value();
   const Output out = evaluate(tf->problem, to_spec_layout(tf->framing, nhwc)).value();
   const Tensor back = to_framework_layout(tf->framing, out.values);
   CHECK(back.shape == std::vector<int64_t>{1, 1, 2, 2});
@@ -242,18 +566,23 @@ TEST_CASE("layouts: channels-last frameworks and oneDNN's negative padding_r") {
 
   // oneDNN 1-D, d = 5, k2 s2, padding_r = -1: floor((5 - 1 - 2)/2) + 1 = 2 windows, [0,2) and
   // [2,4); element 4 is never read. Exclude averages of 1..5: 1.5, 3.5.
-  Result<Frontend> dnn = from_framework(Framework::onednn,
-                                        "alg=pooling_avg_exclude_padding kernel=2 strides=2 padding_r=-1 dst=2",
-                                        FrontendInput{Op::avg, DType::f32, {1, 1, 5}});
+  Result<Frontend> dnn = from_framework(
+      Framework::onednn, "alg=pooling_avg_exclude_padding kernel=2 strides=2 padding_r=-1 dst=2",
+      FrontendInput{Op::avg, DType::f32, {1, 1, 5}});
   REQUIRE(dnn.ok());
   CHECK(dnn->framing.crop_end == std::vector<int64_t>{1});
-  const Output o = evaluate(dnn->problem, to_spec_layout(dnn->framing, make_tensor(DType::f32, {1, 1, 5}, {1, 2, 3, 4, 5}).value())).value();
+  const Output o =
+      evaluate(
+          dnn->problem,
+          to_spec_layout(dnn->framing, make_tensor(DType::f32, {1, 1, 5}, {1, 2, 3, 4, 5}).value()))
+          .value();
   CHECK(o.values.values == std::vector<double>{1.5, 3.5});
-  Result<Frontend> wrong_dst = from_framework(Framework::onednn,
-                                              "alg=pooling_avg_exclude_padding kernel=2 strides=2 dst=3",
-                                              FrontendInput{Op::avg, DType::f32, {1, 1, 5}});
+  Result<Frontend> wrong_dst =
+      from_framework(Framework::onednn, "alg=pooling_avg_exclude_padding kernel=2 strides=2 dst=3",
+                     FrontendInput{Op::avg, DType::f32, {1, 1, 5}});
   REQUIRE_FALSE(wrong_dst.ok());
-  CHECK(wrong_dst.error().message == "dst[0]=3: must be (d + padding_l + padding_r - K) / s + 1 = (5 + 0 + 0 - 2) / 2 + 1 = 2");
+  CHECK(wrong_dst.error().message ==
+        "dst[0]=3: must be (d + padding_l + padding_r - K) / s + 1 = (5 + 0 + 0 - 2) / 2 + 1 = 2");
 }
 
 TEST_CASE("front-end refusals name the attribute, its value and the rule") {
@@ -267,27 +596,37 @@ TEST_CASE("front-end refusals name the attribute, its value and the rule") {
         "spatial axes");
   CHECK(refusal(Framework::onnx, "kernel_shape=2,2 auto_pad=SAME_UPPER pads=0,0,0,0", avg4) ==
         "pads: explicit pads cannot be used together with auto_pad other than NOTSET");
-  CHECK(refusal(Framework::onnx, "kernel_shape=2,2 ceil_mode=1", FrontendInput{Op::avg, DType::f32, {1, 1, 4, 4}, 7}) ==
+  CHECK(refusal(Framework::onnx, "kernel_shape=2,2 ceil_mode=1",
+                FrontendInput{Op::avg, DType::f32, {1, 1, 4, 4}, 7}) ==
         "ceil_mode: not an attribute of ONNX AveragePool-7; it exists from opset 10 (--opset 10)");
-  CHECK(refusal(Framework::onnx, "kernel_shape=2,2 dilations=2,2", FrontendInput{Op::avg, DType::f32, {1, 1, 4, 4}, 18}) ==
+  CHECK(refusal(Framework::onnx, "kernel_shape=2,2 dilations=2,2",
+                FrontendInput{Op::avg, DType::f32, {1, 1, 4, 4}, 18}) ==
         "dilations: not an attribute of ONNX AveragePool-11; it exists from opset 19 (--opset 19)");
-  CHECK(refusal(Framework::onnx, "kernel_shape=2,2", FrontendInput{Op::avg, DType::f32, {1, 1, 4, 4}, 23})
+  CHECK(refusal(Framework::onnx, "kernel_shape=2,2",
+                FrontendInput{Op::avg, DType::f32, {1, 1, 4, 4}, 23})
             .find("opset 23") == 0);
   CHECK(refusal(Framework::pytorch, "kernel_size=2 divisor_override=0", avg4) ==
         "divisor_override=0: PyTorch refuses it (\"divisor must be not zero\")");
   CHECK(refusal(Framework::pytorch, "kernel_size=2,2,2", avg4) ==
         "kernel_size=2,2,2: give one integer or 2 (one per spatial axis)");
-  CHECK(refusal(Framework::tensorflow, "ksize=2 strides=2 padding=FULL", FrontendInput{Op::avg, DType::f32, {1, 4, 4, 1}}) ==
+  CHECK(refusal(Framework::tensorflow, "ksize=2 strides=2 padding=FULL",
+                FrontendInput{Op::avg, DType::f32, {1, 4, 4, 1}}) ==
         "padding=FULL: must be VALID, SAME");
-  CHECK(refusal(Framework::tensorflow, "ksize=2 strides=2 dilations=2 padding=VALID", FrontendInput{Op::max, DType::f32, {1, 8, 8, 1}}) ==
+  CHECK(refusal(Framework::tensorflow, "ksize=2 strides=2 dilations=2 padding=VALID",
+                FrontendInput{Op::max, DType::f32, {1, 8, 8, 1}}) ==
         "dilations=2,2: tf.nn.pool takes dilations > 1 only with strides of 1");
-  CHECK(refusal(Framework::tflite, "padding=SAME stride_w=1 stride_h=1 filter_width=2 filter_height=2 fused_activation_function=RELU",
+  CHECK(refusal(Framework::tflite,
+                "padding=SAME stride_w=1 stride_h=1 filter_width=2 filter_height=2 "
+                "fused_activation_function=RELU",
                 FrontendInput{Op::avg, DType::f32, {1, 4, 4, 1}}) ==
         "fused_activation_function=RELU: poolspec models NONE only (the clamp is not pooling)");
-  CHECK(refusal(Framework::onednn, "alg=pooling_avg kernel=2,2 strides=2,2", FrontendInput{Op::max, DType::f32, {1, 1, 4, 4}}) ==
+  CHECK(refusal(Framework::onednn, "alg=pooling_avg kernel=2,2 strides=2,2",
+                FrontendInput{Op::max, DType::f32, {1, 1, 4, 4}}) ==
         "alg=pooling_avg: the problem's op is max (--op avg, or pooling_max)");
-  CHECK(refusal(Framework::pytorch, "kernel_size=2", FrontendInput{Op::avg, DType::f32, {1, 1, 4, 4}, 0, true}) ==
-        "global pooling: only the onnx front-end has GlobalAveragePool / GlobalMaxPool; pytorch takes a window");
+  CHECK(refusal(Framework::pytorch, "kernel_size=2",
+                FrontendInput{Op::avg, DType::f32, {1, 1, 4, 4}, 0, true}) ==
+        "global pooling: only the onnx front-end has GlobalAveragePool / GlobalMaxPool; pytorch "
+        "takes a window");
 }
 
 }  // namespace

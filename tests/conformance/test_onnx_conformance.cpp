@@ -12,7 +12,9 @@
 namespace poolspec::cli {
 namespace {
 
-std::string node_test(const char* name) { return std::string(POOLSPEC_ONNX_NODE_TESTS) + "/" + name; }
+std::string node_test(const char* name) {
+  return std::string(POOLSPEC_ONNX_NODE_TESTS) + "/" + name;
+}
 
 OnnxCaseReport run(const char* name, const std::function<void(Problem&)>& mutate = {}) {
   Result<OnnxCaseReport> r = run_onnx_case(node_test(name), mutate);
@@ -21,9 +23,10 @@ OnnxCaseReport run(const char* name, const std::function<void(Problem&)>& mutate
 }
 
 TEST_CASE("onnx-test passes the stored vectors as they are") {
-  for (const char* name : {"test_averagepool_2d_pads_count_include_pad",
-                           "test_maxpool_with_argmax_2d_precomputed_strides", "test_maxpool_2d_ceil",
-                           "test_averagepool_2d_same_lower", "test_globalaveragepool"})
+  for (const char* name :
+       {"test_averagepool_2d_pads_count_include_pad",
+        "test_maxpool_with_argmax_2d_precomputed_strides", "test_maxpool_2d_ceil",
+        "test_averagepool_2d_same_lower", "test_globalaveragepool"})
     CHECK_MESSAGE(run(name).passed(), name);
 }
 
@@ -59,12 +62,14 @@ TEST_CASE("mutant: SAME_LOWER read as SAME_UPPER is caught") {
 }
 
 TEST_CASE("mutant: floor instead of ceil_mode is caught by the shape") {
-  const OnnxCaseReport r = run("test_maxpool_2d_ceil", [](Problem& p) { p.rounding = Rounding::floor; });
+  const OnnxCaseReport r =
+      run("test_maxpool_2d_ceil", [](Problem& p) { p.rounding = Rounding::floor; });
   CHECK_FALSE(r.passed());
   CHECK_FALSE(r.data_sets[0].shape_ok);
 }
 
-TEST_CASE("the float bound: the reference's f32 sums fit it, a one-ulp nudge per element does not") {
+TEST_CASE(
+    "the float bound: the reference's f32 sums fit it, a one-ulp nudge per element does not") {
   // float_average_bound is gamma_n * mean|x| + half an ulp; the stored 2d_default outputs come
   // within it. Shifting every output by the whole bound's worth of 2 ulps must fail.
   const OnnxCaseReport ok = run("test_averagepool_2d_default");

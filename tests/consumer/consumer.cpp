@@ -16,7 +16,8 @@ void fast_avg3x3(const float* in, float* out, int h, int w, bool border_bug) {
       float sum = 0;
       for (int dy = -1; dy <= 1; ++dy)
         for (int dx = -1; dx <= 1; ++dx)
-          if (y + dy >= 0 && y + dy < h && x + dx >= 0 && x + dx < w) sum += in[(y + dy) * w + x + dx];
+          if (y + dy >= 0 && y + dy < h && x + dx >= 0 && x + dx < w)
+            sum += in[(y + dy) * w + x + dx];
       out[y * w + x] = sum / (border_bug && x == 0 ? 6.0f : 9.0f);
     }
 }
@@ -24,7 +25,9 @@ void fast_avg3x3(const float* in, float* out, int h, int w, bool border_bug) {
 }  // namespace
 
 int main() {
-  const poolspec::Problem p = poolspec::parse_problem("avg:f32:n1c1:h12w12:k3x3:s1x1:pb1x1:pe1x1:include_full:floor").value();
+  const poolspec::Problem p =
+      poolspec::parse_problem("avg:f32:n1c1:h12w12:k3x3:s1x1:pb1x1:pe1x1:include_full:floor")
+          .value();
   std::vector<float> in(144), out(144);
   for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>((i * 7) % 11) - 5;
   poolspec::reference::CheckOptions options;
@@ -33,7 +36,8 @@ int main() {
   poolspec::reference::Checker checker(options);
   const auto run = [&](bool bug) {
     fast_avg3x3(in.data(), out.data(), 12, 12, bug);
-    return checker.check(p, poolspec::Layout::channels_first, reinterpret_cast<const std::byte*>(in.data()),
+    return checker.check(p, poolspec::Layout::channels_first,
+                         reinterpret_cast<const std::byte*>(in.data()),
                          reinterpret_cast<const std::byte*>(out.data()));
   };
   for (int call = 0; call < 10; ++call)

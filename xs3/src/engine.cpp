@@ -19,12 +19,16 @@ bool whole_image(const Problem& p) {
 
 // The operator that computes p, or why none does.
 Result<Xs3Operator> operator_for(const Problem& p, Layout layout) {
-  if (p.dtype != DType::i8) return Error{fmt::format("dtype {}: lib_nn's pooling is int8 only", dtype_name(p.dtype))};
-  if (p.axes.size() != 2) return Error{fmt::format("{} spatial axes: lib_nn pools (H, W) images", p.axes.size())};
-  if (layout != Layout::channels_last) return Error{"layout nchw: lib_nn images are (H, W, C), channels last"};
+  if (p.dtype != DType::i8)
+    return Error{fmt::format("dtype {}: lib_nn's pooling is int8 only", dtype_name(p.dtype))};
+  if (p.axes.size() != 2)
+    return Error{fmt::format("{} spatial axes: lib_nn pools (H, W) images", p.axes.size())};
+  if (layout != Layout::channels_last)
+    return Error{"layout nchw: lib_nn images are (H, W, C), channels last"};
   if (p.batch != 1) return Error{fmt::format("batch {}: lib_nn takes one image", p.batch)};
   for (const Axis& a : p.axes) {
-    if (a.pad_begin != 0 || a.pad_end != 0) return Error{"padding: lib_nn's pooling reads no padding"};
+    if (a.pad_begin != 0 || a.pad_end != 0)
+      return Error{"padding: lib_nn's pooling reads no padding"};
     if (a.dilation != 1) return Error{"dilation: lib_nn's pooling ignores dilation"};
   }
   Xs3Operator op;
@@ -34,10 +38,13 @@ Result<Xs3Operator> operator_for(const Problem& p, Layout layout) {
   const ShapeInfo shape = validated_shape(p).value();
   if (p.op == Op::avg) {
     if (p.int_rounding != IntRounding::half_up)
-      return Error{fmt::format("int_rounding {}: lib_nn rounds averages half up", int_rounding_name(p.int_rounding))};
-    if (p.divisor == Divisor::override_value) return Error{"divisor override: lib_nn divides by the window"};
+      return Error{fmt::format("int_rounding {}: lib_nn rounds averages half up",
+                               int_rounding_name(p.int_rounding))};
+    if (p.divisor == Divisor::override_value)
+      return Error{"divisor override: lib_nn divides by the window"};
     if (whole_image(p)) {
-      if (p.bias < INT32_MIN || p.bias > INT32_MAX) return Error{fmt::format("bias {}: lib_nn's bias is int32", p.bias)};
+      if (p.bias < INT32_MIN || p.bias > INT32_MAX)
+        return Error{fmt::format("bias {}: lib_nn's bias is int32", p.bias)};
       op.kind = Xs3Operator::Kind::avgpool2d_global;
       op.bias = p.bias;
       return op;
@@ -76,8 +83,10 @@ Status Xs3Engine::supports(const Problem& p, Layout layout) const {
   Result<Xs3Operator> op = operator_for(p, layout);
   if (!op) return op.error();
   // lib_nn's own init checks (channel multiples, window limits) decide the rest: run on zeros.
-  Result<Tensor> y = run_operator(*op, Tensor{DType::i8, {op->height, op->width, op->channels},
-                                              std::vector<double>(static_cast<size_t>(op->height * op->width * op->channels))});
+  Result<Tensor> y = run_operator(
+      *op, Tensor{DType::i8,
+                  {op->height, op->width, op->channels},
+                  std::vector<double>(static_cast<size_t>(op->height * op->width * op->channels))});
   if (!y) return y.error();
   return Ok{};
 }

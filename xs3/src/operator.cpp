@@ -41,13 +41,15 @@ Result<Tensor> run_operator(const Xs3Operator& op, const Tensor& hwc,
   } else {
     const ImageParams y_params{static_cast<uint32_t>(op.out_h), static_cast<uint32_t>(op.out_w),
                                static_cast<uint32_t>(op.channels)};
-    const WindowParams window{static_cast<uint32_t>(op.window_h), static_cast<uint32_t>(op.window_w),
-                              static_cast<int32_t>(op.start_row),  static_cast<int32_t>(op.start_col),
-                              static_cast<int32_t>(op.stride_v),   static_cast<int32_t>(op.stride_h)};
+    const WindowParams window{
+        static_cast<uint32_t>(op.window_h), static_cast<uint32_t>(op.window_w),
+        static_cast<int32_t>(op.start_row), static_cast<int32_t>(op.start_col),
+        static_cast<int32_t>(op.stride_v),  static_cast<int32_t>(op.stride_h)};
     y.assign(static_cast<size_t>(op.out_h * op.out_w * op.channels), 0);
     y_shape = {op.out_h, op.out_w, op.channels};
     if (op.kind == Xs3Operator::Kind::avgpool2d) {
-      Result<WindowInit<AvgPlan>> init = avgpool2d_init(x_params, y_params, window, window_jobs, config);
+      Result<WindowInit<AvgPlan>> init =
+          avgpool2d_init(x_params, y_params, window, window_jobs, config);
       if (!init) return init.error();
       for (const PoolJob& job : init->jobs)
         if (Status s = avgpool2d(y, x, init->plan, job); !s) return s.error();

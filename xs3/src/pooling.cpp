@@ -25,26 +25,32 @@ Status check_buffer(std::string_view name, size_t size, const ImageParams& p) {
 // ---- scale and shift -----------------------------------------------------------------------
 
 Result<ScaleShift> scale_and_shift(uint64_t n) {
-  if (n == 0) return Error{"pixel count N=0: lib_nn's ceil_log2 returns -1 and init asserts N >= 1"};
+  if (n == 0)
+    return Error{"pixel count N=0: lib_nn's ceil_log2 returns -1 and init asserts N >= 1"};
   if (n > (uint64_t{1} << 30))
-    return Error{fmt::format("pixel count N={}: above 2^30, where lib_nn's ceil_log2 returns -1", n)};
+    return Error{
+        fmt::format("pixel count N={}: above 2^30, where lib_nn's ceil_log2 returns -1", n)};
   int c = 0;
   while ((uint64_t{1} << c) < n) ++c;
   if (n == (uint64_t{1} << c)) return ScaleShift{1, c};
   if (c > 24)
-    return Error{fmt::format("pixel count N={}: not a power of two above 2^24, where lib_nn's "
-                             "q = 25 - ceil(log2 N) is below 1 (its shift is then undefined)", n)};
+    return Error{
+        fmt::format("pixel count N={}: not a power of two above 2^24, where lib_nn's "
+                    "q = 25 - ceil(log2 N) is below 1 (its shift is then undefined)",
+                    n)};
   const int64_t h = derived_scale<int64_t>(static_cast<int64_t>(n), c);
   if (!(h > 64 && h < 128))
-    return Error{fmt::format("pixel count N={}: the derived scale round(2^{}/N) is {}, outside "
-                             "64 < scale < 128, which lib_nn's init asserts",
-                             n, c + 6, h)};
+    return Error{
+        fmt::format("pixel count N={}: the derived scale round(2^{}/N) is {}, outside "
+                    "64 < scale < 128, which lib_nn's init asserts",
+                    n, c + 6, h)};
   return ScaleShift{static_cast<int>(h), c + 6};
 }
 
 // ---- avgpool2d_global -------------------------------------------------------------------------
 
-Result<GlobalInit> avgpool2d_global_init(const ImageParams& x, std::span<const GlobalJobParams> job_params,
+Result<GlobalInit> avgpool2d_global_init(const ImageParams& x,
+                                         std::span<const GlobalJobParams> job_params,
                                          const Config& config) {
   const uint64_t n = uint64_t{x.height} * uint64_t{x.width};
   Result<ScaleShift> ss = scale_and_shift(n);
@@ -52,8 +58,9 @@ Result<GlobalInit> avgpool2d_global_init(const ImageParams& x, std::span<const G
     return Error{fmt::format("avgpool2d_global_init: X_h*X_w = {}x{}: {}", x.height, x.width,
                              ss.error().message)};
   GlobalInit init;
-  init.plan = GlobalPlan{static_cast<uint32_t>(n), x.channels, static_cast<uint32_t>(ss->shift),
-                         static_cast<uint32_t>(ss->scale), config.saturation(), config.accumulation};
+  init.plan = GlobalPlan{
+      static_cast<uint32_t>(n),         x.channels,          static_cast<uint32_t>(ss->shift),
+      static_cast<uint32_t>(ss->scale), config.saturation(), config.accumulation};
   if (job_params.empty()) {
     init.jobs.push_back(GlobalJob{0, x.channels});
     return init;
@@ -61,11 +68,13 @@ Result<GlobalInit> avgpool2d_global_init(const ImageParams& x, std::span<const G
   for (size_t i = 0; i < job_params.size(); ++i) {
     const GlobalJobParams& j = job_params[i];
     if (uint64_t{j.start_channel} + j.out_channels > x.channels)
-      return Error{fmt::format("avgpool2d_global_init: job_params[{}]: start_channel {} + "
-                               "out_channels {} exceeds X_c = {}",
-                               i, j.start_channel, j.out_channels, x.channels)};
+      return Error{
+          fmt::format("avgpool2d_global_init: job_params[{}]: start_channel {} + "
+                      "out_channels {} exceeds X_c = {}",
+                      i, j.start_channel, j.out_channels, x.channels)};
     if (j.start_channel > static_cast<uint32_t>(INT32_MAX))
-      return Error{fmt::format("job_params[{}].start_channel={}: must fit int32", i, j.start_channel)};
+      return Error{
+          fmt::format("job_params[{}].start_channel={}: must fit int32", i, j.start_channel)};
     init.jobs.push_back(GlobalJob{static_cast<int32_t>(j.start_channel), j.out_channels});
   }
   return init;
@@ -80,7 +89,8 @@ Status avgpool2d_global(std::span<int8_t> y, std::span<const int8_t> x, int32_t 
   if (job.start_stride < 0 || uint64_t(job.start_stride) + job.out_channels > plan.channels)
     return Error{fmt::format("job: channels [{}, {}+{}) outside [0, {})", job.start_stride,
                              job.start_stride, job.out_channels, plan.channels)};
-  if (plan.shift > 31) return Error{fmt::format("plan.shift={}: VLSAT shifts above 31 are not modelled", plan.shift)};
+  if (plan.shift > 31)
+    return Error{fmt::format("plan.shift={}: VLSAT shifts above 31 are not modelled", plan.shift)};
   const auto scale = static_cast<int8_t>(plan.scale);  // the asm replicates the low byte
   for (uint32_t k = 0; k < job.out_channels; ++k) {
     const size_t ch = static_cast<size_t>(job.start_stride) + k;
@@ -97,13 +107,18 @@ Status avgpool2d_global_ext(std::span<int8_t> y, std::span<const int8_t> x, int3
                             uint32_t chan_start, uint32_t chan_count, const Config& config) {
   const uint64_t n = uint64_t{x_params.height} * x_params.width;
   if (n == 0 || n > UINT32_MAX) return Error{fmt::format("X_h*X_w={}: must be in [1, 2^32)", n)};
-  if (shift > 31) return Error{fmt::format("shift={}: VLSAT shifts above 31 are not modelled", shift)};
-  const GlobalPlan plan{static_cast<uint32_t>(n), x_params.channels, shift,
-                        static_cast<uint32_t>(static_cast<uint8_t>(scale)), config.saturation(),
+  if (shift > 31)
+    return Error{fmt::format("shift={}: VLSAT shifts above 31 are not modelled", shift)};
+  const GlobalPlan plan{static_cast<uint32_t>(n),
+                        x_params.channels,
+                        shift,
+                        static_cast<uint32_t>(static_cast<uint8_t>(scale)),
+                        config.saturation(),
                         config.accumulation};
   if (chan_start > static_cast<uint32_t>(INT32_MAX))
     return Error{fmt::format("chan_start={}: must fit int32", chan_start)};
-  return avgpool2d_global(y, x, bias, plan, GlobalJob{static_cast<int32_t>(chan_start), chan_count});
+  return avgpool2d_global(y, x, bias, plan,
+                          GlobalJob{static_cast<int32_t>(chan_start), chan_count});
 }
 
 Status avgpool2d_global_scaled(std::span<int8_t> y, std::span<const int8_t> x, int32_t bias,
@@ -117,8 +132,9 @@ Status avgpool2d_global_scaled(std::span<int8_t> y, std::span<const int8_t> x, i
 namespace {
 
 // The checks both windowed inits make (xs3/README.md 4.1), and the jobs they build.
-Result<std::vector<PoolJob>> window_jobs(std::string_view op, const ImageParams& x, const ImageParams& y,
-                                         const WindowParams& w, std::span<const WindowJobParams> params) {
+Result<std::vector<PoolJob>> window_jobs(std::string_view op, const ImageParams& x,
+                                         const ImageParams& y, const WindowParams& w,
+                                         std::span<const WindowJobParams> params) {
   if (x.channels != y.channels)
     return Error{fmt::format("{}: X_c={} and Y_c={} must be equal", op, x.channels, y.channels)};
   if (w.start_row < 0 || w.start_col < 0)
@@ -127,7 +143,8 @@ Result<std::vector<PoolJob>> window_jobs(std::string_view op, const ImageParams&
   if (w.height < 1 || w.width < 1)
     return Error{fmt::format("{}: window shape {}x{} must be at least 1x1", op, w.height, w.width)};
   if (w.stride_v < 1 || w.stride_h < 1)  // the model's own check: lib_nn does not assert it
-    return Error{fmt::format("{}: window stride ({}, {}) must be >= 1", op, w.stride_v, w.stride_h)};
+    return Error{
+        fmt::format("{}: window stride ({}, {}) must be >= 1", op, w.stride_v, w.stride_h)};
   std::vector<PoolJob> jobs;
   if (params.empty()) {
     jobs.push_back(PoolJob{0, 0, 0, static_cast<int32_t>(y.height), static_cast<int32_t>(y.width),
@@ -139,16 +156,19 @@ Result<std::vector<PoolJob>> window_jobs(std::string_view op, const ImageParams&
     const auto inside = [](int32_t start, int32_t size, uint32_t limit) {
       return start >= 0 && size >= 0 && int64_t{start} + size <= int64_t{limit};
     };
-    if (!inside(j.start_rows, j.size_rows, y.height) || !inside(j.start_cols, j.size_cols, y.width) ||
+    if (!inside(j.start_rows, j.size_rows, y.height) ||
+        !inside(j.start_cols, j.size_cols, y.width) ||
         !inside(j.start_channels, j.size_channels, y.channels))
-      return Error{fmt::format("{}: job_params[{}]: the block rows [{}, +{}), cols [{}, +{}), "
-                               "channels [{}, +{}) must lie inside Y ({}x{}x{})",
-                               op, i, j.start_rows, j.size_rows, j.start_cols, j.size_cols,
-                               j.start_channels, j.size_channels, y.height, y.width, y.channels)};
+      return Error{
+          fmt::format("{}: job_params[{}]: the block rows [{}, +{}), cols [{}, +{}), "
+                      "channels [{}, +{}) must lie inside Y ({}x{}x{})",
+                      op, i, j.start_rows, j.size_rows, j.start_cols, j.size_cols, j.start_channels,
+                      j.size_channels, y.height, y.width, y.channels)};
     if (j.start_channels % 4 != 0 || j.size_channels % 4 != 0)
-      return Error{fmt::format("{}: job_params[{}]: start.channels={} and size.channels={} must be "
-                               "multiples of 4",
-                               op, i, j.start_channels, j.size_channels)};
+      return Error{
+          fmt::format("{}: job_params[{}]: start.channels={} and size.channels={} must be "
+                      "multiples of 4",
+                      op, i, j.start_channels, j.size_channels)};
     jobs.push_back(j);
   }
   return jobs;
@@ -157,11 +177,14 @@ Result<std::vector<PoolJob>> window_jobs(std::string_view op, const ImageParams&
 // Every tap a job's windows read must lie inside X (lib_nn's avgpool2d_init does not check).
 Status check_reads(const ImageParams& x, const WindowParams& w, const PoolJob& job) {
   if (job.size_rows == 0 || job.size_cols == 0 || job.size_channels == 0) return Ok{};
-  const int64_t last_row = w.start_row + int64_t{w.stride_v} * (job.start_rows + job.size_rows - 1) + w.height - 1;
-  const int64_t last_col = w.start_col + int64_t{w.stride_h} * (job.start_cols + job.size_cols - 1) + w.width - 1;
+  const int64_t last_row =
+      w.start_row + int64_t{w.stride_v} * (job.start_rows + job.size_rows - 1) + w.height - 1;
+  const int64_t last_col =
+      w.start_col + int64_t{w.stride_h} * (job.start_cols + job.size_cols - 1) + w.width - 1;
   if (last_row >= x.height || last_col >= x.width)
-    return Error{fmt::format("the job's last window reads X at row {}, column {}, outside X ({}x{})",
-                             last_row, last_col, x.height, x.width)};
+    return Error{
+        fmt::format("the job's last window reads X at row {}, column {}, outside X ({}x{})",
+                    last_row, last_col, x.height, x.width)};
   return Ok{};
 }
 
@@ -209,8 +232,8 @@ Result<WindowInit<AvgPlan>> avgpool2d_init(const ImageParams& x, const ImagePara
   Result<std::vector<PoolJob>> jobs = window_jobs("avgpool2d_init", x, y, window, job_params);
   if (!jobs) return jobs.error();
   AvgPlan plan{x, y, window, 1, 2, AvgImpl::two_by_two, config.saturation(), config.accumulation};
-  const bool two_by_two = window.height == 2 && window.width == 2 && window.stride_v == 2 &&
-                          window.stride_h == 2;
+  const bool two_by_two =
+      window.height == 2 && window.width == 2 && window.stride_v == 2 && window.stride_h == 2;
   if (!two_by_two) {
     Result<ScaleShift> ss = scale_and_shift(uint64_t{window.height} * window.width);
     if (!ss)
@@ -231,20 +254,24 @@ Result<WindowInit<MaxPlan>> maxpool2d_init(const ImageParams& x, const ImagePara
   if (x.channels % 4 != 0)
     return Error{fmt::format("maxpool2d_init: X_c={} must be a multiple of 4", x.channels)};
   // "the last window row and column lie inside X": W_r0 + W_h - 1 + W_vert*(Y_h-1) < X_h.
-  const int64_t last_row = window.start_row + int64_t{window.height} - 1 + int64_t{window.stride_v} * (int64_t{y.height} - 1);
-  const int64_t last_col = window.start_col + int64_t{window.width} - 1 + int64_t{window.stride_h} * (int64_t{y.width} - 1);
+  const int64_t last_row = window.start_row + int64_t{window.height} - 1 +
+                           int64_t{window.stride_v} * (int64_t{y.height} - 1);
+  const int64_t last_col = window.start_col + int64_t{window.width} - 1 +
+                           int64_t{window.stride_h} * (int64_t{y.width} - 1);
   if (y.height > 0 && last_row >= x.height)
     return Error{fmt::format("maxpool2d_init: the last window row {} must be < X_h={} (no padding)",
                              last_row, x.height)};
   if (y.width > 0 && last_col >= x.width)
-    return Error{fmt::format("maxpool2d_init: the last window column {} must be < X_w={} (no padding)",
-                             last_col, x.width)};
+    return Error{
+        fmt::format("maxpool2d_init: the last window column {} must be < X_w={} (no padding)",
+                    last_col, x.width)};
   return WindowInit<MaxPlan>{MaxPlan{x, y, window}, std::move(*jobs)};
 }
 
 Status avgpool2d(std::span<int8_t> y, std::span<const int8_t> x, const AvgPlan& plan,
                  const PoolJob& job) {
-  if (Status s = check_window_call(x.size(), y.size(), plan.x, plan.y, plan.window, job); !s) return s;
+  if (Status s = check_window_call(x.size(), y.size(), plan.x, plan.y, plan.window, job); !s)
+    return s;
   const auto scale = static_cast<int8_t>(plan.scale);
   // The general path and the 2x2 path (taps (0,0), (0,1), (1,0), (1,1)) both accumulate the
   // window row-major from zero: no bias.
@@ -260,7 +287,8 @@ Status avgpool2d(std::span<int8_t> y, std::span<const int8_t> x, const AvgPlan& 
 
 Status maxpool2d(std::span<int8_t> y, std::span<const int8_t> x, const MaxPlan& plan,
                  const PoolJob& job) {
-  if (Status s = check_window_call(x.size(), y.size(), plan.x, plan.y, plan.window, job); !s) return s;
+  if (Status s = check_window_call(x.size(), y.size(), plan.x, plan.y, plan.window, job); !s)
+    return s;
   for_each_window(plan.x, plan.y, plan.window, job, [&](size_t out, auto tap) {
     int8_t current = -128;
     for (uint32_t i = 0; i < plan.window.height; ++i)

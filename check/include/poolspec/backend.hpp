@@ -16,7 +16,9 @@ struct CProblem {
   poolspec_problem problem{};
   std::string text;
   CProblem() = default;
-  CProblem(const CProblem& other) : problem(other.problem), text(other.text) { problem.text = text.c_str(); }
+  CProblem(const CProblem& other) : problem(other.problem), text(other.text) {
+    problem.text = text.c_str();
+  }
   CProblem& operator=(const CProblem& other) {
     problem = other.problem;
     text = other.text;

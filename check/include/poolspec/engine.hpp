@@ -46,13 +46,13 @@ Tensor from_storage(DType dtype, const std::vector<int64_t>& spec_shape, Layout 
 // output format. Where A reaches `overflow_threshold` the accumulation may overflow, and the
 // element is outside the engine's declared range (counted, not judged).
 struct ErrorBound {
-  bool exact = true;                 // float averages are correctly rounded too
-  int64_t operations = 0;            // roundings on the path from the inputs to the quotient
-  double unit_roundoff = 0;          // of the accumulation format
-  double underflow = 0;              // half the accumulation format's smallest subnormal
-  double output_ulps = 0;            // the last rounding into the output dtype, in its ulps
-  double overflow_threshold = 0;     // 0: none (the accumulation cannot overflow)
-  std::string accumulation;          // how the engine sums, in words (printed with failures)
+  bool exact = true;              // float averages are correctly rounded too
+  int64_t operations = 0;         // roundings on the path from the inputs to the quotient
+  double unit_roundoff = 0;       // of the accumulation format
+  double underflow = 0;           // half the accumulation format's smallest subnormal
+  double output_ulps = 0;         // the last rounding into the output dtype, in its ulps
+  double overflow_threshold = 0;  // 0: none (the accumulation cannot overflow)
+  std::string accumulation;       // how the engine sums, in words (printed with failures)
   // Integer averages: the allowed |got - exact| (0: bit-exact). An approximate integer divide
   // declares it, such as XS3's scale-and-shift for window sizes that are not powers of two.
   int64_t integer_units = 0;

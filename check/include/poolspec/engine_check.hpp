@@ -26,10 +26,10 @@ struct ElementMismatch {
 
 struct EngineComparison {
   int64_t elements = 0;
-  int64_t mismatches = 0;               // values or indices outside the bound
-  int64_t outside_declared_range = 0;   // float averages whose window sum may overflow
-  double worst_fraction_of_bound = 0;   // max error / allowed over inexact float averages
-  std::vector<ElementMismatch> first;   // the first mismatches, in output order
+  int64_t mismatches = 0;              // values or indices outside the bound
+  int64_t outside_declared_range = 0;  // float averages whose window sum may overflow
+  double worst_fraction_of_bound = 0;  // max error / allowed over inexact float averages
+  std::vector<ElementMismatch> first;  // the first mismatches, in output order
   bool passed() const { return mismatches == 0; }
 };
 

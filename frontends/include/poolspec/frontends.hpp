@@ -37,10 +37,9 @@ class Attributes {
 
 // The frameworks whose pooling rules poolspec knows (docs/semantics.md 1a, 1b).
 enum class Framework { ngraph, openvino, onnx, pytorch, tensorflow, tflite, onednn };
-inline constexpr Framework all_frameworks[] = {Framework::ngraph,     Framework::openvino,
-                                               Framework::onnx,       Framework::pytorch,
-                                               Framework::tensorflow, Framework::tflite,
-                                               Framework::onednn};
+inline constexpr Framework all_frameworks[] = {
+    Framework::ngraph,     Framework::openvino, Framework::onnx,  Framework::pytorch,
+    Framework::tensorflow, Framework::tflite,   Framework::onednn};
 std::string_view framework_name(Framework f);
 Result<Framework> parse_framework(std::string_view name);
 
@@ -50,8 +49,8 @@ struct FrontendInput {
   DType dtype = DType::f32;
   std::vector<int64_t> input_shape;  // in the framework's own layout (TensorFlow: NHWC unless
                                      // data_format says otherwise)
-  int version = 0;      // OpenVINO or ONNX opset; 0 = the front-end's default
-  bool global = false;  // ONNX GlobalAveragePool / GlobalMaxPool
+  int version = 0;                   // OpenVINO or ONNX opset; 0 = the front-end's default
+  bool global = false;               // ONNX GlobalAveragePool / GlobalMaxPool
 };
 
 // How the framework's tensors map onto the spec's (N, C, d1..dn).
@@ -77,7 +76,8 @@ Result<Frontend> from_framework(Framework f, std::string_view attributes, const 
 // indices, same shape) in the framework's layout.
 Tensor to_spec_layout(const Framing& framing, const Tensor& framework_tensor);
 Tensor to_framework_layout(const Framing& framing, const Tensor& spec_tensor);
-std::vector<int64_t> to_framework_shape(const Framing& framing, const std::vector<int64_t>& spec_shape);
+std::vector<int64_t> to_framework_shape(const Framing& framing,
+                                        const std::vector<int64_t>& spec_shape);
 
 // ngraph v0 AvgPool / MaxPool (the seeds): window_shape, window_movement_strides, padding_below,
 // padding_above, include_padding_in_avg_computation (AvgPool), pad_type, ceil_mode.

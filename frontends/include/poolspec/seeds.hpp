@@ -15,17 +15,17 @@ namespace poolspec::seeds {
 enum class Frontend { ngraph, openvino };
 
 struct Example {
-  std::string_view id;          // e.g. "ov-avgpool1-xml-1"
-  std::string_view source;      // the document and the example's place in it
+  std::string_view id;      // e.g. "ov-avgpool1-xml-1"
+  std::string_view source;  // the document and the example's place in it
   Frontend frontend;
   Op op;
   std::string_view attributes;  // verbatim from the document (XML attributes or key=value)
   std::vector<int64_t> input_shape;
-  std::vector<double> input;             // empty: shape-only example
+  std::vector<double> input;  // empty: shape-only example
   std::vector<int64_t> documented_shape;
-  std::vector<double> documented_output; // empty: shape-only example
-  std::vector<int64_t> documented_at;    // flat output indices the claims are about; empty: all
-  std::string_view erratum;     // ERRATA.md entry the document's claim falls under, or ""
+  std::vector<double> documented_output;  // empty: shape-only example
+  std::vector<int64_t> documented_at;     // flat output indices the claims are about; empty: all
+  std::string_view erratum;               // ERRATA.md entry the document's claim falls under, or ""
 };
 
 std::span<const Example> examples();

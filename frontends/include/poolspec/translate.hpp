@@ -20,8 +20,8 @@ struct Intent {
   DType dtype = DType::f32;
   std::vector<int64_t> shape;  // (N, C, d1..dn), the whole input
   std::vector<int64_t> kernel, strides, dilations, pads_begin, pads_end;  // pads_end may be < 0
-  bool ceil = false;          // round the output extent up (ceil or ceil_torch)
-  bool include_pad = false;   // an average counts padding (include_clip or include_full)
+  bool ceil = false;         // round the output extent up (ceil or ceil_torch)
+  bool include_pad = false;  // an average counts padding (include_clip or include_full)
   int64_t divisor_override = 0;
 };
 

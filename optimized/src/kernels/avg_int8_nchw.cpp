@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "kernels/simd-inl.h"
 #include "kernels/nchw_rows-inl.h"
+#include "kernels/simd-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace poolspec::optimized {
@@ -47,9 +47,12 @@ struct Int8RowTaps {
         __mmask32 mask = 0;
         for (int64_t i = 0; i < 32; ++i) {
           const int64_t j = v * 32 + i;
-          if (j >= AW.out || t < AW.first[static_cast<size_t>(j)] || t >= AW.past[static_cast<size_t>(j)]) continue;
+          if (j >= AW.out || t < AW.first[static_cast<size_t>(j)] ||
+              t >= AW.past[static_cast<size_t>(j)])
+            continue;
           const int64_t column = AW.start(j) + t * AW.dilation;  // in [0, AW.in): in-bounds
-          columns[i] = static_cast<int16_t>(column / 2 + 32 * (column % 2));  // its lane in (even, odd)
+          columns[i] =
+              static_cast<int16_t>(column / 2 + 32 * (column % 2));  // its lane in (even, odd)
           mask |= __mmask32{1} << i;
         }
         present[k] = mask;
@@ -58,15 +61,17 @@ struct Int8RowTaps {
 };
 
 // The row's 64 bytes as 16-bit lanes: its even columns in `even` (lane i: column 2i), its odd
-// ones in `odd` (column 2i + 1), by shifts within each 16-bit lane rather than by widening shuffles,
-// which compete with the taps' permutes for the shuffle ports. Bytes past the row are read
-// where they are still inside the input (`end`), and summed in lanes no tap selects; the last rows
-// of the input are loaded through `row_mask`. On Zen 5 a masked load of a line that is not in
+// ones in `odd` (column 2i + 1), by shifts within each 16-bit lane rather than by widening
+// shuffles, which compete with the taps' permutes for the shuffle ports. Bytes past the row are
+// read where they are still inside the input (`end`), and summed in lanes no tap selects; the last
+// rows of the input are loaded through `row_mask`. On Zen 5 a masked load of a line that is not in
 // cache is slow: with every row masked, the int8 benchmark layer, 1 thread, is 4.2-5.5x slower
 // cold (hot, the same).
 template <class S>
-HWY_INLINE void WidenRow(const S* HWY_RESTRICT row, __mmask64 row_mask, const S* end, __m512i& even, __m512i& odd) {
-  const __m512i x = end - row >= 64 ? _mm512_loadu_si512(row) : _mm512_maskz_loadu_epi8(row_mask, row);
+HWY_INLINE void WidenRow(const S* HWY_RESTRICT row, __mmask64 row_mask, const S* end, __m512i& even,
+                         __m512i& odd) {
+  const __m512i x =
+      end - row >= 64 ? _mm512_loadu_si512(row) : _mm512_maskz_loadu_epi8(row_mask, row);
   if constexpr (std::is_signed_v<S>) {
     even = _mm512_srai_epi16(_mm512_slli_epi16(x, 8), 8);
     odd = _mm512_srai_epi16(x, 8);
@@ -77,7 +82,8 @@ HWY_INLINE void WidenRow(const S* HWY_RESTRICT row, __mmask64 row_mask, const S*
 }
 
 // The window's input rows of one output row: `depths` slices `depth_step` apart, each with `rows`
-// rows `row_step` apart, from `first` (scan order: depth, then row), in an input that ends at `end`.
+// rows `row_step` apart, from `first` (scan order: depth, then row), in an input that ends at
+// `end`.
 template <class S>
 struct Int8WindowRows {
   const S* first;
@@ -88,7 +94,8 @@ struct Int8WindowRows {
 // The sum over the window's rows of each column, as WidenRow lays them out (kRows rows of one
 // slice when not 0, else the window's slices and rows).
 template <int kRows, class S>
-HWY_INLINE void SumWindowRows(const Int8WindowRows<S>& window, __mmask64 row_mask, __m512i& even, __m512i& odd) {
+HWY_INLINE void SumWindowRows(const Int8WindowRows<S>& window, __mmask64 row_mask, __m512i& even,
+                              __m512i& odd) {
   even = _mm512_setzero_si512();
   odd = _mm512_setzero_si512();
   const int64_t depths = kRows > 0 ? 1 : window.depths, rows = kRows > 0 ? kRows : window.rows;
@@ -96,19 +103,24 @@ HWY_INLINE void SumWindowRows(const Int8WindowRows<S>& window, __mmask64 row_mas
 #pragma GCC unroll 4
     for (int64_t r = 0; r < rows; ++r) {
       __m512i row_even, row_odd;
-      WidenRow(window.first + z * window.depth_step + r * window.row_step, row_mask, window.end, row_even, row_odd);
+      WidenRow(window.first + z * window.depth_step + r * window.row_step, row_mask, window.end,
+               row_even, row_odd);
       even = _mm512_add_epi16(even, row_even);
       odd = _mm512_add_epi16(odd, row_odd);
     }
   }
 }
 
-HWY_INLINE __mmask32 FirstBytes(int64_t n) { return n >= 32 ? ~__mmask32{0} : (__mmask32{1} << n) - 1; }
+HWY_INLINE __mmask32 FirstBytes(int64_t n) {
+  return n >= 32 ? ~__mmask32{0} : (__mmask32{1} << n) - 1;
+}
 
 // dst[ow] = finish(sum over the window's rows and its W taps), for ow < out_w.
 template <class S>
-HWY_INLINE void SumInt8Row(const Int8WindowRows<S>& window, __mmask64 row_mask, const Int8RowTaps& taps,
-                           int64_t out_w, const float* HWY_RESTRICT factors, IntRounding rule, S* HWY_RESTRICT dst) {
+HWY_INLINE void SumInt8Row(const Int8WindowRows<S>& window, __mmask64 row_mask,
+                           const Int8RowTaps& taps, int64_t out_w,
+                           const float* HWY_RESTRICT factors, IntRounding rule,
+                           S* HWY_RESTRICT dst) {
   const hn::ScalableTag<float> df;
   __m512i even, odd;
   SumWindowRows<0>(window, row_mask, even, odd);
@@ -117,9 +129,11 @@ HWY_INLINE void SumInt8Row(const Int8WindowRows<S>& window, __mmask64 row_mask, 
     for (int64_t t = 0; t < taps.taps; ++t) {
       const size_t k = static_cast<size_t>(t * 2 + v);
       const __m512i columns = _mm512_loadu_si512(taps.lanes.data() + k * 32);
-      sum = _mm512_add_epi16(sum, _mm512_maskz_permutex2var_epi16(taps.present[k], even, columns, odd));
+      sum = _mm512_add_epi16(sum,
+                             _mm512_maskz_permutex2var_epi16(taps.present[k], even, columns, odd));
     }
-    const __m256i q = FinishInt8Vector<S>(sum, hn::LoadU(df, factors + v * 32), hn::LoadU(df, factors + v * 32 + 16), rule);
+    const __m256i q = FinishInt8Vector<S>(sum, hn::LoadU(df, factors + v * 32),
+                                          hn::LoadU(df, factors + v * 32 + 16), rule);
     _mm256_mask_storeu_epi8(dst + v * 32, FirstBytes(out_w - v * 32), q);
   }
 }
@@ -135,10 +149,10 @@ constexpr uintptr_t kInt8PrefetchBytes = 4096;  // see SumInt8Rows
 // of the run from its start is stored whole: the bytes past its out_w are the next rows', stored
 // after it. A masked byte store took a fifth of the kernel's samples on Zen 5.
 template <int kRows, int kTaps, class S>
-HWY_NOINLINE void SumInt8Rows(const S* HWY_RESTRICT first, int64_t row_step, int64_t window_step, int64_t count,
-                              __mmask64 row_mask, const S* end, const Int8RowTaps& taps,
-                              const float* HWY_RESTRICT factors, IntRounding rule, int64_t out_w,
-                              S* HWY_RESTRICT dst) {
+HWY_NOINLINE void SumInt8Rows(const S* HWY_RESTRICT first, int64_t row_step, int64_t window_step,
+                              int64_t count, __mmask64 row_mask, const S* end,
+                              const Int8RowTaps& taps, const float* HWY_RESTRICT factors,
+                              IntRounding rule, int64_t out_w, S* HWY_RESTRICT dst) {
   const hn::ScalableTag<float> df;
   __m512i columns[kTaps];
   __mmask32 present[kTaps];
@@ -155,7 +169,8 @@ HWY_NOINLINE void SumInt8Rows(const S* HWY_RESTRICT first, int64_t row_step, int
     // Two lines 4 KiB ahead of the window, which moves down 2 rows (at most 128 bytes) an output
     // row: the hardware prefetcher alone keeps too few lines in flight (the int8 benchmark layer,
     // cold: 1.4x faster than without them at 1 thread, 1.3x at 2; hot, the same).
-    const uintptr_t ahead = reinterpret_cast<uintptr_t>(first + i * window_step) + kInt8PrefetchBytes;
+    const uintptr_t ahead =
+        reinterpret_cast<uintptr_t>(first + i * window_step) + kInt8PrefetchBytes;
     __builtin_prefetch(reinterpret_cast<const void*>(ahead));
     __builtin_prefetch(reinterpret_cast<const void*>(ahead + 64));
     __m512i even, odd;
@@ -169,12 +184,13 @@ HWY_NOINLINE void SumInt8Rows(const S* HWY_RESTRICT first, int64_t row_step, int
       shared_even = last_even;
       shared_odd = last_odd;
     } else {
-      SumWindowRows<kRows>(Int8WindowRows<S>{first + i * window_step, 1, 0, kRows, row_step, end}, row_mask, even,
-                           odd);
+      SumWindowRows<kRows>(Int8WindowRows<S>{first + i * window_step, 1, 0, kRows, row_step, end},
+                           row_mask, even, odd);
     }
     __m512i sum = _mm512_maskz_permutex2var_epi16(present[0], even, columns[0], odd);
     for (int t = 1; t < kTaps; ++t)
-      sum = _mm512_add_epi16(sum, _mm512_maskz_permutex2var_epi16(present[t], even, columns[t], odd));
+      sum =
+          _mm512_add_epi16(sum, _mm512_maskz_permutex2var_epi16(present[t], even, columns[t], odd));
     const __m256i q = FinishInt8Vector<S>(sum, factors_lo, factors_hi, rule);
     if ((count - i) * out_w >= 32)
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i * out_w), q);
@@ -196,66 +212,71 @@ void AvgInt8Nchw(const Plan& P, const RunArgs& a) {
     S* out = reinterpret_cast<S*>(a.output);
     const IntRounding rule = P.p.int_rounding;
     // The shapes with runs of their own (SumInt8Rows): one slice, rows of at most 32 outputs.
-    using Run = void (*)(const S*, int64_t, int64_t, int64_t, __mmask64, const S*, const Int8RowTaps&, const float*,
-                         IntRounding, int64_t, S*);
+    using Run = void (*)(const S*, int64_t, int64_t, int64_t, __mmask64, const S*,
+                         const Int8RowTaps&, const float*, IntRounding, int64_t, S*);
     Run run = nullptr;
     if (AD.kernel == 1 && OW <= 32) {
       if (AH.kernel == 3 && AW.kernel == 3) run = SumInt8Rows<3, 3, S>;
       if (AH.kernel == 2 && AW.kernel == 2) run = SumInt8Rows<2, 2, S>;
     }
-    ParallelRanges(a.threads, P.batch * P.channels * AD.out * AH.out, [&](int64_t begin, int64_t end) HWY_ATTR {
-      thread_local Int8RowTaps taps;
-      thread_local std::vector<float> factors_tl;
-      thread_local std::vector<int64_t> empty_tl;
-      thread_local std::vector<int64_t> runs;
-      taps.Build(AW);
-      RowFactorTable scratch;
-      scratch.Allocate(factors_tl, empty_tl, OW, 64 - OW);  // the finish reads 64 factors
-      // runs[od * AH.out + oh]: the end of the run of rows from oh with whole windows and oh's
-      // factor table (oh itself when its window is not whole), the same for every plane.
-      runs.clear();
-      if (run) {
-        runs.resize(static_cast<size_t>(AD.out * AH.out));
-        for (int64_t od = 0; od < AD.out; ++od)
-          for (int64_t oh = AH.out - 1; oh >= 0; --oh) {
-            const size_t at = static_cast<size_t>(od * AH.out + oh);
-            const bool whole = AH.count(oh) == AH.kernel;
-            const bool joins = oh + 1 < AH.out && runs[at + 1] > oh + 1 &&
-                               RowFactorsKey(P, od, oh + 1) == RowFactorsKey(P, od, oh);
-            runs[at] = !whole ? oh : joins ? runs[at + 1] : oh + 1;
+    ParallelRanges(
+        a.threads, P.batch * P.channels * AD.out * AH.out,
+        [&](int64_t begin, int64_t end) HWY_ATTR {
+          thread_local Int8RowTaps taps;
+          thread_local std::vector<float> factors_tl;
+          thread_local std::vector<int64_t> empty_tl;
+          thread_local std::vector<int64_t> runs;
+          taps.Build(AW);
+          RowFactorTable scratch;
+          scratch.Allocate(factors_tl, empty_tl, OW, 64 - OW);  // the finish reads 64 factors
+          // runs[od * AH.out + oh]: the end of the run of rows from oh with whole windows and oh's
+          // factor table (oh itself when its window is not whole), the same for every plane.
+          runs.clear();
+          if (run) {
+            runs.resize(static_cast<size_t>(AD.out * AH.out));
+            for (int64_t od = 0; od < AD.out; ++od)
+              for (int64_t oh = AH.out - 1; oh >= 0; --oh) {
+                const size_t at = static_cast<size_t>(od * AH.out + oh);
+                const bool whole = AH.count(oh) == AH.kernel;
+                const bool joins = oh + 1 < AH.out && runs[at + 1] > oh + 1 &&
+                                   RowFactorsKey(P, od, oh + 1) == RowFactorsKey(P, od, oh);
+                runs[at] = !whole ? oh : joins ? runs[at + 1] : oh + 1;
+              }
           }
-      }
-      OutputRow at(P, begin);
-      for (int64_t row = begin; row < end;) {
-        const int64_t od = at.od, oh = at.oh;
-        if (AD.count(od) == 0 || AH.count(oh) == 0) {
-          WriteEmptyRow(P, a, at, row);
-          ++row;
-          at.Next(P);
-          continue;
-        }
-        if (RowFactorsKey(P, od, oh) != scratch.factors_for()) UseRowFactors<Acc>(P, od, oh, scratch);
-        const int64_t id = AD.start(od) + AD.first[static_cast<size_t>(od)] * AD.dilation;
-        const int64_t ih = AH.start(oh) + AH.first[static_cast<size_t>(oh)] * AH.dilation;
-        const S* first = in + at.plane * P.in_plane + (id * AH.in + ih) * AW.in;
-        const int64_t run_past = runs.empty() ? 0 : runs[static_cast<size_t>(od * AH.out + oh)];
-        if (run_past > oh && scratch.empty_count() == 0) {
-          // The run of rows from here with whole windows and this factor table, in this thread's range.
-          const int64_t past = std::min(run_past, oh + (end - row));
-          run(first, AH.dilation * AW.in, AH.stride * AW.in, past - oh, row_mask, in_end, taps, scratch.factors(), rule,
-              OW, out + row * OW);
-          row += past - oh;
-          at = OutputRow(P, row);
-          continue;
-        }
-        const Int8WindowRows<S> window{first, AD.count(od), AD.dilation * AH.in * AW.in, AH.count(oh),
-                                       AH.dilation * AW.in, in_end};
-        SumInt8Row(window, row_mask, taps, OW, scratch.factors(), rule, out + row * OW);
-        WriteEmptyColumns(P, a, at, row, scratch);
-        ++row;
-        at.Next(P);
-      }
-    });
+          OutputRow at(P, begin);
+          for (int64_t row = begin; row < end;) {
+            const int64_t od = at.od, oh = at.oh;
+            if (AD.count(od) == 0 || AH.count(oh) == 0) {
+              WriteEmptyRow(P, a, at, row);
+              ++row;
+              at.Next(P);
+              continue;
+            }
+            if (RowFactorsKey(P, od, oh) != scratch.factors_for())
+              UseRowFactors<Acc>(P, od, oh, scratch);
+            const int64_t id = AD.start(od) + AD.first[static_cast<size_t>(od)] * AD.dilation;
+            const int64_t ih = AH.start(oh) + AH.first[static_cast<size_t>(oh)] * AH.dilation;
+            const S* first = in + at.plane * P.in_plane + (id * AH.in + ih) * AW.in;
+            const int64_t run_past = runs.empty() ? 0 : runs[static_cast<size_t>(od * AH.out + oh)];
+            if (run_past > oh && scratch.empty_count() == 0) {
+              // The run of rows from here with whole windows and this factor table, in this
+              // thread's range.
+              const int64_t past = std::min(run_past, oh + (end - row));
+              run(first, AH.dilation * AW.in, AH.stride * AW.in, past - oh, row_mask, in_end, taps,
+                  scratch.factors(), rule, OW, out + row * OW);
+              row += past - oh;
+              at = OutputRow(P, row);
+              continue;
+            }
+            const Int8WindowRows<S> window{
+                first,        AD.count(od),        AD.dilation * AH.in * AW.in,
+                AH.count(oh), AH.dilation * AW.in, in_end};
+            SumInt8Row(window, row_mask, taps, OW, scratch.factors(), rule, out + row * OW);
+            WriteEmptyColumns(P, a, at, row, scratch);
+            ++row;
+            at.Next(P);
+          }
+        });
     return;
   }
 #endif
@@ -263,7 +284,8 @@ void AvgInt8Nchw(const Plan& P, const RunArgs& a) {
 }
 
 void RunAvgInt8Nchw(const Plan& P, const RunArgs& a) {
-  ForDtype(P.p.dtype, [&]<class S, class Acc>(Types<S, Acc>) HWY_ATTR { AvgInt8Nchw<S, Acc>(P, a); });
+  ForDtype(P.p.dtype,
+           [&]<class S, class Acc>(Types<S, Acc>) HWY_ATTR { AvgInt8Nchw<S, Acc>(P, a); });
 }
 
 }  // namespace HWY_NAMESPACE
@@ -279,20 +301,24 @@ namespace {
 
 Status accepts_avg_int8_nchw(const Problem& p, Layout layout) {
   if (Status s = common_limits(p); !s) return s;
-  if (Status s = wants(layout == Layout::channels_first && p.op == Op::avg, "avg in nchw only"); !s) return s;
+  if (Status s = wants(layout == Layout::channels_first && p.op == Op::avg, "avg in nchw only"); !s)
+    return s;
   if (p.dtype != DType::i8 && p.dtype != DType::u8)
     return Error{fmt::format("dtype {}: i8 and u8 only", dtype_name(p.dtype))};
   const Axis& w = p.axes.back();
   const int64_t out_w = output_extent_of(p, w);
   if (w.extent > int8_row_limit || out_w > int8_row_limit)
-    return Error{fmt::format("rows of {} values, {} outputs: each at most {} (one vector of bytes)", w.extent, out_w,
-                             int8_row_limit)};
+    return Error{fmt::format("rows of {} values, {} outputs: each at most {} (one vector of bytes)",
+                             w.extent, out_w, int8_row_limit)};
   if (taps_of(p) > int8_window_limit)
-    return Error{fmt::format("window of {} taps: at most {} (sums within 16 bits)", taps_of(p), int8_window_limit)};
+    return Error{fmt::format("window of {} taps: at most {} (sums within 16 bits)", taps_of(p),
+                             int8_window_limit)};
   return Ok{};
 }
 
-void run_avg_int8_nchw(const Plan& P, const RunArgs& a) { HWY_DYNAMIC_DISPATCH(RunAvgInt8Nchw)(P, a); }
+void run_avg_int8_nchw(const Plan& P, const RunArgs& a) {
+  HWY_DYNAMIC_DISPATCH(RunAvgInt8Nchw)(P, a);
+}
 
 }  // namespace
 
@@ -301,9 +327,12 @@ namespace kernels {
 // An entry of the kernel list (kernels/kernel_list.cpp).
 extern const KernelInfo avg_int8_nchw{
     .name = "avg_int8_nchw",
-    .description = "i8 and u8 rows of up to 64 values: per output row, the window's rows summed in 16-bit lanes "
-                   "(one vector pair per row), then each tap along W picked from the pair by a permute (AVX-512; "
-                   "avg_nchw's code below it)",
+    .description =
+        "i8 and u8 rows of up to 64 values: per output row, the window's rows summed in 16-bit "
+        "lanes "
+        "(one vector pair per row), then each tap along W picked from the pair by a permute "
+        "(AVX-512; "
+        "avg_nchw's code below it)",
     .accepts = accepts_avg_int8_nchw,
     .preferred = nullptr,
     .run = run_avg_int8_nchw,

@@ -5,9 +5,9 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
-#include "kernels/simd-inl.h"
-#include "kernels/row_sums-inl.h"
 #include "kernels/nchw_rows-inl.h"
+#include "kernels/row_sums-inl.h"
+#include "kernels/simd-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace poolspec::optimized {
@@ -22,8 +22,9 @@ namespace HWY_NAMESPACE {
 
 // dst[ow] = finish(sum over t < taps of sums[ow * stride + t * dilation]), for ow < out_w.
 template <int kTaps, class D, class S>
-HWY_INLINE void SumAlongW(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t out_w, int64_t stride,
-                          int64_t dilation, int64_t taps_w, const float* HWY_RESTRICT factors, IntRounding rule,
+HWY_INLINE void SumAlongW(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t out_w,
+                          int64_t stride, int64_t dilation, int64_t taps_w,
+                          const float* HWY_RESTRICT factors, IntRounding rule,
                           S* HWY_RESTRICT dst) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const int64_t taps = kTaps > 0 ? kTaps : taps_w;
@@ -48,8 +49,10 @@ HWY_INLINE void SumAlongW(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t o
     auto m = LoadStrided(d, first, stride);
     for (int64_t t = 1; t < taps; ++t) m = hn::Add(m, LoadStrided(d, first + t * dilation, stride));
     m = FinishAverage(d, m, hn::LoadU(df, factors + ow), rule);
-    if (ow + L <= out_w) StoreAs(m, d, dst + ow);
-    else StorePartial(m, d, dst + ow, static_cast<size_t>(out_w - ow));
+    if (ow + L <= out_w)
+      StoreAs(m, d, dst + ow);
+    else
+      StorePartial(m, d, dst + ow, static_cast<size_t>(out_w - ow));
   }
 }
 
@@ -65,14 +68,16 @@ constexpr bool unit_stride_w_by_pairs = true;
 // indices are constants (the 7x7 layer, 1 thread, Zen 5, one kernel alone: 1.2x faster hot, 1.1x
 // cold, than with `taps` at run time; 7 taps go by doubling, SumSevenAlongWByDoubling below).
 template <int kTaps, class D, class S>
-HWY_INLINE void SumAlongWByPairs(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t out_w, int64_t taps,
-                                 const float* HWY_RESTRICT factors, IntRounding rule, S* HWY_RESTRICT dst) {
+HWY_INLINE void SumAlongWByPairs(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t out_w,
+                                 int64_t taps, const float* HWY_RESTRICT factors, IntRounding rule,
+                                 S* HWY_RESTRICT dst) {
   if constexpr (kTaps > 0) taps = kTaps;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const hn::RebindToSigned<D> di;
   const hn::Rebind<float, D> df;
   const auto first_lanes = hn::Iota(di, 0), one = hn::Set(di, 1);
-  const auto identity = hn::Set(d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
+  const auto identity = hn::Set(
+      d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
   auto b0 = hn::Load(d, sums);
   for (int64_t ow = 0; ow < out_w; ow += L) {
     const auto b1 = hn::Load(d, sums + ow + L);
@@ -89,8 +94,10 @@ HWY_INLINE void SumAlongWByPairs(D d, const hn::TFromD<D>* HWY_RESTRICT sums, in
     }
     if (t < taps) m1 = hn::Add(m1, LanesOfPair(d, b0, b1, hn::Add(lanes, one)));
     const auto m = FinishAverage(d, hn::Add(m0, m1), hn::Load(df, factors + ow), rule);
-    if (ow + L <= out_w) StoreAs(m, d, dst + ow);
-    else StorePartial(m, d, dst + ow, static_cast<size_t>(out_w - ow));
+    if (ow + L <= out_w)
+      StoreAs(m, d, dst + ow);
+    else
+      StorePartial(m, d, dst + ow, static_cast<size_t>(out_w - ow));
     b0 = b1;
   }
 }
@@ -103,7 +110,8 @@ HWY_INLINE void SumAlongWByPairs(D d, const hn::TFromD<D>* HWY_RESTRICT sums, in
 // alone: 1.1x faster hot, the same cold). Reads sums up to round_up(out_w, L) + 2 L.
 template <class D, class S>
 HWY_INLINE void SumSevenAlongWByDoubling(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t out_w,
-                                         const float* HWY_RESTRICT factors, IntRounding rule, S* HWY_RESTRICT dst) {
+                                         const float* HWY_RESTRICT factors, IntRounding rule,
+                                         S* HWY_RESTRICT dst) {
   constexpr int64_t L = 16;
   const hn::Rebind<float, D> df;
   auto s0 = hn::Load(d, sums), s1 = hn::Load(d, sums + L);
@@ -114,8 +122,10 @@ HWY_INLINE void SumSevenAlongWByDoubling(D d, const hn::TFromD<D>* HWY_RESTRICT 
     const auto p4 = hn::Add(p0, LanesFrom<2>(d, p0, p1));
     const auto sum = hn::Add(hn::Add(p4, LanesFrom<4>(d, p0, p1)), LanesFrom<6>(d, s0, s1));
     const auto m = FinishAverage(d, sum, hn::Load(df, factors + ow), rule);
-    if (ow + L <= out_w) StoreAs(m, d, dst + ow);
-    else StorePartial(m, d, dst + ow, static_cast<size_t>(out_w - ow));
+    if (ow + L <= out_w)
+      StoreAs(m, d, dst + ow);
+    else
+      StorePartial(m, d, dst + ow, static_cast<size_t>(out_w - ow));
     s0 = s1;
     s1 = s2;
     p0 = p1;
@@ -125,13 +135,13 @@ HWY_INLINE void SumSevenAlongWByDoubling(D d, const hn::TFromD<D>* HWY_RESTRICT 
 constexpr bool unit_stride_w_by_pairs = false;
 #endif
 
-
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
 constexpr bool w_taps_in_registers = true;
 #else
 constexpr bool w_taps_in_registers = false;
 #endif
-constexpr int64_t register_row_vectors = 4;  // rows of at most 4 vectors (64 f32) are kept in registers
+constexpr int64_t register_row_vectors =
+    4;  // rows of at most 4 vectors (64 f32) are kept in registers
 constexpr int64_t register_row_taps = 8;
 
 // The taps along W of rows short enough to be held in registers (SumRowInRegisters): with stride
@@ -146,7 +156,8 @@ struct RegisterTaps {
   // Whether the rows of this W axis fit: stride 1 or 2, dilation 1, W and out_w within
   // register_row_vectors vectors, and every shift within a vector.
   static bool Fit(const AxisTable& AW, int64_t L, RegisterTaps* taps) {
-    if (!w_taps_in_registers || AW.stride > 2 || AW.dilation != 1 || AW.kernel > register_row_taps) return false;
+    if (!w_taps_in_registers || AW.stride > 2 || AW.dilation != 1 || AW.kernel > register_row_taps)
+      return false;
     if (AW.in > register_row_vectors * L || AW.out > register_row_vectors * L) return false;
     RegisterTaps r;
     r.taps = AW.kernel;
@@ -172,13 +183,16 @@ struct RegisterTaps {
 // stay in registers: no row of sums is stored and read back (the 3-D layer hot: 2.9x faster).
 // idx[t] are tap t's permute indices: lane + shift, or lane + L + shift for a negative shift.
 template <class D, class R, class S>
-HWY_NOINLINE void SumRowInRegisters(D d, const R* const* HWY_RESTRICT rows, size_t count, const RegisterTaps& taps,
-                                    const hn::Vec<hn::RebindToSigned<D>>* HWY_RESTRICT idx, int64_t out_w,
-                                    const float* HWY_RESTRICT factors, IntRounding rule, S* HWY_RESTRICT dst) {
+HWY_NOINLINE void SumRowInRegisters(D d, const R* const* HWY_RESTRICT rows, size_t count,
+                                    const RegisterTaps& taps,
+                                    const hn::Vec<hn::RebindToSigned<D>>* HWY_RESTRICT idx,
+                                    int64_t out_w, const float* HWY_RESTRICT factors,
+                                    IntRounding rule, S* HWY_RESTRICT dst) {
   constexpr int64_t kV = register_row_vectors;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const hn::Rebind<float, D> df;
-  const auto identity = hn::Set(d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
+  const auto identity = hn::Set(
+      d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
   hn::Vec<D> h[kV];
 #pragma GCC unroll 4
   for (int64_t v = 0; v < kV; ++v) h[v] = identity;
@@ -206,25 +220,32 @@ HWY_NOINLINE void SumRowInRegisters(D d, const R* const* HWY_RESTRICT rows, size
     for (int64_t t = 0; t < taps.taps; ++t) {
       const hn::Vec<D>* phase = phases[taps.phase[t]] + 1 + v;
       const int shift = taps.shift[t];
-      const auto tap = shift == 0 ? phase[0] : shift > 0 ? LanesOfPair(d, phase[0], phase[1], idx[t])
-                                                         : LanesOfPair(d, phase[-1], phase[0], idx[t]);
-      if (t % 2 == 0) m0 = hn::Add(m0, tap);
-      else m1 = hn::Add(m1, tap);
+      const auto tap = shift == 0  ? phase[0]
+                       : shift > 0 ? LanesOfPair(d, phase[0], phase[1], idx[t])
+                                   : LanesOfPair(d, phase[-1], phase[0], idx[t]);
+      if (t % 2 == 0)
+        m0 = hn::Add(m0, tap);
+      else
+        m1 = hn::Add(m1, tap);
     }
     const auto m = FinishAverage(d, hn::Add(m0, m1), hn::LoadU(df, factors + v * L), rule);
-    if ((v + 1) * L <= out_w) StoreAs(m, d, dst + v * L);
-    else StorePartial(m, d, dst + v * L, static_cast<size_t>(out_w - v * L));
+    if ((v + 1) * L <= out_w)
+      StoreAs(m, d, dst + v * L);
+    else
+      StorePartial(m, d, dst + v * L, static_cast<size_t>(out_w - v * L));
   }
 }
 
 // One output row of SumShortRows: `count` rows from `row`, `row_step` apart.
 template <int kStride, int kTaps, int kPad, class D, class R, class S>
-HWY_INLINE void SumShortRow(D d, const R* HWY_RESTRICT row, int64_t row_step, int64_t count, int64_t out_w,
-                             const float* HWY_RESTRICT factors, IntRounding rule, S* HWY_RESTRICT dst) {
+HWY_INLINE void SumShortRow(D d, const R* HWY_RESTRICT row, int64_t row_step, int64_t count,
+                            int64_t out_w, const float* HWY_RESTRICT factors, IntRounding rule,
+                            S* HWY_RESTRICT dst) {
   constexpr int kV = static_cast<int>(register_row_vectors), kP = kV / kStride;
   constexpr int kL = 16;
   const hn::Rebind<float, D> df;
-  const auto identity = hn::Set(d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
+  const auto identity = hn::Set(
+      d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
   hn::Vec<D> h[kV];
 #pragma GCC unroll 4
   for (int v = 0; v < kV; ++v) h[v] = LoadAs(d, row + v * kL);
@@ -241,12 +262,15 @@ HWY_INLINE void SumShortRow(D d, const R* HWY_RESTRICT row, int64_t row_step, in
       phases[1][v] = hn::ConcatOdd(d, h[2 * v + 1], h[2 * v]);
     }
   }
-  const auto phase_at = [&](int p, int v) HWY_ATTR { return v >= 0 && v < kP ? phases[p][v] : identity; };
+  const auto phase_at = [&](int p, int v)
+                            HWY_ATTR { return v >= 0 && v < kP ? phases[p][v] : identity; };
   const auto tap = [&]<int kT>(int v) HWY_ATTR {
     constexpr int j = kT - kPad, p = ((j % kStride) + kStride) % kStride, shift = (j - p) / kStride;
     static_assert(shift > -kL && shift < kL);
-    if constexpr (shift >= 0) return LanesFrom<shift>(d, phase_at(p, v), phase_at(p, v + 1));
-    else return LanesFrom<kL + shift>(d, phase_at(p, v - 1), phase_at(p, v));
+    if constexpr (shift >= 0)
+      return LanesFrom<shift>(d, phase_at(p, v), phase_at(p, v + 1));
+    else
+      return LanesFrom<kL + shift>(d, phase_at(p, v - 1), phase_at(p, v));
   };
   const int64_t out_vectors = (out_w + kL - 1) / kL;
 #pragma GCC unroll 4
@@ -256,10 +280,13 @@ HWY_INLINE void SumShortRow(D d, const R* HWY_RESTRICT row, int64_t row_step, in
       auto sum = identity;
       ((sum = hn::Add(sum, tap.template operator()<kT>(v))), ...);
       return sum;
-    }(std::make_integer_sequence<int, kTaps>());
+    }
+    (std::make_integer_sequence<int, kTaps>());
     m = FinishAverage(d, m, hn::LoadU(df, factors + v * kL), rule);
-    if ((v + 1) * kL <= out_w) StoreAs(m, d, dst + v * kL);
-    else StorePartial(m, d, dst + v * kL, static_cast<size_t>(out_w - v * kL));
+    if ((v + 1) * kL <= out_w)
+      StoreAs(m, d, dst + v * kL);
+    else
+      StorePartial(m, d, dst + v * kL, static_cast<size_t>(out_w - v * kL));
   }
 }
 
@@ -269,13 +296,16 @@ HWY_INLINE void SumShortRow(D d, const R* HWY_RESTRICT row, int64_t row_step, in
 // padded to register_row_vectors whole vectors, `row_stride` apart, all with the one factor
 // table: the row loop is here, not a call per row (the 3-D layer hot: 1.3x faster).
 template <int kStride, int kTaps, int kPad, class D, class R, class S>
-HWY_NOINLINE void SumShortRows(D d, const R* HWY_RESTRICT plane, int64_t row_stride, const AxisTable& AH,
-                               int64_t oh_begin, int64_t oh_end, int64_t out_w, const float* HWY_RESTRICT factors,
-                               IntRounding rule, S* HWY_RESTRICT dst) {
+HWY_NOINLINE void SumShortRows(D d, const R* HWY_RESTRICT plane, int64_t row_stride,
+                               const AxisTable& AH, int64_t oh_begin, int64_t oh_end, int64_t out_w,
+                               const float* HWY_RESTRICT factors, IntRounding rule,
+                               S* HWY_RESTRICT dst) {
   for (int64_t oh = oh_begin; oh < oh_end; ++oh, dst += out_w) {
-    const int64_t first = AH.first[static_cast<size_t>(oh)], count = AH.past[static_cast<size_t>(oh)] - first;
+    const int64_t first = AH.first[static_cast<size_t>(oh)],
+                  count = AH.past[static_cast<size_t>(oh)] - first;
     const R* row = plane + (AH.start(oh) + first * AH.dilation) * row_stride;
-    SumShortRow<kStride, kTaps, kPad>(d, row, AH.dilation * row_stride, count, out_w, factors, rule, dst);
+    SumShortRow<kStride, kTaps, kPad>(d, row, AH.dilation * row_stride, count, out_w, factors, rule,
+                                      dst);
   }
 }
 #endif
@@ -293,9 +323,10 @@ struct AvgNchwScratch : RowFactorTable {
   bool in_registers = false;
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
   hn::Vec<hn::ScalableTag<int32_t>> tap_lanes[register_row_taps];
-  // SumShortRows for the W window's shape, when there is one; else SumRowInRegisters, a row at a time.
-  void (*short_rows)(hn::ScalableTag<Acc>, const R*, int64_t, const AxisTable&, int64_t, int64_t, int64_t,
-                     const float*, IntRounding, S*) = nullptr;
+  // SumShortRows for the W window's shape, when there is one; else SumRowInRegisters, a row at a
+  // time.
+  void (*short_rows)(hn::ScalableTag<Acc>, const R*, int64_t, const AxisTable&, int64_t, int64_t,
+                     int64_t, const float*, IntRounding, S*) = nullptr;
 #endif
 };
 
@@ -304,12 +335,13 @@ struct AvgNchwShape {
   int64_t pad = 0, sums_length = 0, prefetch_bytes = 0, row_bytes = 0;
   bool by_pairs = false;
   bool prefetch = true;
-  bool pair_rows = false;  // adjacent output rows' windows may share rows: one depth slice, or slice sums
+  bool pair_rows =
+      false;  // adjacent output rows' windows may share rows: one depth slice, or slice sums
 };
 
 template <class D, class S, class Acc, class R>
-void InitAvgNchwScratch(D d, const Plan& P, const AvgNchwShape& shape, const RegisterTaps* in_registers,
-                        AvgNchwScratch<S, Acc, R>& scratch) {
+void InitAvgNchwScratch(D d, const Plan& P, const AvgNchwShape& shape,
+                        const RegisterTaps* in_registers, AvgNchwScratch<S, Acc, R>& scratch) {
   thread_local std::vector<Acc> sums_tl;
   thread_local std::vector<const R*> sources_tl;
   thread_local std::vector<float> factors_tl;
@@ -325,29 +357,35 @@ void InitAvgNchwScratch(D d, const Plan& P, const AvgNchwShape& shape, const Reg
   scratch.sources = Scratch(sources_tl, 2 * window_rows);
   scratch.next_sources = scratch.sources + window_rows;
   scratch.Allocate(factors_tl, empty_tl, AW.out, L);
-  scratch.in_registers = in_registers != nullptr;  // the row's taps in registers, when they fit (RegisterTaps::Fit)
+  scratch.in_registers =
+      in_registers != nullptr;  // the row's taps in registers, when they fit (RegisterTaps::Fit)
   if (in_registers) scratch.register_taps = *in_registers;
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
   const hn::ScalableTag<int32_t> di;
   for (int64_t t = 0; t < scratch.register_taps.taps; ++t) {
     const int shift = scratch.register_taps.shift[t];
-    scratch.tap_lanes[t] = hn::Add(hn::Iota(di, 0), hn::Set(di, shift >= 0 ? shift : static_cast<int32_t>(L) + shift));
+    scratch.tap_lanes[t] =
+        hn::Add(hn::Iota(di, 0), hn::Set(di, shift >= 0 ? shift : static_cast<int32_t>(L) + shift));
   }
   if (scratch.in_registers && L == 16) {
     const RegisterTaps& taps = scratch.register_taps;
-    if (taps.stride == 2 && taps.taps == 3 && AW.pad_begin == 1) scratch.short_rows = SumShortRows<2, 3, 1, D, R, S>;
-    if (taps.stride == 2 && taps.taps == 2 && AW.pad_begin == 0) scratch.short_rows = SumShortRows<2, 2, 0, D, R, S>;
-    if (taps.stride == 1 && taps.taps == 3 && AW.pad_begin == 1) scratch.short_rows = SumShortRows<1, 3, 1, D, R, S>;
+    if (taps.stride == 2 && taps.taps == 3 && AW.pad_begin == 1)
+      scratch.short_rows = SumShortRows<2, 3, 1, D, R, S>;
+    if (taps.stride == 2 && taps.taps == 2 && AW.pad_begin == 0)
+      scratch.short_rows = SumShortRows<2, 2, 0, D, R, S>;
+    if (taps.stride == 1 && taps.taps == 3 && AW.pad_begin == 1)
+      scratch.short_rows = SumShortRows<1, 3, 1, D, R, S>;
   }
 #endif
 }
 
-// Output rows [begin, end) of avg_nchw, whose input rows `rows_of` gives (R: their element type), in
-// batches: 1. each row's input rows summed into a row of sums (unless the row is summed in
+// Output rows [begin, end) of avg_nchw, whose input rows `rows_of` gives (R: their element type),
+// in batches: 1. each row's input rows summed into a row of sums (unless the row is summed in
 // registers), 2. the taps along W, finished.
 template <class D, class S, class Acc, class R, class RowsOf>
-void AvgNchwRows(D d, const Plan& P, const RunArgs& a, const AvgNchwShape& shape, const RowsOf& rows_of,
-                 AvgNchwScratch<S, Acc, R>& scratch, int64_t begin, int64_t end) {
+void AvgNchwRows(D d, const Plan& P, const RunArgs& a, const AvgNchwShape& shape,
+                 const RowsOf& rows_of, AvgNchwScratch<S, Acc, R>& scratch, int64_t begin,
+                 int64_t end) {
   const AxisTable &AD = P.axis[0], &AH = P.axis[1], &AW = P.axis[2];
   const int64_t W = AW.in, OW = AW.out;
   const int64_t sums_length = shape.sums_length;
@@ -364,28 +402,34 @@ void AvgNchwRows(D d, const Plan& P, const RunArgs& a, const AvgNchwShape& shape
   // several depth slices are too many short streams for the hardware prefetchers. With one depth
   // slice, only the rows the window adds as it moves down (its last `stride`): the others were
   // prefetched for earlier rows (7x7 cold: 1.1x faster than prefetching them all).
-  const auto new_rows = [&](size_t count) { return AD.kernel == 1 ? std::min(count, static_cast<size_t>(AH.stride)) : count; };
+  const auto new_rows = [&](size_t count) {
+    return AD.kernel == 1 ? std::min(count, static_cast<size_t>(AH.stride)) : count;
+  };
   for (int64_t first_row = begin; first_row < end; first_row += batch_rows) {
     const int64_t past_row = std::min(end, first_row + batch_rows);
     const OutputRow first_at(P, first_row);
     OutputRow at = first_at;
-    for (int64_t row = first_row; row < past_row && !scratch.in_registers; ++row, at.Next(P)) {  // 1.
+    for (int64_t row = first_row; row < past_row && !scratch.in_registers;
+         ++row, at.Next(P)) {  // 1.
       const size_t row_count = rows_of(at, sources);
       if (row_count == 0) continue;  // written as empty below
       const size_t fresh = new_rows(row_count);
-      if (shape.prefetch) PrefetchRows(sources + (row_count - fresh), fresh, shape.prefetch_bytes, shape.row_bytes);
+      if (shape.prefetch)
+        PrefetchRows(sources + (row_count - fresh), fresh, shape.prefetch_bytes, shape.row_bytes);
       Acc* row_sums = sums + (row - first_row) * sums_length + shape.pad;
-      if (shape.pair_rows && row + 1 < past_row) {  // with the next row, when their windows share rows
+      if (shape.pair_rows &&
+          row + 1 < past_row) {  // with the next row, when their windows share rows
         OutputRow next_at = at;
         next_at.Next(P);
         const size_t next_count = rows_of(next_at, next_sources);
         if (scratch.split.Split(sources, row_count, next_sources, next_count)) {
           const size_t next_fresh = new_rows(next_count);
           if (shape.prefetch)
-            PrefetchRows(next_sources + (next_count - next_fresh), next_fresh, shape.prefetch_bytes, shape.row_bytes);
+            PrefetchRows(next_sources + (next_count - next_fresh), next_fresh, shape.prefetch_bytes,
+                         shape.row_bytes);
           const SharedRows<R>& split = scratch.split;
-          SumRowPair(d, split.shared, split.shared_count, split.only_a, split.only_b, split.only_count, W, row_sums,
-                     row_sums + sums_length);
+          SumRowPair(d, split.shared, split.shared_count, split.only_a, split.only_b,
+                     split.only_count, W, row_sums, row_sums + sums_length);
           hn::StoreU(identity, d, row_sums + W);  // the last vector may have written past W
           hn::StoreU(identity, d, row_sums + sums_length + W);
           ++row;
@@ -397,7 +441,8 @@ void AvgNchwRows(D d, const Plan& P, const RunArgs& a, const AvgNchwShape& shape
       hn::StoreU(identity, d, row_sums + W);  // SumRows' last vector may have written past W
     }
     at = first_at;
-    for (int64_t row = first_row; row < past_row; ++row, at.Next(P)) {  // 2. the taps along W, finished
+    for (int64_t row = first_row; row < past_row;
+         ++row, at.Next(P)) {  // 2. the taps along W, finished
       const int64_t od = at.od, oh = at.oh;
       if (AD.count(od) == 0 || AH.count(oh) == 0) {
         WriteEmptyRow(P, a, at, row);
@@ -410,13 +455,17 @@ void AvgNchwRows(D d, const Plan& P, const RunArgs& a, const AvgNchwShape& shape
       if (scratch.in_registers) {
         if constexpr (w_taps_in_registers) {
           const size_t row_count = rows_of(at, sources);
-          SumRowInRegisters(d, sources, row_count, scratch.register_taps, scratch.tap_lanes, OW, factors, rule, dst);
+          SumRowInRegisters(d, sources, row_count, scratch.register_taps, scratch.tap_lanes, OW,
+                            factors, rule, dst);
         }
       } else if (shape.by_pairs) {
         if constexpr (unit_stride_w_by_pairs) {
-          if (AW.kernel == 7) SumSevenAlongWByDoubling(d, row_sums, OW, factors, rule, dst);
-          else if (AW.kernel == 5) SumAlongWByPairs<5>(d, row_sums, OW, AW.kernel, factors, rule, dst);
-          else SumAlongWByPairs<0>(d, row_sums, OW, AW.kernel, factors, rule, dst);
+          if (AW.kernel == 7)
+            SumSevenAlongWByDoubling(d, row_sums, OW, factors, rule, dst);
+          else if (AW.kernel == 5)
+            SumAlongWByPairs<5>(d, row_sums, OW, AW.kernel, factors, rule, dst);
+          else
+            SumAlongWByPairs<0>(d, row_sums, OW, AW.kernel, factors, rule, dst);
         }
       } else if (AW.kernel == 2)
         SumAlongW<2>(d, row_sums, OW, AW.stride, AW.dilation, AW.kernel, factors, rule, dst);
@@ -443,10 +492,12 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
   const int64_t W = AW.in, OW = AW.out;
   AvgNchwShape shape;
   shape.pad = AW.pad_begin;
-  shape.by_pairs = unit_stride_w_by_pairs && AW.stride == 1 && AW.dilation == 1 && AW.kernel <= L + 1;
+  shape.by_pairs =
+      unit_stride_w_by_pairs && AW.stride == 1 && AW.dilation == 1 && AW.kernel <= L + 1;
   // A row of sums: column x of the input at pad + x; -0 before and after, far enough for the last
   // vector's strided loads (L lanes, `stride` apart) of its last tap.
-  const int64_t sums_extent = shape.pad + W + L + (OW + L) * AW.stride + (AW.kernel - 1) * AW.dilation + L;
+  const int64_t sums_extent =
+      shape.pad + W + L + (OW + L) * AW.stride + (AW.kernel - 1) * AW.dilation + L;
   // Each row from a cache line for SumAlongWByPairs; otherwise as long as it needs to be (the 3-D
   // layer: rounded up to a multiple of 16, 1.07x slower).
   shape.sums_length = shape.by_pairs ? (sums_extent + L - 1) / L * L : sums_extent;
@@ -456,7 +507,8 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
   const S* in = reinterpret_cast<const S*>(a.input);
   RegisterTaps register_taps;
   const bool in_registers = RegisterTaps::Fit(AW, L, &register_taps);
-  // A plane of slice sums: rows of whole vectors; register_row_vectors of them when summed in registers.
+  // A plane of slice sums: rows of whole vectors; register_row_vectors of them when summed in
+  // registers.
   const int64_t row_stride = in_registers ? register_row_vectors * L : (W + L - 1) / L * L;
   const int64_t planes = P.batch * P.channels;
   shape.pair_rows = true;
@@ -474,7 +526,8 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
         const int64_t plane = unit / AD.out, od = unit % AD.out;
         const S* plane_in = in + plane * P.in_plane;
         size_t count = 0;
-        for (int64_t td = AD.first[static_cast<size_t>(od)]; td < AD.past[static_cast<size_t>(od)]; ++td)
+        for (int64_t td = AD.first[static_cast<size_t>(od)]; td < AD.past[static_cast<size_t>(od)];
+             ++td)
           slices[count++] = plane_in + (AD.start(od) + td * AD.dilation) * AH.in * W;
         if (count > 0) SumSlices(d, slices, count, AH.in, W, row_stride, plane_sums);
         if constexpr (w_taps_in_registers) {
@@ -488,14 +541,16 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
                 UseRowFactors<Acc>(P, od, oh, scratch);
                 if (scratch.empty_count() == 0) {
                   const int64_t key = scratch.factors_for();
-                  while (past < AH.out && AH.count(past) > 0 && RowFactorsKey(P, od, past) == key) ++past;
-                  scratch.short_rows(d, plane_sums, row_stride, AH, oh, past, OW, scratch.factors(), P.p.int_rounding,
-                                     out + oh * OW);
+                  while (past < AH.out && AH.count(past) > 0 && RowFactorsKey(P, od, past) == key)
+                    ++past;
+                  scratch.short_rows(d, plane_sums, row_stride, AH, oh, past, OW, scratch.factors(),
+                                     P.p.int_rounding, out + oh * OW);
                   oh = past;
                   continue;
                 }
               }
-              AvgNchwRows<D, S>(d, P, a, shape, rows_of, scratch, unit * AH.out + oh, unit * AH.out + past);
+              AvgNchwRows<D, S>(d, P, a, shape, rows_of, scratch, unit * AH.out + oh,
+                                unit * AH.out + past);
               oh = past;
             }
             continue;
@@ -506,7 +561,8 @@ void AvgNchw(const Plan& P, const RunArgs& a) {
     });
     return;
   }
-  shape.pair_rows = AD.kernel == 1;  // paired across depth slices, the 3-D layer measured 1.45x slower
+  shape.pair_rows =
+      AD.kernel == 1;  // paired across depth slices, the 3-D layer measured 1.45x slower
   ParallelRanges(a.threads, planes * AD.out * AH.out, [&](int64_t begin, int64_t end) HWY_ATTR {
     AvgNchwScratch<S, Acc, S> scratch;
     InitAvgNchwScratch(d, P, shape, nullptr, scratch);
@@ -531,7 +587,8 @@ namespace {
 
 Status accepts_avg_nchw(const Problem& p, Layout layout) {
   if (Status s = common_limits(p); !s) return s;
-  if (Status s = wants(layout == Layout::channels_first && p.op == Op::avg, "avg in nchw only"); !s) return s;
+  if (Status s = wants(layout == Layout::channels_first && p.op == Op::avg, "avg in nchw only"); !s)
+    return s;
   return row_scratch_limit(p);
 }
 
@@ -544,8 +601,10 @@ namespace kernels {
 // An entry of the kernel list (kernels/kernel_list.cpp).
 extern const KernelInfo avg_nchw{
     .name = "avg_nchw",
-    .description = "per output row: the window's rows summed whole (lanes along W), then its taps along W from "
-                   "that row of sums, padded with -0",
+    .description =
+        "per output row: the window's rows summed whole (lanes along W), then its taps along W "
+        "from "
+        "that row of sums, padded with -0",
     .accepts = accepts_avg_nchw,
     .preferred = nullptr,
     .run = run_avg_nchw,

@@ -6,8 +6,8 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
-#include "kernels/simd-inl.h"
 #include "kernels/row_sums-inl.h"
+#include "kernels/simd-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace poolspec::optimized {
@@ -22,9 +22,10 @@ namespace HWY_NAMESPACE {
 // Output columns [begin, end) of one row, every one with `taps` in-bounds columns starting at
 // column_start(ow) + first: each channel chunk's column sums added in W order, then finished.
 template <int kTaps, class D, class S>
-HWY_INLINE LinePrefetch SumColumns(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t C, int64_t begin,
-                                   int64_t end, int64_t column_step, int64_t first_column, int64_t tap_step,
-                                   int64_t count, const float* HWY_RESTRICT factors, IntRounding rule,
+HWY_INLINE LinePrefetch SumColumns(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t C,
+                                   int64_t begin, int64_t end, int64_t column_step,
+                                   int64_t first_column, int64_t tap_step, int64_t count,
+                                   const float* HWY_RESTRICT factors, IntRounding rule,
                                    S* HWY_RESTRICT dst, LinePrefetch prefetch) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const int64_t taps = kTaps > 0 ? kTaps : count;
@@ -57,14 +58,17 @@ HWY_INLINE LinePrefetch SumColumns(D d, const hn::TFromD<D>* HWY_RESTRICT sums, 
 // vector, where SumColumns<7> takes 7 and 6 (the 7x7 layer in NHWC, 1 thread, one kernel alone:
 // 1.2x faster hot, 1.1x cold).
 template <int kVectors, class D, class S>
-HWY_NOINLINE LinePrefetch SumSevenColumnsInRegisters(D d, const hn::TFromD<D>* HWY_RESTRICT sums, int64_t begin,
-                                                     int64_t end, int64_t first_column,
-                                                     const float* HWY_RESTRICT factors, IntRounding rule,
-                                                     S* HWY_RESTRICT dst, LinePrefetch prefetch) {
+HWY_NOINLINE LinePrefetch SumSevenColumnsInRegisters(D d, const hn::TFromD<D>* HWY_RESTRICT sums,
+                                                     int64_t begin, int64_t end,
+                                                     int64_t first_column,
+                                                     const float* HWY_RESTRICT factors,
+                                                     IntRounding rule, S* HWY_RESTRICT dst,
+                                                     LinePrefetch prefetch) {
   constexpr int64_t L = 16, C = kVectors * L;
   const hn::Rebind<float, D> df;
   using V = hn::Vec<D>;
-  V last[kVectors], p2[kVectors][2], p4[kVectors][3];  // c[ow + 5]; p2[ow + 3], p2[ow + 4]; p4[ow .. ow + 2]
+  V last[kVectors], p2[kVectors][2],
+      p4[kVectors][3];  // c[ow + 5]; p2[ow + 3], p2[ow + 4]; p4[ow .. ow + 2]
   const hn::TFromD<D>* column = sums + begin * C + first_column;
 #pragma GCC unroll 4
   for (int v = 0; v < kVectors; ++v) {
@@ -83,7 +87,8 @@ HWY_NOINLINE LinePrefetch SumSevenColumnsInRegisters(D d, const hn::TFromD<D>* H
     for (int v = 0; v < kVectors; ++v) {
       prefetch.Next();
       const V fresh = hn::LoadU(d, column + 6 * C + v * L);
-      StoreAs(FinishAverage(d, hn::Add(hn::Add(p4[v][0], p2[v][1]), fresh), factor, rule), d, out + v * L);
+      StoreAs(FinishAverage(d, hn::Add(hn::Add(p4[v][0], p2[v][1]), fresh), factor, rule), d,
+              out + v * L);
       const V pair = hn::Add(last[v], fresh);  // p2[ow + 5]
       p4[v][0] = p4[v][1];
       p4[v][1] = p4[v][2];
@@ -97,13 +102,13 @@ HWY_NOINLINE LinePrefetch SumSevenColumnsInRegisters(D d, const hn::TFromD<D>* H
 }
 
 template <class D, class S>
-HWY_INLINE LinePrefetch SumColumnsAnyCount(D d, const hn::TFromD<D>* sums, int64_t C, int64_t begin, int64_t end,
-                                           int64_t column_step, int64_t first_column, int64_t tap_step,
-                                           int64_t count, const float* factors, IntRounding rule, S* dst,
-                                           LinePrefetch prefetch) {
+HWY_INLINE LinePrefetch SumColumnsAnyCount(D d, const hn::TFromD<D>* sums, int64_t C, int64_t begin,
+                                           int64_t end, int64_t column_step, int64_t first_column,
+                                           int64_t tap_step, int64_t count, const float* factors,
+                                           IntRounding rule, S* dst, LinePrefetch prefetch) {
   const auto sum = [&](auto taps) HWY_ATTR {
-    return SumColumns<taps()>(d, sums, C, begin, end, column_step, first_column, tap_step, count, factors, rule,
-                              dst, prefetch);
+    return SumColumns<taps()>(d, sums, C, begin, end, column_step, first_column, tap_step, count,
+                              factors, rule, dst, prefetch);
   };
   if (count == 2) return sum(std::integral_constant<int, 2>());
   if (count == 3) return sum(std::integral_constant<int, 3>());
@@ -117,11 +122,13 @@ HWY_INLINE LinePrefetch SumColumnsAnyCount(D d, const hn::TFromD<D>* sums, int64
 // Per output row and channel chunk, each input column's sum over the window's rows is formed in a
 // register and walks along W: a column two windows share (the window's last is the next one's
 // first, or its last two at stride 1) is summed once. No row of sums is stored and read back, so
-// each output vector costs one load per window row and stride columns, not a store and kw loads more.
+// each output vector costs one load per window row and stride columns, not a store and kw loads
+// more.
 
 // The sum over the window's rows of x[offset .. offset + L) (kRows of them, or `count` when 0).
 template <int kRows, class D, class S>
-HWY_INLINE hn::Vec<D> ColumnSum(D d, const S* const* HWY_RESTRICT rows, size_t count, int64_t offset) {
+HWY_INLINE hn::Vec<D> ColumnSum(D d, const S* const* HWY_RESTRICT rows, size_t count,
+                                int64_t offset) {
   const size_t n = kRows > 0 ? static_cast<size_t>(kRows) : count;
   auto m = LoadAs(d, rows[0] + offset);
   for (size_t r = 1; r < n; ++r) m = hn::Add(m, LoadAs(d, rows[r] + offset));
@@ -130,7 +137,8 @@ HWY_INLINE hn::Vec<D> ColumnSum(D d, const S* const* HWY_RESTRICT rows, size_t c
 
 // sums[v] = ColumnSum at offset + v * Lanes, for v < kVectors.
 template <int kVectors, int kRows, class D, class S>
-HWY_INLINE void ColumnSums(D d, const S* const* HWY_RESTRICT rows, size_t count, int64_t offset, hn::Vec<D>* sums) {
+HWY_INLINE void ColumnSums(D d, const S* const* HWY_RESTRICT rows, size_t count, int64_t offset,
+                           hn::Vec<D>* sums) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
 #pragma GCC unroll 4
   for (int v = 0; v < kVectors; ++v) sums[v] = ColumnSum<kRows>(d, rows, count, offset + v * L);
@@ -141,9 +149,11 @@ HWY_INLINE void ColumnSums(D d, const S* const* HWY_RESTRICT rows, size_t count,
 // does, so the quotients are the same.
 #if HWY_TARGET != HWY_SCALAR
 template <class D16, class S>
-HWY_INLINE void StoreAverageOfHalfWords(D16, hn::Vec<D16> sum, float factor, IntRounding rule, S* HWY_RESTRICT dst) {
+HWY_INLINE void StoreAverageOfHalfWords(D16, hn::Vec<D16> sum, float factor, IntRounding rule,
+                                        S* HWY_RESTRICT dst) {
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-  if constexpr (hn::MaxLanes(D16()) == 32) {  // one 32-byte store (FinishInt8Vector: packed in registers)
+  if constexpr (hn::MaxLanes(D16()) ==
+                32) {  // one 32-byte store (FinishInt8Vector: packed in registers)
     const auto f = hn::Set(hn::ScalableTag<float>(), factor);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), FinishInt8Vector<S>(sum.raw, f, f, rule));
     return;
@@ -153,7 +163,8 @@ HWY_INLINE void StoreAverageOfHalfWords(D16, hn::Vec<D16> sum, float factor, Int
   const hn::Half<D16> dh;
   const auto f = hn::Set(hn::Rebind<float, decltype(d32)>(), factor);
   StoreAs(FinishAverage(d32, hn::PromoteTo(d32, hn::LowerHalf(dh, sum)), f, rule), d32, dst);
-  StoreAs(FinishAverage(d32, hn::PromoteTo(d32, hn::UpperHalf(dh, sum)), f, rule), d32, dst + hn::Lanes(d32));
+  StoreAs(FinishAverage(d32, hn::PromoteTo(d32, hn::UpperHalf(dh, sum)), f, rule), d32,
+          dst + hn::Lanes(d32));
 }
 #endif
 
@@ -164,8 +175,9 @@ HWY_INLINE void StoreAverageOfHalfWords(D16, hn::Vec<D16> sum, float factor, Int
 template <int kTaps, int kStride, int kRows, int kVectors, class D, class S>
 HWY_NOINLINE void SlideColumns(D d, const S* const* HWY_RESTRICT window_rows, size_t row_count,
                                const S* const* HWY_RESTRICT ahead, size_t ahead_count, int64_t C,
-                               int64_t begin, int64_t end, int64_t pad, const float* HWY_RESTRICT factors,
-                               IntRounding rule, S* HWY_RESTRICT dst) {
+                               int64_t begin, int64_t end, int64_t pad,
+                               const float* HWY_RESTRICT factors, IntRounding rule,
+                               S* HWY_RESTRICT dst) {
   static_assert(kTaps == 2 || kTaps == 3);
   static_assert(kStride == 1 || kStride == 2);
   constexpr int V = kVectors;
@@ -181,11 +193,13 @@ HWY_NOINLINE void SlideColumns(D d, const S* const* HWY_RESTRICT window_rows, si
     // `carry`: the columns this window shares with the next (none for 2 taps at stride 2).
     hn::Vec<D> carry0[V], carry1[V], fresh[V], last[V], sum[V];
     ColumnSums<V, kRows>(d, r, row_count, first, carry0);
-    if constexpr (kTaps == 3 && kStride == 1) ColumnSums<V, kRows>(d, r, row_count, first + C, carry1);
+    if constexpr (kTaps == 3 && kStride == 1)
+      ColumnSums<V, kRows>(d, r, row_count, first + C, carry1);
     for (int64_t ow = begin, at = first; ow < end; ++ow, at += kStride * C, out += C) {
       for (size_t a = 0; a < ahead_count; ++a)
         for (int k = 0; k < V * kStride; ++k)
-          __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(ahead[a]) + prefetch_offset +
+          __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(ahead[a]) +
+                                                           prefetch_offset +
                                                            static_cast<uintptr_t>(k) * 64));
       prefetch_offset += V * kStride * 64;
       if constexpr (kTaps == 3 && kStride == 1) {  // columns at, at+1 carried; at+2 new
@@ -219,7 +233,8 @@ HWY_NOINLINE void SlideColumns(D d, const S* const* HWY_RESTRICT window_rows, si
       }
       if constexpr (sizeof(hn::TFromD<D>) == 2) {
 #pragma GCC unroll 4
-        for (int v = 0; v < V; ++v) StoreAverageOfHalfWords(d, sum[v], factors[ow], rule, out + v * L);
+        for (int v = 0; v < V; ++v)
+          StoreAverageOfHalfWords(d, sum[v], factors[ow], rule, out + v * L);
       } else {
         const auto factor = hn::Set(df, factors[ow]);
 #pragma GCC unroll 4
@@ -238,9 +253,10 @@ HWY_NOINLINE void SlideColumns(D d, const S* const* HWY_RESTRICT window_rows, si
 // oneDNN's nChw16c kernel timed in the same process: cold 1.83-2.62 with those passes, 1.53-1.81
 // with this; hot 2.12-2.46 and 1.81-2.14.
 template <int kTaps, int kRows, class D, class S>
-HWY_NOINLINE void SlidePixels(D d, const S* const* HWY_RESTRICT window_rows, size_t row_count, int64_t C,
-                              int64_t begin, int64_t end, int64_t pad, const float* HWY_RESTRICT factors,
-                              IntRounding rule, hn::TFromD<D>* HWY_RESTRICT ring, S* HWY_RESTRICT dst) {
+HWY_NOINLINE void SlidePixels(D d, const S* const* HWY_RESTRICT window_rows, size_t row_count,
+                              int64_t C, int64_t begin, int64_t end, int64_t pad,
+                              const float* HWY_RESTRICT factors, IntRounding rule,
+                              hn::TFromD<D>* HWY_RESTRICT ring, S* HWY_RESTRICT dst) {
   static_assert(kTaps == 2 || kTaps == 3);
   using T = hn::TFromD<D>;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
@@ -287,9 +303,10 @@ HWY_NOINLINE void SlidePixels(D d, const S* const* HWY_RESTRICT window_rows, siz
 constexpr int pixel_register_vectors = 12;
 
 template <int kTaps, int kRows, int kVectors, class D, class S>
-HWY_NOINLINE void SlidePixelsInRegisters(D d, const S* const* HWY_RESTRICT window_rows, size_t row_count,
-                                         int64_t begin, int64_t end, int64_t pad, const float* HWY_RESTRICT factors,
-                                         IntRounding rule, S* HWY_RESTRICT dst) {
+HWY_NOINLINE void SlidePixelsInRegisters(D d, const S* const* HWY_RESTRICT window_rows,
+                                         size_t row_count, int64_t begin, int64_t end, int64_t pad,
+                                         const float* HWY_RESTRICT factors, IntRounding rule,
+                                         S* HWY_RESTRICT dst) {
   static_assert(kTaps == 2 || kTaps == 3);
   constexpr int64_t L = 16, C = kVectors * L;
   const hn::Rebind<float, D> df;
@@ -327,13 +344,15 @@ HWY_NOINLINE void SlidePixelsInRegisters(D d, const S* const* HWY_RESTRICT windo
 
 // One output column whose `taps` input columns start at element `first` (C >= Lanes).
 template <class D, class S>
-HWY_INLINE void WindowColumn(D d, const S* const* rows, size_t row_count, int64_t C, int64_t first, int64_t tap_step,
-                             int64_t taps, hn::Vec<hn::Rebind<float, D>> factor, IntRounding rule, S* dst) {
+HWY_INLINE void WindowColumn(D d, const S* const* rows, size_t row_count, int64_t C, int64_t first,
+                             int64_t tap_step, int64_t taps, hn::Vec<hn::Rebind<float, D>> factor,
+                             IntRounding rule, S* dst) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   for (int64_t chunk = 0; chunk < C; chunk += L) {
     const int64_t c = std::min(chunk, C - L);
     auto sum = ColumnSum<0>(d, rows, row_count, first + c);
-    for (int64_t t = 1; t < taps; ++t) sum = hn::Add(sum, ColumnSum<0>(d, rows, row_count, first + t * tap_step + c));
+    for (int64_t t = 1; t < taps; ++t)
+      sum = hn::Add(sum, ColumnSum<0>(d, rows, row_count, first + t * tap_step + c));
     StoreAs(FinishAverage(d, sum, factor, rule), d, dst + c);
   }
 }
@@ -342,46 +361,56 @@ HWY_INLINE void WindowColumn(D d, const S* const* rows, size_t row_count, int64_
 // vectors of channels per pass as C has room for (four at stride 1 where `four_vectors`; the
 // four-vector variants are compiled only where kMayTakeFour).
 template <bool kMayTakeFour, class D, class S>
-HWY_INLINE void SlideColumnsOfShape(D d, const S* const* rows, size_t row_count, const S* const* ahead,
-                                    size_t ahead_count, const AxisTable& AW, int64_t C, int64_t begin, int64_t end,
-                                    bool four_vectors, const float* factors, IntRounding rule, S* dst) {
+HWY_INLINE void SlideColumnsOfShape(D d, const S* const* rows, size_t row_count,
+                                    const S* const* ahead, size_t ahead_count, const AxisTable& AW,
+                                    int64_t C, int64_t begin, int64_t end, bool four_vectors,
+                                    const float* factors, IntRounding rule, S* dst) {
   const int64_t pad = AW.pad_begin;
   const bool two_vectors = C >= 2 * static_cast<int64_t>(hn::Lanes(d));
   const auto slide = [&](auto taps, auto stride) HWY_ATTR {
     if constexpr (kMayTakeFour) {
       if (row_count == 3 && four_vectors && stride() == 1)
-        return SlideColumns<taps(), stride(), 3, 4>(d, rows, row_count, ahead, ahead_count, C, begin, end, pad, factors,
-                                                    rule, dst);
+        return SlideColumns<taps(), stride(), 3, 4>(d, rows, row_count, ahead, ahead_count, C,
+                                                    begin, end, pad, factors, rule, dst);
     }
     if (row_count == 3 && two_vectors)
-      SlideColumns<taps(), stride(), 3, 2>(d, rows, row_count, ahead, ahead_count, C, begin, end, pad, factors, rule, dst);
+      SlideColumns<taps(), stride(), 3, 2>(d, rows, row_count, ahead, ahead_count, C, begin, end,
+                                           pad, factors, rule, dst);
     else if (row_count == 3)
-      SlideColumns<taps(), stride(), 3, 1>(d, rows, row_count, ahead, ahead_count, C, begin, end, pad, factors, rule, dst);
+      SlideColumns<taps(), stride(), 3, 1>(d, rows, row_count, ahead, ahead_count, C, begin, end,
+                                           pad, factors, rule, dst);
     else if (two_vectors)
-      SlideColumns<taps(), stride(), 0, 2>(d, rows, row_count, ahead, ahead_count, C, begin, end, pad, factors, rule, dst);
+      SlideColumns<taps(), stride(), 0, 2>(d, rows, row_count, ahead, ahead_count, C, begin, end,
+                                           pad, factors, rule, dst);
     else
-      SlideColumns<taps(), stride(), 0, 1>(d, rows, row_count, ahead, ahead_count, C, begin, end, pad, factors, rule, dst);
+      SlideColumns<taps(), stride(), 0, 1>(d, rows, row_count, ahead, ahead_count, C, begin, end,
+                                           pad, factors, rule, dst);
   };
   using One = std::integral_constant<int, 1>;
   using Two = std::integral_constant<int, 2>;
   using Three = std::integral_constant<int, 3>;
   if (AW.kernel == 3) {
-    if (AW.stride == 1) slide(Three(), One());
-    else slide(Three(), Two());
+    if (AW.stride == 1)
+      slide(Three(), One());
+    else
+      slide(Three(), Two());
   } else {
-    if (AW.stride == 1) slide(Two(), One());
-    else slide(Two(), Two());
+    if (AW.stride == 1)
+      slide(Two(), One());
+    else
+      slide(Two(), Two());
   }
 }
 
 // avg_nhwc's direct path for the interior columns [begin, end), when it applies.
 template <class D, class S>
-HWY_INLINE bool SlideColumnsIfShaped(D d, const S* const* rows, size_t row_count, const S* const* ahead,
-                                     size_t ahead_count, const AxisTable& AW, int64_t C, int64_t begin, int64_t end,
-                                     const float* factors, IntRounding rule, hn::TFromD<D>* ring, S* dst) {
+HWY_INLINE bool SlideColumnsIfShaped(D d, const S* const* rows, size_t row_count,
+                                     const S* const* ahead, size_t ahead_count, const AxisTable& AW,
+                                     int64_t C, int64_t begin, int64_t end, const float* factors,
+                                     IntRounding rule, hn::TFromD<D>* ring, S* dst) {
   // Windows of more than three rows (3-D ones) measured slower here than the row of sums.
-  if (AW.dilation != 1 || C < static_cast<int64_t>(hn::Lanes(d)) || (AW.stride != 1 && AW.stride != 2) ||
-      (AW.kernel != 2 && AW.kernel != 3) || row_count > 3)
+  if (AW.dilation != 1 || C < static_cast<int64_t>(hn::Lanes(d)) ||
+      (AW.stride != 1 && AW.stride != 2) || (AW.kernel != 2 && AW.kernel != 3) || row_count > 3)
     return false;
 #if HWY_TARGET != HWY_SCALAR
   if constexpr (sizeof(S) == 1 && std::is_integral_v<S>) {
@@ -389,7 +418,8 @@ HWY_INLINE bool SlideColumnsIfShaped(D d, const S* const* rows, size_t row_count
     // vector (the int8 benchmark layer in NHWC, 1 thread: 1.1x faster hot than 32-bit lanes).
     const hn::ScalableTag<int16_t> d16;
     if (C >= static_cast<int64_t>(hn::Lanes(d16))) {
-      SlideColumnsOfShape<false>(d16, rows, row_count, ahead, ahead_count, AW, C, begin, end, false, factors, rule, dst);
+      SlideColumnsOfShape<false>(d16, rows, row_count, ahead, ahead_count, AW, C, begin, end, false,
+                                 factors, rule, dst);
       return true;
     }
   }
@@ -403,21 +433,25 @@ HWY_INLINE bool SlideColumnsIfShaped(D d, const S* const* rows, size_t row_count
   const bool four_vectors = C % (4 * L) == 0 || C >= 8 * L;
   // More than one chunk, and a ring that takes at most half of L1 (ResNet-style 2048 channels on
   // an 8x8 plane measured 1.25x slower with it): each pixel's channels in turn.
-  const bool ring_fits = AW.kernel * C * static_cast<int64_t>(sizeof(hn::TFromD<D>)) <= (int64_t{16} << 10);
+  const bool ring_fits =
+      AW.kernel * C * static_cast<int64_t>(sizeof(hn::TFromD<D>)) <= (int64_t{16} << 10);
   if (AW.stride == 1 && C > 4 * L && ring_fits) {
     // f32 rows of 5 .. pixel_register_vectors whole vectors of channels, 3 rows: in registers.
     const int64_t register_vectors =
-        std::is_same_v<S, float> && hn::MaxLanes(d) == 16 && C % L == 0 && row_count == 3 ? C / L : 0;
+        std::is_same_v<S, float> && hn::MaxLanes(d) == 16 && C % L == 0 && row_count == 3 ? C / L
+                                                                                          : 0;
     const auto slide_pixels = [&](auto taps) HWY_ATTR {
       bool in_registers = false;
       [&]<int... kV>(std::integer_sequence<int, kV...>) HWY_ATTR {
         constexpr int kFewest = 5;
         ((register_vectors == kFewest + kV
-              ? (SlidePixelsInRegisters<taps(), 3, kFewest + kV>(d, rows, row_count, begin, end, pad, factors, rule, dst),
+              ? (SlidePixelsInRegisters<taps(), 3, kFewest + kV>(d, rows, row_count, begin, end,
+                                                                 pad, factors, rule, dst),
                  in_registers = true)
               : false),
          ...);
-      }(std::make_integer_sequence<int, pixel_register_vectors - 4>());
+      }
+      (std::make_integer_sequence<int, pixel_register_vectors - 4>());
       if (in_registers)
         return;
       else if (row_count == 3)
@@ -425,11 +459,14 @@ HWY_INLINE bool SlideColumnsIfShaped(D d, const S* const* rows, size_t row_count
       else
         SlidePixels<taps(), 0>(d, rows, row_count, C, begin, end, pad, factors, rule, ring, dst);
     };
-    if (AW.kernel == 3) slide_pixels(std::integral_constant<int, 3>());
-    else slide_pixels(std::integral_constant<int, 2>());
+    if (AW.kernel == 3)
+      slide_pixels(std::integral_constant<int, 3>());
+    else
+      slide_pixels(std::integral_constant<int, 2>());
     return true;
   }
-  SlideColumnsOfShape<true>(d, rows, row_count, ahead, ahead_count, AW, C, begin, end, four_vectors, factors, rule, dst);
+  SlideColumnsOfShape<true>(d, rows, row_count, ahead, ahead_count, AW, C, begin, end, four_vectors,
+                            factors, rule, dst);
   return true;
 }
 
@@ -440,9 +477,11 @@ size_t NhwcWindowRows(const Plan& P, const S* in, int64_t row, const S** sources
   const int64_t n = row / (AD.out * AH.out), od = (row / AH.out) % AD.out, oh = row % AH.out;
   const int64_t row_length = P.axis[2].in * P.channels;
   size_t count = 0;
-  for (int64_t td = AD.first[static_cast<size_t>(od)]; td < AD.past[static_cast<size_t>(od)]; ++td) {
+  for (int64_t td = AD.first[static_cast<size_t>(od)]; td < AD.past[static_cast<size_t>(od)];
+       ++td) {
     const int64_t id = AD.start(od) + td * AD.dilation;
-    for (int64_t th = AH.first[static_cast<size_t>(oh)]; th < AH.past[static_cast<size_t>(oh)]; ++th) {
+    for (int64_t th = AH.first[static_cast<size_t>(oh)]; th < AH.past[static_cast<size_t>(oh)];
+         ++th) {
       const int64_t ih = AH.start(oh) + th * AH.dilation;
       sources[count++] = in + ((n * AD.in + id) * AH.in + ih) * row_length;
     }
@@ -457,7 +496,9 @@ template <class S>
 struct NhwcInputRows {
   const Plan* plan;
   const S* in;
-  size_t operator()(int64_t row, const S** sources) const { return NhwcWindowRows(*plan, in, row, sources); }
+  size_t operator()(int64_t row, const S** sources) const {
+    return NhwcWindowRows(*plan, in, row, sources);
+  }
 };
 
 // The rows of an NHWC output row's window along H in the plane of its depth window's sums
@@ -472,7 +513,8 @@ struct NhwcSliceSumRows {
     if (AD.count(od) == 0) return 0;
     const int64_t row_length = plan->axis[2].in * plan->channels;
     size_t count = 0;
-    for (int64_t th = AH.first[static_cast<size_t>(oh)]; th < AH.past[static_cast<size_t>(oh)]; ++th)
+    for (int64_t th = AH.first[static_cast<size_t>(oh)]; th < AH.past[static_cast<size_t>(oh)];
+         ++th)
       sources[count++] = sums + (AH.start(oh) + th * AH.dilation) * row_length;
     return count;
   }
@@ -482,14 +524,15 @@ struct NhwcSliceSumRows {
 // (k rows) is the one before it moved down by one row. `window` and `next` are the windows of
 // rows row and row + 1; `later` has room for two more windows.
 template <class S, class RowsOf>
-bool QuadRows(const S* const* window, size_t k, const S* const* next, size_t next_count, const RowsOf& rows_of,
-              int64_t row, const S** later, const S** quad) {
+bool QuadRows(const S* const* window, size_t k, const S* const* next, size_t next_count,
+              const RowsOf& rows_of, int64_t row, const S** later, const S** quad) {
   const auto moved_by_one = [k](const S* const* a, const S* const* b, size_t b_count) {
     return b_count == k && std::equal(a + 1, a + k, b);
   };
   const S** third = later;
   const S** fourth = later + k;
-  if (!moved_by_one(window, next, next_count) || !moved_by_one(next, third, rows_of(row + 2, third)) ||
+  if (!moved_by_one(window, next, next_count) ||
+      !moved_by_one(next, third, rows_of(row + 2, third)) ||
       !moved_by_one(third, fourth, rows_of(row + 3, fourth)))
     return false;
   std::copy(window, window + k, quad);
@@ -502,7 +545,8 @@ bool QuadRows(const S* const* window, size_t k, const S* const* next, size_t nex
 // Output rows [begin, end) of avg_nhwc, whose window rows `rows_of` gives. `pair_rows`: adjacent
 // output rows' windows may share rows (one depth slice, or a plane of slice sums).
 template <class S, class Acc, class RowsOf>
-void AvgNhwcRows(const Plan& P, const RunArgs& a, const RowsOf& rows_of, bool pair_rows, int64_t begin, int64_t end) {
+void AvgNhwcRows(const Plan& P, const RunArgs& a, const RowsOf& rows_of, bool pair_rows,
+                 int64_t begin, int64_t end) {
   using D = hn::ScalableTag<Acc>;
   const D d;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
@@ -519,11 +563,12 @@ void AvgNhwcRows(const Plan& P, const RunArgs& a, const RowsOf& rows_of, bool pa
   // every output column has a tap in the row (the first: pad_begin < 7; the last: OW <= W +
   // pad_begin), it takes the border columns too, from rows of sums with the padding's columns on
   // either side (at most 6) holding the identity, -0: adding it changes no sum, nor a zero's sign.
-  const bool seven = AW.kernel == 7 && AW.stride == 1 && AW.dilation == 1 && hn::MaxLanes(d) == 16 &&
-                     (C == L || C == 2 * L);
+  const bool seven = AW.kernel == 7 && AW.stride == 1 && AW.dilation == 1 &&
+                     hn::MaxLanes(d) == 16 && (C == L || C == 2 * L);
   const bool seven_borders = seven && AW.pad_begin < AW.kernel && OW <= W + AW.pad_begin;
   const int64_t sums_before = seven_borders ? AW.pad_begin * C : 0;
-  const int64_t sums_after = seven_borders ? std::max<int64_t>(0, OW + AW.kernel - 1 - AW.pad_begin - W) * C : 0;
+  const int64_t sums_after =
+      seven_borders ? std::max<int64_t>(0, OW + AW.kernel - 1 - AW.pad_begin - W) * C : 0;
   const int64_t sums_stride = sums_before + row_length + sums_after + L;
   // The sums of a group of output rows summed together (one, a pair or a quad): group[j] holds
   // row group_first + j's, for the rows before group_end.
@@ -561,10 +606,13 @@ void AvgNhwcRows(const Plan& P, const RunArgs& a, const RowsOf& rows_of, bool pa
     // The window's input rows, and the last ones of the next output row's window (those it
     // adds, for a window that moves down by at most its height), for the direct path to prefetch.
     size_t row_count = next_count;
-    if (row == begin) row_count = rows_of(row, sources);
-    else std::swap(sources, next_sources);
+    if (row == begin)
+      row_count = rows_of(row, sources);
+    else
+      std::swap(sources, next_sources);
     next_count = row + 1 < end ? rows_of(row + 1, next_sources) : 0;
-    const size_t ahead_count = std::min(next_count, static_cast<size_t>(std::min(AH.stride, AH.kernel)));
+    const size_t ahead_count =
+        std::min(next_count, static_cast<size_t>(std::min(AH.stride, AH.kernel)));
     const S* const* ahead = next_sources + (next_count - ahead_count);
     const int64_t key = RowFactorsKey(P, od, oh);
     if (key != factors_for) {
@@ -584,8 +632,8 @@ void AvgNhwcRows(const Plan& P, const RunArgs& a, const RowsOf& rows_of, bool pa
     // has more than 3 rows).
     const bool summed = row < group_end;
     const bool direct = !summed && interior &&
-                        SlideColumnsIfShaped(d, sources, row_count, ahead, ahead_count, AW, C, ib, ie, factors, rule,
-                                             ring, dst_row);
+                        SlideColumnsIfShaped(d, sources, row_count, ahead, ahead_count, AW, C, ib,
+                                             ie, factors, rule, ring, dst_row);
     // Windows of more than 3 rows (never direct) share rows with the next output rows': four
     // rows, or two, are summed together (7x7: 10 row loads for four output rows, 8 for two, where
     // one at a time takes 7 each).
@@ -596,13 +644,14 @@ void AvgNhwcRows(const Plan& P, const RunArgs& a, const RowsOf& rows_of, bool pa
     if (!summed && !direct && row_count > 0) {
       group_end = row + 1;
       if (row_count > 3 && pair_rows && row + 3 < end &&
-          QuadRows(sources, row_count, next_sources, next_count, rows_of, row, later_sources, quad_rows)) {
+          QuadRows(sources, row_count, next_sources, next_count, rows_of, row, later_sources,
+                   quad_rows)) {
         SumRowQuad(d, quad_rows, row_count, row_length, group);
         group_end = row + 4;
       } else if (row_count > 3 && pair_rows && row + 1 < end &&
                  split.Split(sources, row_count, next_sources, next_count)) {
-        SumRowPair(d, split.shared, split.shared_count, split.only_a, split.only_b, split.only_count, row_length,
-                   group[0], group[1]);
+        SumRowPair(d, split.shared, split.shared_count, split.only_a, split.only_b,
+                   split.only_count, row_length, group[0], group[1]);
         group_end = row + 2;
       } else {
         SumRowsAnyCount(d, sources, row_count, row_length, group[0]);
@@ -633,18 +682,19 @@ void AvgNhwcRows(const Plan& P, const RunArgs& a, const RowsOf& rows_of, bool pa
     // The columns summed in one run: the interior ones, or all of them.
     const int64_t run_begin = seven_borders ? 0 : ib, run_end = seven_borders ? OW : ie;
     if (interior && !direct && seven && C == 2 * L)
-      prefetch = SumSevenColumnsInRegisters<2>(d, sums, run_begin, run_end, -AW.pad_begin * C, factors, rule, dst_row,
-                                               prefetch);
+      prefetch = SumSevenColumnsInRegisters<2>(d, sums, run_begin, run_end, -AW.pad_begin * C,
+                                               factors, rule, dst_row, prefetch);
     else if (interior && !direct && seven)
-      prefetch = SumSevenColumnsInRegisters<1>(d, sums, run_begin, run_end, -AW.pad_begin * C, factors, rule, dst_row,
-                                               prefetch);
+      prefetch = SumSevenColumnsInRegisters<1>(d, sums, run_begin, run_end, -AW.pad_begin * C,
+                                               factors, rule, dst_row, prefetch);
     else if (interior && !direct)
-      prefetch = SumColumnsAnyCount(d, sums, C, ib, ie, column_step, -AW.pad_begin * C, tap_step, AW.kernel,
-                                    factors, rule, dst_row, prefetch);
+      prefetch = SumColumnsAnyCount(d, sums, C, ib, ie, column_step, -AW.pad_begin * C, tap_step,
+                                    AW.kernel, factors, rule, dst_row, prefetch);
     for (int64_t ow = 0; ow < OW; ++ow) {
       if (ow == run_begin && interior) ow = run_end;
       if (ow >= OW) break;
-      const int64_t first = AW.first[static_cast<size_t>(ow)], past = AW.past[static_cast<size_t>(ow)];
+      const int64_t first = AW.first[static_cast<size_t>(ow)],
+                    past = AW.past[static_cast<size_t>(ow)];
       const int64_t divisor = divisors[ow];
       if (rows_empty || first >= past || divisor == 0) {
         for (int64_t c = 0; c < C; ++c)
@@ -653,11 +703,12 @@ void AvgNhwcRows(const Plan& P, const RunArgs& a, const RowsOf& rows_of, bool pa
       }
       const int64_t first_column = (first * AW.dilation - AW.pad_begin) * C;
       if (direct)
-        WindowColumn(d, sources, row_count, C, ow * column_step + first_column, tap_step, past - first,
-                     hn::Set(hn::Rebind<float, D>(), factors[ow]), rule, dst_row + ow * C);
+        WindowColumn(d, sources, row_count, C, ow * column_step + first_column, tap_step,
+                     past - first, hn::Set(hn::Rebind<float, D>(), factors[ow]), rule,
+                     dst_row + ow * C);
       else
-        prefetch = SumColumnsAnyCount(d, sums, C, ow, ow + 1, column_step, first_column, tap_step, past - first,
-                                      factors, rule, dst_row, prefetch);
+        prefetch = SumColumnsAnyCount(d, sums, C, ow, ow + 1, column_step, first_column, tap_step,
+                                      past - first, factors, rule, dst_row, prefetch);
     }
     prefetch.Rest();
   }
@@ -675,7 +726,8 @@ void AvgNhwc(const Plan& P, const RunArgs& a) {
   // of rows, 1.2x slower cold and 1.1x hot than whole planes). Other storage types would need the
   // kernels below to take rows of the sum type.
   if constexpr (std::is_same_v<S, Acc>) {
-    if (AD.kernel > 1 && plane_length * static_cast<int64_t>(sizeof(Acc)) <= nhwc_slice_sums_bytes) {
+    if (AD.kernel > 1 &&
+        plane_length * static_cast<int64_t>(sizeof(Acc)) <= nhwc_slice_sums_bytes) {
       ParallelRanges(a.threads, P.batch * AD.out, [&](int64_t begin, int64_t end) HWY_ATTR {
         thread_local std::vector<Acc> plane_tl;
         thread_local std::vector<const S*> slices_tl;
@@ -685,10 +737,13 @@ void AvgNhwc(const Plan& P, const RunArgs& a) {
         for (int64_t unit = begin; unit < end; ++unit) {  // (n, od)
           const int64_t n = unit / AD.out, od = unit % AD.out;
           size_t count = 0;
-          for (int64_t td = AD.first[static_cast<size_t>(od)]; td < AD.past[static_cast<size_t>(od)]; ++td)
+          for (int64_t td = AD.first[static_cast<size_t>(od)];
+               td < AD.past[static_cast<size_t>(od)]; ++td)
             slices[count++] = in + (n * AD.in + AD.start(od) + td * AD.dilation) * plane_length;
-          if (count > 0) SumSlices(d, slices, count, AH.in, AW.in * P.channels, AW.in * P.channels, plane_sums);
-          AvgNhwcRows<S, Acc>(P, a, NhwcSliceSumRows<Acc>{&P, plane_sums}, true, unit * AH.out, (unit + 1) * AH.out);
+          if (count > 0)
+            SumSlices(d, slices, count, AH.in, AW.in * P.channels, AW.in * P.channels, plane_sums);
+          AvgNhwcRows<S, Acc>(P, a, NhwcSliceSumRows<Acc>{&P, plane_sums}, true, unit * AH.out,
+                              (unit + 1) * AH.out);
         }
       });
       return;

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "kernels/simd-inl.h"
 #include "kernels/row_sums-inl.h"
+#include "kernels/simd-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace poolspec::optimized {
@@ -26,21 +26,26 @@ namespace HWY_NAMESPACE {
 // dst[f] = finish(sum over tx of (mask[tx][f] ? taps[f + tx * dilation] : -0)), two vectors at a
 // time (two independent chains of additions).
 template <int kTaps, class D, class S>
-HWY_INLINE void MaskedSumsAlongW(D d, const hn::TFromD<D>* HWY_RESTRICT taps, const uint8_t* HWY_RESTRICT masks,
-                                 int64_t vectors, int64_t size, int64_t taps_w, int64_t dilation,
-                                 const float* HWY_RESTRICT factors, IntRounding rule, S* HWY_RESTRICT dst) {
+HWY_INLINE void MaskedSumsAlongW(D d, const hn::TFromD<D>* HWY_RESTRICT taps,
+                                 const uint8_t* HWY_RESTRICT masks, int64_t vectors, int64_t size,
+                                 int64_t taps_w, int64_t dilation,
+                                 const float* HWY_RESTRICT factors, IntRounding rule,
+                                 S* HWY_RESTRICT dst) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const int64_t kw = kTaps > 0 ? kTaps : taps_w;
   const hn::Rebind<float, D> df;
-  const auto identity = hn::Set(d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
+  const auto identity = hn::Set(
+      d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
   int64_t v = 0;
   for (; v + 2 <= vectors && (v + 2) * L <= size; v += 2) {
     const int64_t f = v * L;
     auto m0 = identity, m1 = identity;
     for (int64_t tx = 0; tx < kw; ++tx) {
       const uint8_t* mask = masks + (tx * vectors + v) * 8;
-      m0 = hn::Add(m0, hn::IfThenElse(hn::LoadMaskBits(d, mask), hn::LoadU(d, taps + f + tx * dilation), identity));
-      m1 = hn::Add(m1, hn::IfThenElse(hn::LoadMaskBits(d, mask + 8), hn::LoadU(d, taps + f + L + tx * dilation), identity));
+      m0 = hn::Add(m0, hn::IfThenElse(hn::LoadMaskBits(d, mask),
+                                      hn::LoadU(d, taps + f + tx * dilation), identity));
+      m1 = hn::Add(m1, hn::IfThenElse(hn::LoadMaskBits(d, mask + 8),
+                                      hn::LoadU(d, taps + f + L + tx * dilation), identity));
     }
     StoreAs(FinishAverage(d, m0, hn::LoadU(df, factors + f), rule), d, dst + f);
     StoreAs(FinishAverage(d, m1, hn::LoadU(df, factors + f + L), rule), d, dst + f + L);
@@ -49,11 +54,13 @@ HWY_INLINE void MaskedSumsAlongW(D d, const hn::TFromD<D>* HWY_RESTRICT taps, co
     const int64_t f = v * L;
     auto m = identity;
     for (int64_t tx = 0; tx < kw; ++tx)
-      m = hn::Add(m, hn::IfThenElse(hn::LoadMaskBits(d, masks + (tx * vectors + v) * 8), hn::LoadU(d, taps + f + tx * dilation),
-                                    identity));
+      m = hn::Add(m, hn::IfThenElse(hn::LoadMaskBits(d, masks + (tx * vectors + v) * 8),
+                                    hn::LoadU(d, taps + f + tx * dilation), identity));
     m = FinishAverage(d, m, hn::LoadU(df, factors + f), rule);
-    if (f + L <= size) StoreAs(m, d, dst + f);
-    else StorePartial(m, d, dst + f, static_cast<size_t>(size - f));
+    if (f + L <= size)
+      StoreAs(m, d, dst + f);
+    else
+      StorePartial(m, d, dst + f, static_cast<size_t>(size - f));
   }
 }
 
@@ -61,14 +68,18 @@ HWY_INLINE void MaskedSumsAlongW(D d, const hn::TFromD<D>* HWY_RESTRICT taps, co
 // Lanes i of x[g .. g + L) whose index g + i lies in [lo, hi), the other lanes `identity`;
 // nothing outside [lo, hi) is read (x + g may lie before the plane: formed as an integer).
 template <class D, class S>
-HWY_INLINE hn::Vec<D> LoadFlatRange(D d, const S* x, int64_t g, int64_t lo, int64_t hi, hn::Vec<D> identity) {
+HWY_INLINE hn::Vec<D> LoadFlatRange(D d, const S* x, int64_t g, int64_t lo, int64_t hi,
+                                    hn::Vec<D> identity) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   if (g >= lo && g + L <= hi) return LoadAs(d, x + g);
   const int64_t first = std::clamp<int64_t>(lo - g, 0, L), past = std::clamp<int64_t>(hi - g, 0, L);
   if (first >= past) return identity;
-  const S* at = reinterpret_cast<const S*>(reinterpret_cast<uintptr_t>(x) + static_cast<uintptr_t>(g) * sizeof(S));
-  const auto in = hn::AndNot(hn::FirstN(d, static_cast<size_t>(first)), hn::FirstN(d, static_cast<size_t>(past)));
-  if constexpr (std::is_same_v<S, hn::TFromD<D>>) return hn::IfThenElse(in, hn::MaskedLoad(in, d, at), identity);
+  const S* at = reinterpret_cast<const S*>(reinterpret_cast<uintptr_t>(x) +
+                                           static_cast<uintptr_t>(g) * sizeof(S));
+  const auto in = hn::AndNot(hn::FirstN(d, static_cast<size_t>(first)),
+                             hn::FirstN(d, static_cast<size_t>(past)));
+  if constexpr (std::is_same_v<S, hn::TFromD<D>>)
+    return hn::IfThenElse(in, hn::MaskedLoad(in, d, at), identity);
   alignas(64) S lanes[16];
   static_assert(HWY_MAX_BYTES / 4 == 16, "32-bit lanes of a 512-bit vector");
   for (int64_t i = 0; i < L; ++i) lanes[i] = i >= first && i < past ? at[i] : S{};
@@ -78,15 +89,18 @@ HWY_INLINE hn::Vec<D> LoadFlatRange(D d, const S* x, int64_t g, int64_t lo, int6
 // a + b in the lanes of `where`, `other` elsewhere: one masked VADDPS or VPADDD.
 template <class D>
 HWY_INLINE hn::Vec<D> AddWhere(D, hn::Mask<D> where, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> other) {
-  if constexpr (std::is_floating_point_v<hn::TFromD<D>>) return hn::Vec<D>{_mm512_mask_add_ps(other.raw, where.raw, a.raw, b.raw)};
-  else return hn::Vec<D>{_mm512_mask_add_epi32(other.raw, where.raw, a.raw, b.raw)};
+  if constexpr (std::is_floating_point_v<hn::TFromD<D>>)
+    return hn::Vec<D>{_mm512_mask_add_ps(other.raw, where.raw, a.raw, b.raw)};
+  else
+    return hn::Vec<D>{_mm512_mask_add_epi32(other.raw, where.raw, a.raw, b.raw)};
 }
 
 // The column sums of flat outputs f .. f + L of a 3x3 window at stride 1 and pad 1: rows oh - 1
-// (present for f >= W), oh and oh + 1 (present for f < size - W), added in row order as SumRows does.
+// (present for f >= W), oh and oh + 1 (present for f < size - W), added in row order as SumRows
+// does.
 template <class D, class S>
-HWY_INLINE hn::Vec<D> PlaneColumnSums(D d, const S* HWY_RESTRICT x, int64_t W, int64_t size, int64_t f,
-                                      hn::Vec<D> identity) {
+HWY_INLINE hn::Vec<D> PlaneColumnSums(D d, const S* HWY_RESTRICT x, int64_t W, int64_t size,
+                                      int64_t f, hn::Vec<D> identity) {
   const auto above = LoadFlatRange(d, x, f - W, 0, size - W, identity);
   const auto middle = LoadFlatRange(d, x, f, 0, size, identity);
   const auto below = LoadFlatRange(d, x, f + W, W, size, identity);
@@ -101,9 +115,10 @@ HWY_INLINE hn::Vec<D> PlaneColumnSums(D d, const S* HWY_RESTRICT x, int64_t W, i
 // register (KMOVW from memory, or through a general register): a stand-alone loop of this step
 // over Inception's 35x35 planes, in L1, is 1.3x faster with the flags.
 template <class D, class S>
-HWY_INLINE void Plane3x3Output(D d, const int32_t* HWY_RESTRICT tap_flags, const float* HWY_RESTRICT factors,
-                               IntRounding rule, int64_t v, hn::Vec<D> before, hn::Vec<D> here, hn::Vec<D> after,
-                               bool whole, int64_t size, S* HWY_RESTRICT dst) {
+HWY_INLINE void Plane3x3Output(D d, const int32_t* HWY_RESTRICT tap_flags,
+                               const float* HWY_RESTRICT factors, IntRounding rule, int64_t v,
+                               hn::Vec<D> before, hn::Vec<D> here, hn::Vec<D> after, bool whole,
+                               int64_t size, S* HWY_RESTRICT dst) {
   constexpr int64_t L = 16;
   const hn::Rebind<float, D> df;
   const int64_t f = v * L;
@@ -113,8 +128,10 @@ HWY_INLINE void Plane3x3Output(D d, const int32_t* HWY_RESTRICT tap_flags, const
   auto m = AddWhere(d, left, LanesFrom<L - 1>(d, before, here), here, here);
   m = AddWhere(d, right, m, LanesFrom<1>(d, here, after), m);
   m = FinishAverage(d, m, hn::LoadU(df, factors + f), rule);
-  if (whole) StoreAs(m, d, dst + f);
-  else StorePartial(m, d, dst + f, static_cast<size_t>(size - f));
+  if (whole)
+    StoreAs(m, d, dst + f);
+  else
+    StorePartial(m, d, dst + f, static_cast<size_t>(size - f));
 }
 
 // The column sums at g of an interior vector: rows g - W and g + W are whole vectors of the
@@ -126,14 +143,17 @@ HWY_INLINE hn::Vec<D> InteriorColumnSums(D d, const S* HWY_RESTRICT x, int64_t W
 
 // Vector v of AvgPlane3x3 outside its interior loop, which moves `before` and `here` on by one.
 template <class D, class S>
-HWY_INLINE void Plane3x3Border(D d, const S* HWY_RESTRICT x, const char* next, int64_t W, int64_t size,
-                               const int32_t* HWY_RESTRICT tap_flags, const float* HWY_RESTRICT factors, IntRounding rule,
-                               int64_t v, hn::Vec<D>& before, hn::Vec<D>& here, S* HWY_RESTRICT dst) {
+HWY_INLINE void Plane3x3Border(D d, const S* HWY_RESTRICT x, const char* next, int64_t W,
+                               int64_t size, const int32_t* HWY_RESTRICT tap_flags,
+                               const float* HWY_RESTRICT factors, IntRounding rule, int64_t v,
+                               hn::Vec<D>& before, hn::Vec<D>& here, S* HWY_RESTRICT dst) {
   constexpr int64_t L = 16;
-  const auto identity = hn::Set(d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
+  const auto identity = hn::Set(
+      d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
   __builtin_prefetch(next + v * L * static_cast<int64_t>(sizeof(S)));
   const auto after = PlaneColumnSums(d, x, W, size, (v + 1) * L, identity);
-  Plane3x3Output(d, tap_flags, factors, rule, v, before, here, after, (v + 1) * L <= size, size, dst);
+  Plane3x3Output(d, tap_flags, factors, rule, v, before, here, after, (v + 1) * L <= size, size,
+                 dst);
   before = here;
   here = after;
 }
@@ -151,17 +171,21 @@ HWY_INLINE void Plane3x3Border(D d, const S* HWY_RESTRICT x, const char* next, i
 // own and the mask bits loaded into mask registers: Inception's planes in L2 (24 of them), 1
 // thread, Zen 5, 1.4x faster a plane; the whole layer up to 1.1x faster hot, the same cold.
 template <class D, class S>
-HWY_NOINLINE void AvgPlane3x3(D d, const S* HWY_RESTRICT x, const char* next, int64_t W, int64_t size,
-                              const int32_t* HWY_RESTRICT tap_flags, int64_t vectors,
-                              const float* HWY_RESTRICT factors, IntRounding rule, S* HWY_RESTRICT dst) {
+HWY_NOINLINE void AvgPlane3x3(D d, const S* HWY_RESTRICT x, const char* next, int64_t W,
+                              int64_t size, const int32_t* HWY_RESTRICT tap_flags, int64_t vectors,
+                              const float* HWY_RESTRICT factors, IntRounding rule,
+                              S* HWY_RESTRICT dst) {
   constexpr int64_t L = 16;
-  const auto identity = hn::Set(d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
+  const auto identity = hn::Set(
+      d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
   auto before = identity, here = PlaneColumnSums(d, x, W, size, 0, identity);
-  // Vector v needs the column sums at (v + 1) * L: interior for v in [interior_begin, interior_end).
+  // Vector v needs the column sums at (v + 1) * L: interior for v in [interior_begin,
+  // interior_end).
   const int64_t interior_begin = std::min(vectors, std::max<int64_t>(0, (W + L - 1) / L - 1));
   const int64_t interior_end = std::max(interior_begin, std::min(vectors, (size - W) / L - 1));
   int64_t v = 0;
-  for (; v < interior_begin; ++v) Plane3x3Border(d, x, next, W, size, tap_flags, factors, rule, v, before, here, dst);
+  for (; v < interior_begin; ++v)
+    Plane3x3Border(d, x, next, W, size, tap_flags, factors, rule, v, before, here, dst);
   for (; v + 3 <= interior_end; v += 3) {
     const int64_t f = v * L;
     __builtin_prefetch(next + f * static_cast<int64_t>(sizeof(S)));
@@ -176,7 +200,8 @@ HWY_NOINLINE void AvgPlane3x3(D d, const S* HWY_RESTRICT x, const char* next, in
     before = a1;
     here = a2;
   }
-  for (; v < vectors; ++v) Plane3x3Border(d, x, next, W, size, tap_flags, factors, rule, v, before, here, dst);
+  for (; v < vectors; ++v)
+    Plane3x3Border(d, x, next, W, size, tap_flags, factors, rule, v, before, here, dst);
 }
 #endif
 
@@ -211,14 +236,17 @@ void AvgPlaneNchw(const Plan& P, const RunArgs& a) {
     thread_local std::vector<int64_t> empty_tl;
     thread_local std::vector<const S*> sources_tl;
     Acc* sums = Scratch(sums_tl, static_cast<size_t>(sums_length));
-    const auto identity = hn::Set(d, static_cast<Acc>(std::is_floating_point_v<Acc> ? -0.0f : 0.0f));
-    for (int64_t i = 0; i < sums_length; i += L) hn::StoreU(identity, d, sums + std::min(i, sums_length - L));
+    const auto identity =
+        hn::Set(d, static_cast<Acc>(std::is_floating_point_v<Acc> ? -0.0f : 0.0f));
+    for (int64_t i = 0; i < sums_length; i += L)
+      hn::StoreU(identity, d, sums + std::min(i, sums_length - L));
     // Per output: its factor; per W tap and vector: the mask of lanes whose tap is in the row
     // (8 bytes of mask bits, enough for 64 lanes); for the fused 3x3 path instead, per output:
     // bit tx set where tap tx is in the row.
     float* factors = LineScratch(factors_tl, static_cast<size_t>(vectors * L));
     uint8_t* masks = Scratch(masks_tl, static_cast<size_t>(kw * vectors * 8));
-    int32_t* tap_flags = LineScratch(tap_flags_tl, fused_3x3 ? static_cast<size_t>(vectors * L) : size_t{0});
+    int32_t* tap_flags =
+        LineScratch(tap_flags_tl, fused_3x3 ? static_cast<size_t>(vectors * L) : size_t{0});
     int64_t* empty = Scratch(empty_tl, static_cast<size_t>(size));
     const S** sources = Scratch(sources_tl, static_cast<size_t>(AH.kernel));
     // The tables depend on the problem and the tests' mutation alone, so a layer run again (the
@@ -241,8 +269,11 @@ void AvgPlaneNchw(const Plan& P, const RunArgs& a) {
             const int64_t x = AW.start(ow) + tx * AW.dilation;
             const int64_t lane = f % L;
             if (x < 0 || x >= W) continue;
-            if (fused_3x3) tap_flags[f] |= 1 << tx;
-            else masks[(tx * vectors + f / L) * 8 + lane / 8] |= static_cast<uint8_t>(1u << (lane % 8));
+            if (fused_3x3)
+              tap_flags[f] |= 1 << tx;
+            else
+              masks[(tx * vectors + f / L) * 8 + lane / 8] |=
+                  static_cast<uint8_t>(1u << (lane % 8));
           }
         }
       empty_count_tl = count;
@@ -252,7 +283,8 @@ void AvgPlaneNchw(const Plan& P, const RunArgs& a) {
     const auto write_empty_outputs = [&](int64_t plane) {
       const int64_t n = plane / P.channels, c = plane % P.channels;
       for (int64_t e = 0; e < empty_count; ++e)
-        WriteEmpty(P, a, n, c, plane * P.out_plane + empty[e], P.divisor(0, empty[e] / W, empty[e] % W) == 0);
+        WriteEmpty(P, a, n, c, plane * P.out_plane + empty[e],
+                   P.divisor(0, empty[e] / W, empty[e] % W) == 0);
     };
     for (int64_t plane = begin; plane < end; ++plane) {
       const S* x = in + plane * P.in_plane;
@@ -260,21 +292,25 @@ void AvgPlaneNchw(const Plan& P, const RunArgs& a) {
       const char* next = reinterpret_cast<const char*>(plane + 1 < end ? x + P.in_plane : x);
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
       if (fused_3x3) {
-        AvgPlane3x3(d, x, next, W, size, tap_flags, vectors, factors, rule, out + plane * P.out_plane);
+        AvgPlane3x3(d, x, next, W, size, tap_flags, vectors, factors, rule,
+                    out + plane * P.out_plane);
         write_empty_outputs(plane);
         continue;
       }
 #endif
       if (plane + 1 < end)
-        for (int64_t b = 0; b < P.in_plane * static_cast<int64_t>(sizeof(S)); b += 64) __builtin_prefetch(next + b);
+        for (int64_t b = 0; b < P.in_plane * static_cast<int64_t>(sizeof(S)); b += 64)
+          __builtin_prefetch(next + b);
       // 1. Along H: out row oh's taps th read input row oh - pad + th * dilation, flat offset
       // f + (th * dilation - pad) * W; over the interior rows every tap reads, in one run.
       for (int64_t oh = 0; oh < OH; ++oh) {
         const bool interior = oh >= AH.interior_begin && oh < AH.interior_end;
         const int64_t rows = interior ? AH.interior_end - oh : 1;
-        const int64_t first = AH.first[static_cast<size_t>(oh)], past = AH.past[static_cast<size_t>(oh)];
+        const int64_t first = AH.first[static_cast<size_t>(oh)],
+                      past = AH.past[static_cast<size_t>(oh)];
         size_t count = 0;
-        for (int64_t th = first; th < past; ++th) sources[count++] = x + (AH.start(oh) + th * AH.dilation) * W;
+        for (int64_t th = first; th < past; ++th)
+          sources[count++] = x + (AH.start(oh) + th * AH.dilation) * W;
         // A run shorter than a vector stores a whole one: it reaches only later rows (summed
         // after it) or the slack.
         if (count > 0) SumRowsAnyCount(d, sources, count, rows * W, sums + guard + oh * W);
@@ -295,7 +331,8 @@ void AvgPlaneNchw(const Plan& P, const RunArgs& a) {
 }
 
 void RunAvgPlaneNchw(const Plan& P, const RunArgs& a) {
-  ForDtype(P.p.dtype, [&]<class S, class Acc>(Types<S, Acc>) HWY_ATTR { AvgPlaneNchw<S, Acc>(P, a); });
+  ForDtype(P.p.dtype,
+           [&]<class S, class Acc>(Types<S, Acc>) HWY_ATTR { AvgPlaneNchw<S, Acc>(P, a); });
 }
 
 }  // namespace HWY_NAMESPACE
@@ -311,7 +348,8 @@ namespace {
 
 Status accepts_avg_plane_nchw(const Problem& p, Layout layout) {
   if (Status s = common_limits(p); !s) return s;
-  if (Status s = wants(layout == Layout::channels_first && p.op == Op::avg, "avg in nchw only"); !s) return s;
+  if (Status s = wants(layout == Layout::channels_first && p.op == Op::avg, "avg in nchw only"); !s)
+    return s;
   if (p.axes.size() > 2) return Error{fmt::format("rank {}: 1 or 2 spatial axes", p.axes.size())};
   int64_t out_plane = 1;
   for (const Axis& a : p.axes) {
@@ -320,10 +358,14 @@ Status accepts_avg_plane_nchw(const Problem& p, Layout layout) {
   }
   const Axis& w = p.axes.back();
   const int64_t out_w = output_extent_of(p, w);
-  if (out_w != w.extent) return Error{fmt::format("output width {} of input width {}: they must be equal", out_w, w.extent)};
+  if (out_w != w.extent)
+    return Error{
+        fmt::format("output width {} of input width {}: they must be equal", out_w, w.extent)};
   // Scratch per thread: the plane's sums, factors and w.kernel masks of 8 bytes per 16 values.
   if (out_plane * (w.kernel + 2) > (int64_t{1} << 24))
-    return Error{fmt::format("plane of {} outputs, {} columns of taps: the flat plane takes up to 2^24", out_plane, w.kernel)};
+    return Error{
+        fmt::format("plane of {} outputs, {} columns of taps: the flat plane takes up to 2^24",
+                    out_plane, w.kernel)};
   return Ok{};
 }
 
@@ -336,7 +378,9 @@ bool prefers_avg_plane_nchw(const Problem& p, Layout) {
   return in_plane <= 8192;
 }
 
-void run_avg_plane_nchw(const Plan& P, const RunArgs& a) { HWY_DYNAMIC_DISPATCH(RunAvgPlaneNchw)(P, a); }
+void run_avg_plane_nchw(const Plan& P, const RunArgs& a) {
+  HWY_DYNAMIC_DISPATCH(RunAvgPlaneNchw)(P, a);
+}
 
 }  // namespace
 
@@ -345,8 +389,10 @@ namespace kernels {
 // An entry of the kernel list (kernels/kernel_list.cpp).
 extern const KernelInfo avg_plane_nchw{
     .name = "avg_plane_nchw",
-    .description = "stride 1 and output rows as long as the input's: each plane as one flat array, summed along H "
-                   "over whole runs of rows, then along W with per-column masks (-0 for taps outside the row)",
+    .description =
+        "stride 1 and output rows as long as the input's: each plane as one flat array, summed "
+        "along H "
+        "over whole runs of rows, then along W with per-column masks (-0 for taps outside the row)",
     .accepts = accepts_avg_plane_nchw,
     .preferred = prefers_avg_plane_nchw,
     .run = run_avg_plane_nchw,

@@ -18,7 +18,9 @@ namespace HWY_NAMESPACE {
 // row or column has one: an override is at least 1), get the empty-window value.
 inline void WriteEmptyOutputs2D(const Plan& P, const RunArgs& a) {
   const AxisTable &AH = P.axis[1], &AW = P.axis[2];
-  auto empty = [&](const AxisTable& t, int64_t j) { return t.count(j) == 0 || t.divisor[static_cast<size_t>(j)] == 0; };
+  auto empty = [&](const AxisTable& t, int64_t j) {
+    return t.count(j) == 0 || t.divisor[static_cast<size_t>(j)] == 0;
+  };
   std::vector<int64_t> columns;
   for (int64_t ow = 0; ow < AW.out; ++ow)
     if (empty(AW, ow)) columns.push_back(ow);
@@ -50,8 +52,8 @@ inline void WriteEmptyOutputs2D(const Plan& P, const RunArgs& a) {
 // A block of `rows` rows (row_length apart, `values` used) becomes its suffix sums, in place:
 // row k holds rows k, k + 1, ..., the last, summed from the last up.
 template <class D>
-HWY_INLINE void SuffixSumsInPlace(D d, hn::TFromD<D>* HWY_RESTRICT block, int64_t rows, int64_t row_length,
-                                  int64_t values) {
+HWY_INLINE void SuffixSumsInPlace(D d, hn::TFromD<D>* HWY_RESTRICT block, int64_t rows,
+                                  int64_t row_length, int64_t values) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   for (int64_t k = rows - 2; k >= 0; --k) {
     hn::TFromD<D>* row = block + k * row_length;
@@ -63,8 +65,8 @@ HWY_INLINE void SuffixSumsInPlace(D d, hn::TFromD<D>* HWY_RESTRICT block, int64_
 // The window sums of one strip along W: x holds its input row (pixels of `lanes` values, -0
 // outside the input), and is overwritten by the blocks' suffix sums; h gets `outputs` pixels.
 template <class D>
-HWY_INLINE void BlockSumsAlongW(D d, hn::TFromD<D>* HWY_RESTRICT x, int64_t pixels, int64_t lanes, int64_t kernel,
-                                int64_t stride, hn::TFromD<D>* HWY_RESTRICT h) {
+HWY_INLINE void BlockSumsAlongW(D d, hn::TFromD<D>* HWY_RESTRICT x, int64_t pixels, int64_t lanes,
+                                int64_t kernel, int64_t stride, hn::TFromD<D>* HWY_RESTRICT h) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   for (int64_t c = 0; c < lanes; c += L) {
     hn::TFromD<D>* xc = x + c;
@@ -93,27 +95,34 @@ HWY_INLINE void BlockSumsAlongW(D d, hn::TFromD<D>* HWY_RESTRICT x, int64_t pixe
 // the prefix, plus the suffix row when there is one -- into dst (pixels pixel_stride apart, the
 // first `count` lanes of each pixel's `lanes`).
 template <class D, class S>
-HWY_INLINE void PrefixAndEmit(D d, const hn::TFromD<D>* HWY_RESTRICT h, hn::TFromD<D>* HWY_RESTRICT prefix,
-                              bool restart, bool emit, const hn::TFromD<D>* HWY_RESTRICT suffix,
-                              const float* HWY_RESTRICT factors, int64_t outputs, int64_t lanes, int64_t count,
-                              S* HWY_RESTRICT dst, int64_t pixel_stride, IntRounding rule) {
+HWY_INLINE void PrefixAndEmit(D d, const hn::TFromD<D>* HWY_RESTRICT h,
+                              hn::TFromD<D>* HWY_RESTRICT prefix, bool restart, bool emit,
+                              const hn::TFromD<D>* HWY_RESTRICT suffix,
+                              const float* HWY_RESTRICT factors, int64_t outputs, int64_t lanes,
+                              int64_t count, S* HWY_RESTRICT dst, int64_t pixel_stride,
+                              IntRounding rule) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const hn::Rebind<float, D> df;
   if (!emit) {
     for (int64_t i = 0; i < outputs * lanes; i += L)
-      hn::StoreU(restart ? hn::LoadU(d, h + i) : hn::Add(hn::LoadU(d, prefix + i), hn::LoadU(d, h + i)), d, prefix + i);
+      hn::StoreU(
+          restart ? hn::LoadU(d, h + i) : hn::Add(hn::LoadU(d, prefix + i), hn::LoadU(d, h + i)), d,
+          prefix + i);
     return;
   }
   for (int64_t j = 0; j < outputs; ++j) {
     const auto factor = hn::Set(df, factors[j]);
     const int64_t row = j * lanes;
     for (int64_t c = 0; c < lanes; c += L) {
-      const auto run = restart ? hn::LoadU(d, h + row + c) : hn::Add(hn::LoadU(d, prefix + row + c), hn::LoadU(d, h + row + c));
+      const auto run = restart ? hn::LoadU(d, h + row + c)
+                               : hn::Add(hn::LoadU(d, prefix + row + c), hn::LoadU(d, h + row + c));
       hn::StoreU(run, d, prefix + row + c);
       const auto sum = suffix ? hn::Add(hn::LoadU(d, suffix + row + c), run) : run;
       const auto m = FinishAverage(d, sum, factor, rule);
-      if (c + L <= count) StoreAs(m, d, dst + j * pixel_stride + c);
-      else StorePartial(m, d, dst + j * pixel_stride + c, static_cast<size_t>(count - c));
+      if (c + L <= count)
+        StoreAs(m, d, dst + j * pixel_stride + c);
+      else
+        StorePartial(m, d, dst + j * pixel_stride + c, static_cast<size_t>(count - c));
     }
   }
 }
@@ -121,15 +130,17 @@ HWY_INLINE void PrefixAndEmit(D d, const hn::TFromD<D>* HWY_RESTRICT h, hn::TFro
 // x[u] for pixels [u_first, u_past) of an NHWC row: channels [0, count) of src + u * C, then
 // zeros up to `lanes`.
 template <class D, class S>
-HWY_INLINE void LoadPixels(D d, const S* HWY_RESTRICT src, int64_t C, int64_t count, int64_t u_first,
-                           int64_t u_past, int64_t lanes, hn::TFromD<D>* HWY_RESTRICT x) {
+HWY_INLINE void LoadPixels(D d, const S* HWY_RESTRICT src, int64_t C, int64_t count,
+                           int64_t u_first, int64_t u_past, int64_t lanes,
+                           hn::TFromD<D>* HWY_RESTRICT x) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   for (int64_t u = u_first; u < u_past; ++u) {
     const S* pixel = src + u * C;
     hn::TFromD<D>* dst = x + u * lanes;
     int64_t c = 0;
     for (; c + L <= count; c += L) hn::StoreU(LoadAs(d, pixel + c), d, dst + c);
-    if (c < count) hn::StoreU(LoadPartial(d, pixel + c, static_cast<size_t>(count - c)), d, dst + c);
+    if (c < count)
+      hn::StoreU(LoadPartial(d, pixel + c, static_cast<size_t>(count - c)), d, dst + c);
   }
 }
 
@@ -170,7 +181,8 @@ void AvgSliding(const Plan& P, const RunArgs& a) {
     const auto pad_vector = hn::Set(d, pad);
 
     for (int64_t task = begin; task < end; ++task) {
-      const int64_t g = task / (chunks * strips), chunk = task / strips % chunks, strip = task % strips;
+      const int64_t g = task / (chunks * strips), chunk = task / strips % chunks,
+                    strip = task % strips;
       const int64_t ow0 = strip * strip_width, outputs = std::min(strip_width, OW - ow0);
       if (outputs <= 0) continue;
       const int64_t c0 = chunk * chunk_lanes, lanes = std::min(chunk_lanes, all_lanes - c0);
@@ -195,10 +207,12 @@ void AvgSliding(const Plan& P, const RunArgs& a) {
               if (u < u_first || u >= u_past)
                 for (int64_t c = 0; c < lanes; c += L) hn::StoreU(pad_vector, d, x + u * lanes + c);
             const S* src = in + ((g * H + r) * W + col0) * C + c0;
-            if (r + 2 < H) {  // the strip's part of a later row: lines the prefetchers do not foresee
+            if (r + 2 <
+                H) {  // the strip's part of a later row: lines the prefetchers do not foresee
               for (int64_t u = u_first; u < u_past; ++u) {
                 const char* ahead = reinterpret_cast<const char*>(src + 2 * W * C + u * C);
-                for (int64_t b = 0; b < count * static_cast<int64_t>(sizeof(S)); b += 64) __builtin_prefetch(ahead + b);
+                for (int64_t b = 0; b < count * static_cast<int64_t>(sizeof(S)); b += 64)
+                  __builtin_prefetch(ahead + b);
               }
             }
             LoadPixels(d, src, C, count, u_first, u_past, lanes, x);
@@ -209,16 +223,20 @@ void AvgSliding(const Plan& P, const RunArgs& a) {
         const bool emit = i >= 0 && i % sh == 0;
         const int64_t oh = emit ? i / sh : 0;
         if (emit) {
-          const int64_t key = P.p.divisor == Divisor::override_value ? -2 : AH.divisor[static_cast<size_t>(oh)];
+          const int64_t key =
+              P.p.divisor == Divisor::override_value ? -2 : AH.divisor[static_cast<size_t>(oh)];
           if (key != factors_for) {
             for (int64_t j = 0; j < outputs; ++j) {
               const int64_t dv = P.divisor(0, oh, ow0 + j);
-              factors[j] = AverageFactor<Acc>(dv == 0 ? 1 : dv);  // divisor 0: written by WriteEmpty
+              factors[j] =
+                  AverageFactor<Acc>(dv == 0 ? 1 : dv);  // divisor 0: written by WriteEmpty
             }
             factors_for = key;
           }
         }
-        const Acc* suffix = t == kh - 1 ? nullptr : bank + (((block - 1) & 1) * kh + (i - (block - 1) * kh)) * row_length;
+        const Acc* suffix =
+            t == kh - 1 ? nullptr
+                        : bank + (((block - 1) & 1) * kh + (i - (block - 1) * kh)) * row_length;
         PrefixAndEmit(d, h, prefix, t == 0, emit, suffix, factors, outputs, lanes, count,
                       out + ((g * OH + oh) * OW + ow0) * C + c0, C, rule);
         if (++t == kh) {  // the block is done
@@ -244,10 +262,13 @@ void AvgSlidingNchw(const Plan& P, const RunArgs& a) {
   const int64_t H = AH.in, W = AW.in, OH = AH.out, OW = AW.out;
   const int64_t kh = AH.kernel, kw = AW.kernel, sh = AH.stride, sw = AW.stride, pw = AW.pad_begin;
   const int64_t planes = P.batch * P.channels;
-  const int64_t bands = planes >= 2 * a.threads ? 1 : std::min(OH, (2 * a.threads + planes - 1) / planes);
+  const int64_t bands =
+      planes >= 2 * a.threads ? 1 : std::min(OH, (2 * a.threads + planes - 1) / planes);
   const int64_t pixels = (OW - 1) * sw + kw;  // value u of a row is input column u - pw
-  const int64_t row_length = ((pixels + (OW + L) * sw + kw) + L - 1) / L * L;  // strided loads read past
-  const int64_t u_first = std::clamp<int64_t>(pw, 0, pixels), u_past = std::clamp<int64_t>(pw + W, u_first, pixels);
+  const int64_t row_length =
+      ((pixels + (OW + L) * sw + kw) + L - 1) / L * L;  // strided loads read past
+  const int64_t u_first = std::clamp<int64_t>(pw, 0, pixels),
+                u_past = std::clamp<int64_t>(pw + W, u_first, pixels);
   const IntRounding rule = P.p.int_rounding;
   const Acc pad = std::is_floating_point_v<Acc> ? static_cast<Acc>(-0.0) : Acc(0);
   const S* in = reinterpret_cast<const S*>(a.input);
@@ -262,7 +283,8 @@ void AvgSlidingNchw(const Plan& P, const RunArgs& a) {
     float* factors = Scratch(factors_tl, static_cast<size_t>(OW + L));
     const auto pad_vector = hn::Set(d, pad);
     const hn::Rebind<float, D> df;
-    for (int64_t i = 0; i < row_length; i += L) hn::StoreU(pad_vector, d, sums + i);  // its tail stays -0
+    for (int64_t i = 0; i < row_length; i += L)
+      hn::StoreU(pad_vector, d, sums + i);  // its tail stays -0
 
     for (int64_t task = begin; task < end; ++task) {
       const int64_t nc = task / bands, band = task % bands;
@@ -285,25 +307,31 @@ void AvgSlidingNchw(const Plan& P, const RunArgs& a) {
           const int64_t n = u_past - u_first;
           int64_t i = 0;
           for (; i + L <= n; i += L) hn::StoreU(LoadAs(d, src + i), d, h + u_first + i);
-          if (i < n) hn::StoreU(LoadPartial(d, src + i, static_cast<size_t>(n - i)), d, h + u_first + i);
+          if (i < n)
+            hn::StoreU(LoadPartial(d, src + i, static_cast<size_t>(n - i)), d, h + u_first + i);
           for (int64_t u = u_past; u < pixels; ++u) h[u] = pad;
         }
         const int64_t i = v - kh + 1;  // the window of rows ending at v
         const bool emit = i >= 0 && i % sh == 0;
-        const Acc* suffix = t == kh - 1 ? nullptr : bank + (((block - 1) & 1) * kh + (i - (block - 1) * kh)) * row_length;
+        const Acc* suffix =
+            t == kh - 1 ? nullptr
+                        : bank + (((block - 1) & 1) * kh + (i - (block - 1) * kh)) * row_length;
         for (int64_t u = 0; u < pixels; u += L) {
-          const auto run = t == 0 ? hn::LoadU(d, h + u) : hn::Add(hn::LoadU(d, prefix + u), hn::LoadU(d, h + u));
+          const auto run =
+              t == 0 ? hn::LoadU(d, h + u) : hn::Add(hn::LoadU(d, prefix + u), hn::LoadU(d, h + u));
           hn::StoreU(run, d, prefix + u);
           if (emit) hn::StoreU(suffix ? hn::Add(hn::LoadU(d, suffix + u), run) : run, d, sums + u);
         }
         if (emit) {
           const int64_t oh = oh_begin + i / sh;
-          const int64_t key = P.p.divisor == Divisor::override_value ? -2 : AH.divisor[static_cast<size_t>(oh)];
+          const int64_t key =
+              P.p.divisor == Divisor::override_value ? -2 : AH.divisor[static_cast<size_t>(oh)];
           if (key != factors_for) {
             std::fill(factors + OW, factors + OW + L, 1.0f);  // lanes past the row: finite, unused
             for (int64_t j = 0; j < OW; ++j) {
               const int64_t dv = P.divisor(0, oh, j);
-              factors[j] = AverageFactor<Acc>(dv == 0 ? 1 : dv);  // divisor 0: written by WriteEmpty
+              factors[j] =
+                  AverageFactor<Acc>(dv == 0 ? 1 : dv);  // divisor 0: written by WriteEmpty
             }
             factors_for = key;
           }
@@ -313,8 +341,10 @@ void AvgSlidingNchw(const Plan& P, const RunArgs& a) {
             auto m = LoadStrided(d, window, sw);
             for (int64_t k = 1; k < kw; ++k) m = hn::Add(m, LoadStrided(d, window + k, sw));
             m = FinishAverage(d, m, hn::LoadU(df, factors + j), rule);
-            if (j + L <= OW) StoreAs(m, d, dst + j);
-            else StorePartial(m, d, dst + j, static_cast<size_t>(OW - j));
+            if (j + L <= OW)
+              StoreAs(m, d, dst + j);
+            else
+              StorePartial(m, d, dst + j, static_cast<size_t>(OW - j));
           }
         }
         if (++t == kh) {  // the block is done
@@ -328,7 +358,9 @@ void AvgSlidingNchw(const Plan& P, const RunArgs& a) {
 }
 
 void RunAvgSliding(const Plan& P, const RunArgs& a) {
-  ForDtype(P.p.dtype, [&]<class S, class Acc>(Types<S, Acc>) HWY_ATTR { P.layout == Layout::channels_first ? AvgSlidingNchw<S, Acc>(P, a) : AvgSliding<S, Acc>(P, a); });
+  ForDtype(P.p.dtype, [&]<class S, class Acc>(Types<S, Acc>) HWY_ATTR {
+    P.layout == Layout::channels_first ? AvgSlidingNchw<S, Acc>(P, a) : AvgSliding<S, Acc>(P, a);
+  });
 }
 
 }  // namespace HWY_NAMESPACE
@@ -347,7 +379,8 @@ Status accepts_avg_sliding(const Problem& p, Layout layout) {
   if (Status s = wants(p.op == Op::avg, "avg only"); !s) return s;
   if (p.axes.size() > 2) return Error{fmt::format("rank {}: 1 or 2 spatial axes", p.axes.size())};
   for (const Axis& a : p.axes)
-    if (a.dilation != 1) return Error{fmt::format("dilation {}: the block sums take dilation 1", a.dilation)};
+    if (a.dilation != 1)
+      return Error{fmt::format("dilation {}: the block sums take dilation 1", a.dilation)};
   // Scratch: two blocks of kernel_h rows of window sums. NHWC: rows of out_w pixels of the
   // channels rounded up to 16 (at most; strips are narrower); NCHW: rows of about
   // (out_w - 1) * stride + kernel values, which the 16-lane figure covers with room to spare.
@@ -373,7 +406,8 @@ bool prefers_avg_sliding(const Problem& p, Layout layout) {
   if (p.axes.size() != 2 || h.stride != 1 || h.kernel * w.kernel < 400) return false;
   if (layout == Layout::channels_first) return true;
   const bool overlapping = w.stride < w.kernel && h.stride < h.kernel;
-  const bool whole_plane = w.kernel >= w.extent + w.pad_begin + w.pad_end && h.kernel >= h.extent + h.pad_begin + h.pad_end;
+  const bool whole_plane = w.kernel >= w.extent + w.pad_begin + w.pad_end &&
+                           h.kernel >= h.extent + h.pad_begin + h.pad_end;
   return overlapping && !whole_plane;
 }
 
@@ -386,9 +420,12 @@ namespace kernels {
 // An entry of the kernel list (kernels/kernel_list.cpp).
 extern const KernelInfo avg_sliding{
     .name = "avg_sliding",
-    .description = "block prefix and suffix sums (van Herk) along H, and in NHWC along W too: per output, a cost "
-                   "the window's size along those axes does not change; NHWC: lanes over C, strips of columns; "
-                   "NCHW: lanes along W, then kw loads per output",
+    .description =
+        "block prefix and suffix sums (van Herk) along H, and in NHWC along W too: per output, a "
+        "cost "
+        "the window's size along those axes does not change; NHWC: lanes over C, strips of "
+        "columns; "
+        "NCHW: lanes along W, then kw loads per output",
     .accepts = accepts_avg_sliding,
     .preferred = prefers_avg_sliding,
     .run = run_avg_sliding,

@@ -47,12 +47,12 @@ HWY_INLINE void TransposeTile(D d, hn::Vec<D>* HWY_RESTRICT rows) {
 #endif
 }
 
-// Planes [0, count) of `planes` (each `size` values, `stride` apart) into block[value * 16 + plane];
-// the planes past count are zeros. Values pass through the compute type exactly (f16 and the
-// 8-bit integers widen and narrow back unchanged).
+// Planes [0, count) of `planes` (each `size` values, `stride` apart) into block[value * 16 +
+// plane]; the planes past count are zeros. Values pass through the compute type exactly (f16 and
+// the 8-bit integers widen and narrow back unchanged).
 template <class D, class S>
-HWY_INLINE void PlanesToBlock(D d, const S* HWY_RESTRICT planes, int64_t stride, int64_t count, int64_t size,
-                              S* HWY_RESTRICT block) {
+HWY_INLINE void PlanesToBlock(D d, const S* HWY_RESTRICT planes, int64_t stride, int64_t count,
+                              int64_t size, S* HWY_RESTRICT block) {
   constexpr size_t kMaxL = hn::MaxLanes(D());
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   hn::Vec<D> rows[HWY_MAX_BYTES / 4];
@@ -63,17 +63,21 @@ HWY_INLINE void PlanesToBlock(D d, const S* HWY_RESTRICT planes, int64_t stride,
 #pragma GCC unroll 16
         for (size_t r = 0; r < kMaxL; ++r) {
           const S* src = planes + (p + static_cast<int64_t>(r)) * stride + i;
-          __builtin_prefetch(src + 1024 / sizeof(S));  // sixteen streams a line at a time: the prefetchers lag
+          __builtin_prefetch(
+              src + 1024 / sizeof(S));  // sixteen streams a line at a time: the prefetchers lag
           rows[r] = LoadAs(d, src);
         }
         TransposeTile(d, rows);
 #pragma GCC unroll 16
-        for (size_t j = 0; j < kMaxL; ++j) StoreAs(rows[j], d, block + (i + static_cast<int64_t>(j)) * block_channels + p);
+        for (size_t j = 0; j < kMaxL; ++j)
+          StoreAs(rows[j], d, block + (i + static_cast<int64_t>(j)) * block_channels + p);
         continue;
       }
       for (int64_t r = 0; r < L; ++r) {
         const S* src = planes + (p + r) * stride + i;
-        rows[r] = p + r >= count ? hn::Zero(d) : n == L ? LoadAs(d, src) : LoadPartial(d, src, static_cast<size_t>(n));
+        rows[r] = p + r >= count ? hn::Zero(d)
+                  : n == L       ? LoadAs(d, src)
+                                 : LoadPartial(d, src, static_cast<size_t>(n));
       }
       TransposeTile(d, rows);
       for (int64_t j = 0; j < n; ++j) StoreAs(rows[j], d, block + (i + j) * block_channels + p);
@@ -83,8 +87,8 @@ HWY_INLINE void PlanesToBlock(D d, const S* HWY_RESTRICT planes, int64_t stride,
 
 // The inverse: block[value * 16 + plane] back into planes [0, count).
 template <class D, class S>
-HWY_INLINE void BlockToPlanes(D d, const S* HWY_RESTRICT block, int64_t size, int64_t count, S* HWY_RESTRICT planes,
-                              int64_t stride) {
+HWY_INLINE void BlockToPlanes(D d, const S* HWY_RESTRICT block, int64_t size, int64_t count,
+                              S* HWY_RESTRICT planes, int64_t stride) {
   constexpr size_t kMaxL = hn::MaxLanes(D());
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   hn::Vec<D> rows[HWY_MAX_BYTES / 4];
@@ -93,18 +97,23 @@ HWY_INLINE void BlockToPlanes(D d, const S* HWY_RESTRICT block, int64_t size, in
       const int64_t n = std::min(L, size - i);
       if (n == L && p + L <= count) {  // a whole tile, unrolled as in PlanesToBlock
 #pragma GCC unroll 16
-        for (size_t j = 0; j < kMaxL; ++j) rows[j] = LoadAs(d, block + (i + static_cast<int64_t>(j)) * block_channels + p);
+        for (size_t j = 0; j < kMaxL; ++j)
+          rows[j] = LoadAs(d, block + (i + static_cast<int64_t>(j)) * block_channels + p);
         TransposeTile(d, rows);
 #pragma GCC unroll 16
-        for (size_t r = 0; r < kMaxL; ++r) StoreAs(rows[r], d, planes + (p + static_cast<int64_t>(r)) * stride + i);
+        for (size_t r = 0; r < kMaxL; ++r)
+          StoreAs(rows[r], d, planes + (p + static_cast<int64_t>(r)) * stride + i);
         continue;
       }
-      for (int64_t j = 0; j < L; ++j) rows[j] = j < n ? LoadAs(d, block + (i + j) * block_channels + p) : hn::Zero(d);
+      for (int64_t j = 0; j < L; ++j)
+        rows[j] = j < n ? LoadAs(d, block + (i + j) * block_channels + p) : hn::Zero(d);
       TransposeTile(d, rows);
       for (int64_t r = 0; r < std::min(L, count - p); ++r) {
         S* dst = planes + (p + r) * stride + i;
-        if (n == L) StoreAs(rows[r], d, dst);
-        else StorePartial(rows[r], d, dst, static_cast<size_t>(n));
+        if (n == L)
+          StoreAs(rows[r], d, dst);
+        else
+          StorePartial(rows[r], d, dst, static_cast<size_t>(n));
       }
     }
   }
@@ -132,7 +141,8 @@ void BlockedNchw(const Plan& P, const RunArgs& a) {
 }
 
 void RunBlockedNchw(const Plan& P, const RunArgs& a) {
-  ForDtype(P.p.dtype, [&]<class S, class Acc>(Types<S, Acc>) HWY_ATTR { BlockedNchw<S, Acc>(P, a); });
+  ForDtype(P.p.dtype,
+           [&]<class S, class Acc>(Types<S, Acc>) HWY_ATTR { BlockedNchw<S, Acc>(P, a); });
 }
 
 }  // namespace HWY_NAMESPACE
@@ -157,8 +167,9 @@ Status accepts_blocked_nchw(const Problem& p, Layout layout) {
     out_plane *= output_extent_of(p, a);
   }
   if ((in_plane + out_plane) * block_channels > (int64_t{1} << 24))
-    return Error{fmt::format("planes of {} and {} elements: the 16-plane blocks take up to 2^24 values",
-                             in_plane, out_plane)};
+    return Error{
+        fmt::format("planes of {} and {} elements: the 16-plane blocks take up to 2^24 values",
+                    in_plane, out_plane)};
   return Ok{};
 }
 
@@ -175,7 +186,9 @@ bool prefers_blocked_nchw(const Problem& p, Layout) {
   return in_plane * block_channels * static_cast<int64_t>(storage_bytes(p.dtype)) <= limit;
 }
 
-void run_blocked_nchw(const Plan& P, const RunArgs& a) { HWY_DYNAMIC_DISPATCH(RunBlockedNchw)(P, a); }
+void run_blocked_nchw(const Plan& P, const RunArgs& a) {
+  HWY_DYNAMIC_DISPATCH(RunBlockedNchw)(P, a);
+}
 
 }  // namespace
 
@@ -184,8 +197,9 @@ namespace kernels {
 // An entry of the kernel list (kernels/kernel_list.cpp).
 extern const KernelInfo blocked_nchw{
     .name = "blocked_nchw",
-    .description = "16 planes at a time transposed (in registers) into an NHWC image of 16 channels, the NHWC "
-                   "kernel dispatch picks for it, then transposed back",
+    .description =
+        "16 planes at a time transposed (in registers) into an NHWC image of 16 channels, the NHWC "
+        "kernel dispatch picks for it, then transposed back",
     .accepts = accepts_blocked_nchw,
     .preferred = prefers_blocked_nchw,
     .run = run_blocked_nchw,

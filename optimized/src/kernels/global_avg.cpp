@@ -26,14 +26,15 @@ void GlobalAvgNchw(const Plan& P, const RunArgs& a) {
   ParallelRanges(a.threads, planes, [&](int64_t begin, int64_t end) HWY_ATTR {
     for (int64_t nc = begin; nc < end; ++nc) {
       const S* src = in + nc * size;
-      // -0 is the additive identity (-0 + x = x for every x, +0 included): a plane of -0 sums to -0.
-      // A plane is short: the lines 8 KiB further on, prefetched (measured on cold input, 8x2048
-      // planes of 7x7: 0.107 ms without, 0.080 with; 1, 2 and 4 KiB ahead are slower). An
+      // -0 is the additive identity (-0 + x = x for every x, +0 included): a plane of -0 sums to
+      // -0. A plane is short: the lines 8 KiB further on, prefetched (measured on cold input,
+      // 8x2048 planes of 7x7: 0.107 ms without, 0.080 with; 1, 2 and 4 KiB ahead are slower). An
       // address past the input is only a hint, never read.
       const uintptr_t later = reinterpret_cast<uintptr_t>(src) + 8192;
       for (int64_t b = 0; b < size * static_cast<int64_t>(sizeof(S)) + 64; b += 64)
         __builtin_prefetch(reinterpret_cast<const void*>(later + static_cast<uintptr_t>(b)));
-      const auto identity = hn::Set(d, static_cast<Acc>(std::is_floating_point_v<Acc> ? -0.0f : 0.0f));
+      const auto identity =
+          hn::Set(d, static_cast<Acc>(std::is_floating_point_v<Acc> ? -0.0f : 0.0f));
       auto acc0 = identity, acc1 = identity;
       int64_t i = 0;
       for (; i + 2 * static_cast<int64_t>(L) <= size; i += 2 * static_cast<int64_t>(L)) {
@@ -46,7 +47,8 @@ void GlobalAvgNchw(const Plan& P, const RunArgs& a) {
       }
       if (i < size) {  // the rest in one partial vector, its other lanes the identity
         const auto rest = static_cast<size_t>(size - i);
-        acc1 = hn::Add(acc1, hn::IfThenElse(hn::FirstN(d, rest), LoadPartial(d, src + i, rest), identity));
+        acc1 = hn::Add(
+            acc1, hn::IfThenElse(hn::FirstN(d, rest), LoadPartial(d, src + i, rest), identity));
       }
       const Acc sum = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc0, acc1)));
       ScalarStore<Acc>(FinishAverageScalar<Acc>(sum, factor, rule), out + nc);
@@ -69,7 +71,8 @@ void GlobalAvgNhwc(const Plan& P, const RunArgs& a) {
   // Whole images, read in order (8x2048 channels of 7x7 cold: 1.1x faster than avg_nhwc's rows of
   // sums; in chunks of 512 channels, each a stream with gaps, 1.9x slower); split in as many
   // chunks as it takes to give every thread work when the images are too few.
-  const int64_t parts = std::max<int64_t>(1, std::min<int64_t>(a.threads / std::max<int64_t>(P.batch, 1), C / L));
+  const int64_t parts =
+      std::max<int64_t>(1, std::min<int64_t>(a.threads / std::max<int64_t>(P.batch, 1), C / L));
   const int64_t chunk = ((C + parts - 1) / parts + L - 1) / L * L, chunks = (C + chunk - 1) / chunk;
   const int64_t divisor = P.divisor(0, 0, 0);
   const float factor = AverageFactor<Acc>(divisor == 0 ? 1 : divisor);
@@ -94,22 +97,29 @@ void GlobalAvgNhwc(const Plan& P, const RunArgs& a) {
       if (tail > 0) hn::Store(LoadPartial(d, image + whole, tail), d, sums + whole);
       for (int64_t p = 1; p < pixels; ++p) {  // in scan order: a sum of the window's taps in order
         const S* pixel = image + p * C;
-        for (int64_t i = 0; i < whole; i += L) hn::Store(hn::Add(hn::Load(d, sums + i), LoadAs(d, pixel + i)), d, sums + i);
-        if (tail > 0) hn::Store(hn::Add(hn::Load(d, sums + whole), LoadPartial(d, pixel + whole, tail)), d, sums + whole);
+        for (int64_t i = 0; i < whole; i += L)
+          hn::Store(hn::Add(hn::Load(d, sums + i), LoadAs(d, pixel + i)), d, sums + i);
+        if (tail > 0)
+          hn::Store(hn::Add(hn::Load(d, sums + whole), LoadPartial(d, pixel + whole, tail)), d,
+                    sums + whole);
       }
       S* dst = out + n * C + c0;
-      for (int64_t i = 0; i < whole; i += L) StoreAs(FinishAverage(d, hn::Load(d, sums + i), f, rule), d, dst + i);
-      if (tail > 0) StorePartial(FinishAverage(d, hn::Load(d, sums + whole), f, rule), d, dst + whole, tail);
+      for (int64_t i = 0; i < whole; i += L)
+        StoreAs(FinishAverage(d, hn::Load(d, sums + i), f, rule), d, dst + i);
+      if (tail > 0)
+        StorePartial(FinishAverage(d, hn::Load(d, sums + whole), f, rule), d, dst + whole, tail);
     }
   });
 }
 
 void RunGlobalAvgNchw(const Plan& P, const RunArgs& a) {
-  ForDtype(P.p.dtype, [&]<class S, class Acc>(Types<S, Acc>) HWY_ATTR { GlobalAvgNchw<S, Acc>(P, a); });
+  ForDtype(P.p.dtype,
+           [&]<class S, class Acc>(Types<S, Acc>) HWY_ATTR { GlobalAvgNchw<S, Acc>(P, a); });
 }
 
 void RunGlobalAvgNhwc(const Plan& P, const RunArgs& a) {
-  ForDtype(P.p.dtype, [&]<class S, class Acc>(Types<S, Acc>) HWY_ATTR { GlobalAvgNhwc<S, Acc>(P, a); });
+  ForDtype(P.p.dtype,
+           [&]<class S, class Acc>(Types<S, Acc>) HWY_ATTR { GlobalAvgNhwc<S, Acc>(P, a); });
 }
 
 }  // namespace HWY_NAMESPACE
@@ -147,8 +157,12 @@ Status accepts_global_avg_nhwc(const Problem& p, Layout layout) {
   return accepts_global_avg(p, layout, Layout::channels_last);
 }
 
-void run_global_avg_nchw(const Plan& P, const RunArgs& a) { HWY_DYNAMIC_DISPATCH(RunGlobalAvgNchw)(P, a); }
-void run_global_avg_nhwc(const Plan& P, const RunArgs& a) { HWY_DYNAMIC_DISPATCH(RunGlobalAvgNhwc)(P, a); }
+void run_global_avg_nchw(const Plan& P, const RunArgs& a) {
+  HWY_DYNAMIC_DISPATCH(RunGlobalAvgNchw)(P, a);
+}
+void run_global_avg_nhwc(const Plan& P, const RunArgs& a) {
+  HWY_DYNAMIC_DISPATCH(RunGlobalAvgNhwc)(P, a);
+}
 
 }  // namespace
 
@@ -167,8 +181,9 @@ extern const KernelInfo global_avg_nchw{
 // An entry of the kernel list (kernels/kernel_list.cpp).
 extern const KernelInfo global_avg_nhwc{
     .name = "global_avg_nhwc",
-    .description = "a window over each whole image: its pixels summed in memory order into a row of sums, a "
-                   "chunk of channels at a time",
+    .description =
+        "a window over each whole image: its pixels summed in memory order into a row of sums, a "
+        "chunk of channels at a time",
     .accepts = accepts_global_avg_nhwc,
     .preferred = nullptr,
     .run = run_global_avg_nhwc,

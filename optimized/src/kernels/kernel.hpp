@@ -20,9 +20,9 @@ namespace poolspec::optimized {
 // below 2^24 and integer sums below 2^23.
 Status common_limits(const Problem& p);
 
-int64_t taps_of(const Problem& p);                         // prod(kernel)
+int64_t taps_of(const Problem& p);                          // prod(kernel)
 int64_t output_extent_of(const Problem& p, const Axis& a);  // the axis's output extent
-Status wants(bool condition, std::string_view what);       // Ok, or Error{what}
+Status wants(bool condition, std::string_view what);        // Ok, or Error{what}
 
 // avg_nchw's and max_nchw's scratch per thread: four rows of the padded input row's length.
 Status row_scratch_limit(const Problem& p);

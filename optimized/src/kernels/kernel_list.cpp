@@ -9,8 +9,8 @@
 namespace poolspec::optimized {
 
 namespace kernels {
-extern const KernelInfo global_avg_nchw, global_avg_nhwc, avg_plane_nchw, avg_int8_nchw, blocked_nchw, avg_sliding,
-    avg_nchw, max_nchw, pool_nchw, avg_nhwc, max_nhwc;
+extern const KernelInfo global_avg_nchw, global_avg_nhwc, avg_plane_nchw, avg_int8_nchw,
+    blocked_nchw, avg_sliding, avg_nchw, max_nchw, pool_nchw, avg_nhwc, max_nhwc;
 }  // namespace kernels
 
 namespace {
@@ -18,9 +18,10 @@ namespace {
 // The first that accepts and prefers a problem runs it; the specialised kernels come first, the
 // general ones of each layout (avg_nchw, max_nchw, pool_nchw, avg_nhwc, max_nhwc) last.
 constexpr const KernelInfo* list[] = {
-    &kernels::global_avg_nchw, &kernels::global_avg_nhwc, &kernels::avg_plane_nchw, &kernels::avg_int8_nchw,
-    &kernels::blocked_nchw,    &kernels::avg_sliding,     &kernels::avg_nchw,       &kernels::max_nchw,
-    &kernels::pool_nchw,       &kernels::avg_nhwc,        &kernels::max_nhwc,
+    &kernels::global_avg_nchw, &kernels::global_avg_nhwc, &kernels::avg_plane_nchw,
+    &kernels::avg_int8_nchw,   &kernels::blocked_nchw,    &kernels::avg_sliding,
+    &kernels::avg_nchw,        &kernels::max_nchw,        &kernels::pool_nchw,
+    &kernels::avg_nhwc,        &kernels::max_nhwc,
 };
 
 }  // namespace
@@ -43,8 +44,10 @@ Status wants(bool condition, std::string_view what) {
 }
 
 Status common_limits(const Problem& p) {
-  if (p.dtype != DType::f32 && p.dtype != DType::f16 && p.dtype != DType::i8 && p.dtype != DType::u8)
-    return Error{fmt::format("dtype {}: the kernels take f32, f16, i8 and u8", dtype_name(p.dtype))};
+  if (p.dtype != DType::f32 && p.dtype != DType::f16 && p.dtype != DType::i8 &&
+      p.dtype != DType::u8)
+    return Error{
+        fmt::format("dtype {}: the kernels take f32, f16, i8 and u8", dtype_name(p.dtype))};
   if (p.axes.size() > 3)
     return Error{fmt::format("rank {}: the kernels take 1 to 3 spatial axes", p.axes.size())};
   if (p.bias != 0) return Error{fmt::format("bias={}: the kernels take bias 0", p.bias)};
@@ -55,11 +58,14 @@ Status common_limits(const Problem& p) {
   if (p.op == Op::avg) {
     const int64_t taps = taps_of(p);
     if (taps >= (int64_t{1} << 24) || p.divisor_override >= (int64_t{1} << 24))
-      return Error{fmt::format("window of {} taps (override {}): the kernels' f32 divisor takes < 2^24",
-                               taps, p.divisor_override)};
+      return Error{
+          fmt::format("window of {} taps (override {}): the kernels' f32 divisor takes < 2^24",
+                      taps, p.divisor_override)};
     if (!is_float(p.dtype) && taps * 256 >= (int64_t{1} << 23))
-      return Error{fmt::format("window of {} taps: integer sums must stay below 2^23 for the exact f32 "
-                               "quotient", taps)};
+      return Error{
+          fmt::format("window of {} taps: integer sums must stay below 2^23 for the exact f32 "
+                      "quotient",
+                      taps)};
   }
   return Ok{};
 }
@@ -69,7 +75,8 @@ Status common_limits(const Problem& p) {
 Status row_scratch_limit(const Problem& p) {
   const Axis& w = p.axes.back();
   const int64_t out_w = output_extent_of(p, w);
-  const int64_t row = w.pad_begin + w.extent + (out_w + 32) * w.stride + (w.kernel - 1) * w.dilation + 48;
+  const int64_t row =
+      w.pad_begin + w.extent + (out_w + 32) * w.stride + (w.kernel - 1) * w.dilation + 48;
   if (4 * row > (int64_t{1} << 24))
     return Error{fmt::format("rows of {} elements: the per-row scratch takes up to 2^22", row)};
   return Ok{};

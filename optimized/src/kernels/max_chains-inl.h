@@ -23,9 +23,11 @@ HWY_INLINE hn::Vec<D> FirstIfGreater(D d, hn::Vec<D> v, hn::Vec<D> m) {
     return hn::Max(v, m);  // integers: equal values are the same value
   } else {
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-    if constexpr (std::is_same_v<hn::TFromD<D>, float> && hn::MaxLanes(D()) == 16) return hn::Vec<D>{_mm512_max_ps(v.raw, m.raw)};
+    if constexpr (std::is_same_v<hn::TFromD<D>, float> && hn::MaxLanes(D()) == 16)
+      return hn::Vec<D>{_mm512_max_ps(v.raw, m.raw)};
 #elif HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2
-    if constexpr (std::is_same_v<hn::TFromD<D>, float> && hn::MaxLanes(D()) == 8) return hn::Vec<D>{_mm256_max_ps(v.raw, m.raw)};
+    if constexpr (std::is_same_v<hn::TFromD<D>, float> && hn::MaxLanes(D()) == 8)
+      return hn::Vec<D>{_mm256_max_ps(v.raw, m.raw)};
 #endif
     (void)d;
     return hn::IfThenElse(hn::Gt(v, m), v, m);
@@ -44,8 +46,10 @@ struct MaxChains {
   static constexpr bool floating = std::is_floating_point_v<hn::TFromD<D>>;
   using DI = hn::RebindToSigned<D>;
   using TI = hn::TFromD<DI>;
-  static constexpr TI magnitude_mask = static_cast<TI>(sizeof(TI) == 4 ? 0x7fffffff : 0x7fffffffffffffff);
-  static constexpr TI infinity_bits = static_cast<TI>(sizeof(TI) == 4 ? 0x7f800000 : 0x7ff0000000000000);
+  static constexpr TI magnitude_mask =
+      static_cast<TI>(sizeof(TI) == 4 ? 0x7fffffff : 0x7fffffffffffffff);
+  static constexpr TI infinity_bits =
+      static_cast<TI>(sizeof(TI) == 4 ? 0x7f800000 : 0x7ff0000000000000);
   hn::Vec<D> m[4];
   hn::Vec<DI> magnitude[4];
 
@@ -70,7 +74,8 @@ struct MaxChains {
     if constexpr (floating) {
       const DI di;
       const auto nan = hn::Set(d, std::numeric_limits<hn::TFromD<D>>::quiet_NaN());
-      return hn::IfThenElse(hn::RebindMask(d, hn::Gt(magnitude[i], hn::Set(di, infinity_bits))), nan, m[i]);
+      return hn::IfThenElse(hn::RebindMask(d, hn::Gt(magnitude[i], hn::Set(di, infinity_bits))),
+                            nan, m[i]);
     }
     (void)d;
     return m[i];

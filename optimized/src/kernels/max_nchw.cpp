@@ -5,10 +5,10 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
-#include "kernels/simd-inl.h"
-#include "kernels/row_sums-inl.h"
-#include "kernels/nchw_rows-inl.h"
 #include "kernels/max_chains-inl.h"
+#include "kernels/nchw_rows-inl.h"
+#include "kernels/row_sums-inl.h"
+#include "kernels/simd-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace poolspec::optimized {
@@ -24,7 +24,8 @@ namespace HWY_NAMESPACE {
 
 template <bool kPropagate, class D, class S>
 HWY_INLINE void MaxRows(D d, const S* const* HWY_RESTRICT rows, size_t count, int64_t length,
-                        hn::TFromD<D>* HWY_RESTRICT values, hn::TFromD<hn::RebindToSigned<D>>* HWY_RESTRICT magnitudes) {
+                        hn::TFromD<D>* HWY_RESTRICT values,
+                        hn::TFromD<hn::RebindToSigned<D>>* HWY_RESTRICT magnitudes) {
   const hn::RebindToSigned<D> di;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   using Chains = MaxChains<D, kPropagate>;
@@ -39,8 +40,10 @@ HWY_INLINE void MaxRows(D d, const S* const* HWY_RESTRICT rows, size_t count, in
         chains.Step(d, 0, LoadAs(d, rows[r] + i));
         chains.Step(d, 1, LoadAs(d, rows[r] + i + L));
       } else {  // a row shorter than two vectors
-        chains.Step(d, 0, LoadPartial(d, rows[r] + i, static_cast<size_t>(std::min(L, length - i))));
-        if (length - i > L) chains.Step(d, 1, LoadPartial(d, rows[r] + i + L, static_cast<size_t>(length - i - L)));
+        chains.Step(d, 0,
+                    LoadPartial(d, rows[r] + i, static_cast<size_t>(std::min(L, length - i))));
+        if (length - i > L)
+          chains.Step(d, 1, LoadPartial(d, rows[r] + i + L, static_cast<size_t>(length - i - L)));
       }
     }
     for (size_t k = 0; k < 2; ++k) {
@@ -53,10 +56,12 @@ HWY_INLINE void MaxRows(D d, const S* const* HWY_RESTRICT rows, size_t count, in
 // Stores the first tap of output column ow that is a zero (-0 or +0), in scan order: the
 // window's rows in order (`rows`, from WindowRows), each from its first in-bounds column.
 template <class Acc, class S>
-void StoreFirstZeroTap(const AxisTable& AW, const S* const* rows, size_t count, int64_t ow, S* dst) {
+void StoreFirstZeroTap(const AxisTable& AW, const S* const* rows, size_t count, int64_t ow,
+                       S* dst) {
   const int64_t start = AW.start(ow);
   for (size_t r = 0; r < count; ++r)
-    for (int64_t tw = AW.first[static_cast<size_t>(ow)]; tw < AW.past[static_cast<size_t>(ow)]; ++tw) {
+    for (int64_t tw = AW.first[static_cast<size_t>(ow)]; tw < AW.past[static_cast<size_t>(ow)];
+         ++tw) {
       const S* x = rows[r] + start + tw * AW.dilation;
       if (ScalarLoad<Acc>(x) == 0) return ScalarStore<Acc>(ScalarLoad<Acc>(x), dst);
     }
@@ -74,7 +79,8 @@ HWY_INLINE hn::Vec<D> MaxAlongW(D d, const AxisTable& AW, const hn::TFromD<D>* H
   for (int64_t t = 0; t < taps; ++t) {
     chains.m[0] = FirstIfGreater(d, LoadStrided(d, values + t * dilation, stride), chains.m[0]);
     const auto magnitude = LoadStrided(di, magnitudes + t * dilation, stride);
-    chains.magnitude[0] = kPropagate ? hn::Max(chains.magnitude[0], magnitude) : hn::Min(chains.magnitude[0], magnitude);
+    chains.magnitude[0] = kPropagate ? hn::Max(chains.magnitude[0], magnitude)
+                                     : hn::Min(chains.magnitude[0], magnitude);
   }
   return chains.Result(d, 0);
 }
@@ -82,9 +88,12 @@ HWY_INLINE hn::Vec<D> MaxAlongW(D d, const AxisTable& AW, const hn::TFromD<D>* H
 template <bool kPropagate, class D>
 HWY_INLINE hn::Vec<D> MaxAlongWAnyShape(D d, const AxisTable& AW, const hn::TFromD<D>* values,
                                         const hn::TFromD<hn::RebindToSigned<D>>* magnitudes) {
-  if (AW.dilation == 1 && AW.kernel == 3 && AW.stride == 2) return MaxAlongW<3, 2, kPropagate>(d, AW, values, magnitudes);
-  if (AW.dilation == 1 && AW.kernel == 3 && AW.stride == 1) return MaxAlongW<3, 1, kPropagate>(d, AW, values, magnitudes);
-  if (AW.dilation == 1 && AW.kernel == 2 && AW.stride == 2) return MaxAlongW<2, 2, kPropagate>(d, AW, values, magnitudes);
+  if (AW.dilation == 1 && AW.kernel == 3 && AW.stride == 2)
+    return MaxAlongW<3, 2, kPropagate>(d, AW, values, magnitudes);
+  if (AW.dilation == 1 && AW.kernel == 3 && AW.stride == 1)
+    return MaxAlongW<3, 1, kPropagate>(d, AW, values, magnitudes);
+  if (AW.dilation == 1 && AW.kernel == 2 && AW.stride == 2)
+    return MaxAlongW<2, 2, kPropagate>(d, AW, values, magnitudes);
   return MaxAlongW<0, 0, kPropagate>(d, AW, values, magnitudes);
 }
 
@@ -102,8 +111,8 @@ constexpr bool max_row_direct = true;
 // The window's rows combined at columns [offset, offset + L) of a row of W values; columns
 // outside the row are -inf (the masked load reads none of them). `sum` gains their sum.
 template <int kRows, class D>
-HWY_INLINE hn::Vec<D> CombinedRows(D d, const float* const* HWY_RESTRICT rows, size_t count, int64_t offset,
-                                   int64_t W, hn::Vec<D>& sum) {
+HWY_INLINE hn::Vec<D> CombinedRows(D d, const float* const* HWY_RESTRICT rows, size_t count,
+                                   int64_t offset, int64_t W, hn::Vec<D>& sum) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const size_t n = kRows > 0 ? static_cast<size_t>(kRows) : count;
   hn::Vec<D> m, s;
@@ -118,10 +127,13 @@ HWY_INLINE hn::Vec<D> CombinedRows(D d, const float* const* HWY_RESTRICT rows, s
   } else {
     const hn::RebindToSigned<D> di;
     const auto column = hn::Add(hn::Iota(di, 0), hn::Set(di, static_cast<int32_t>(offset)));
-    const auto inside = hn::RebindMask(d, hn::And(hn::Gt(column, hn::Set(di, -1)), hn::Lt(column, hn::Set(di, static_cast<int32_t>(W)))));
+    const auto inside =
+        hn::RebindMask(d, hn::And(hn::Gt(column, hn::Set(di, -1)),
+                                  hn::Lt(column, hn::Set(di, static_cast<int32_t>(W)))));
     const auto outside = hn::Set(d, -std::numeric_limits<float>::infinity());
     for (size_t r = 0; r < n; ++r) {
-      const auto* at = reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(rows[r]) + static_cast<uintptr_t>(offset * 4));
+      const auto* at = reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(rows[r]) +
+                                                      static_cast<uintptr_t>(offset * 4));
       const auto v = hn::IfThenElse(inside, hn::MaskedLoad(inside, d, at), outside);
       m = r == 0 ? v : FirstIfGreater(d, v, m);
       s = r == 0 ? v : hn::Add(s, v);
@@ -138,21 +150,25 @@ HWY_INLINE hn::Vec<D> UpOneLane(D d, hn::Vec<D> v, hn::Vec<D> before) {
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
   if constexpr (hn::MaxLanes(D()) == 16) {
     (void)d;
-    return hn::Vec<D>{_mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(v.raw), _mm512_castps_si512(before.raw), 15))};
+    return hn::Vec<D>{_mm512_castsi512_ps(
+        _mm512_alignr_epi32(_mm512_castps_si512(v.raw), _mm512_castps_si512(before.raw), 15))};
   }
 #endif
   const hn::RebindToSigned<D> di;
   const auto L = static_cast<int32_t>(hn::Lanes(d));
-  const auto up = hn::IndicesFromVec(d, hn::Max(hn::Sub(hn::Iota(di, 0), hn::Set(di, 1)), hn::Zero(di)));
-  return hn::IfThenElse(hn::FirstN(d, 1), hn::TableLookupLanes(before, hn::IndicesFromVec(d, hn::Set(di, L - 1))),
+  const auto up =
+      hn::IndicesFromVec(d, hn::Max(hn::Sub(hn::Iota(di, 0), hn::Set(di, 1)), hn::Zero(di)));
+  return hn::IfThenElse(hn::FirstN(d, 1),
+                        hn::TableLookupLanes(before, hn::IndicesFromVec(d, hn::Set(di, L - 1))),
                         hn::TableLookupLanes(v, up));
 }
 
 // An output vector's maximum m, clamped to `lowest` and stored; a zero gets its first zero tap in
 // scan order (the rows were combined first, which may have picked another zero).
 template <class D>
-HWY_INLINE void StoreMaxVector(D d, hn::Vec<D> m, bool from_lowest, hn::Vec<D> lowest, const AxisTable& AW,
-                               const float* const* window_rows, size_t count, int64_t ow, float* HWY_RESTRICT dst) {
+HWY_INLINE void StoreMaxVector(D d, hn::Vec<D> m, bool from_lowest, hn::Vec<D> lowest,
+                               const AxisTable& AW, const float* const* window_rows, size_t count,
+                               int64_t ow, float* HWY_RESTRICT dst) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   if (from_lowest) m = hn::IfThenElse(hn::Gt(m, lowest), m, lowest);
   hn::StoreU(m, d, dst + ow);
@@ -167,8 +183,9 @@ HWY_INLINE void StoreMaxVector(D d, hn::Vec<D> m, bool from_lowest, hn::Vec<D> l
 // One output row of OW >= Lanes values; false (the row partly written) when a NaN may be among
 // its taps. `rows` are the window's rows in scan order.
 template <int kTaps, int kRows, class D>
-HWY_NOINLINE bool MaxRowDirect(D d, const float* const* HWY_RESTRICT window_rows, size_t count, const AxisTable& AW,
-                               bool from_lowest, float lowest_float, float* HWY_RESTRICT dst) {
+HWY_NOINLINE bool MaxRowDirect(D d, const float* const* HWY_RESTRICT window_rows, size_t count,
+                               const AxisTable& AW, bool from_lowest, float lowest_float,
+                               float* HWY_RESTRICT dst) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const int64_t W = AW.in, OW = AW.out, pad = AW.pad_begin;
   const float* rows[kRows > 0 ? kRows : 1];
@@ -238,14 +255,16 @@ template <class S, class D>
 bool MaxRowDirectApplies(D d, const AxisTable& AW) {
   (void)d;
   return max_row_direct && std::is_same_v<S, float> && std::is_same_v<hn::TFromD<D>, float> &&
-         AW.stride == 2 && AW.dilation == 1 && (AW.kernel == 2 || AW.kernel == 3) && AW.pad_begin <= 1 &&
-         AW.interior_end == AW.out && AW.out >= static_cast<int64_t>(hn::Lanes(d)) && AW.first[0] + 1 < AW.past[0];
+         AW.stride == 2 && AW.dilation == 1 && (AW.kernel == 2 || AW.kernel == 3) &&
+         AW.pad_begin <= 1 && AW.interior_end == AW.out &&
+         AW.out >= static_cast<int64_t>(hn::Lanes(d)) && AW.first[0] + 1 < AW.past[0];
 }
 
 template <class D, class S>
-HWY_INLINE bool MaxRowDirectAnyShape(D d, const S* const* rows, size_t count, const AxisTable& AW, bool from_lowest,
-                                     float lowest, S* dst) {
-  if constexpr (!max_row_direct || !std::is_same_v<S, float> || !std::is_same_v<hn::TFromD<D>, float>) {
+HWY_INLINE bool MaxRowDirectAnyShape(D d, const S* const* rows, size_t count, const AxisTable& AW,
+                                     bool from_lowest, float lowest, S* dst) {
+  if constexpr (!max_row_direct || !std::is_same_v<S, float> ||
+                !std::is_same_v<hn::TFromD<D>, float>) {
     (void)d, (void)rows, (void)count, (void)AW, (void)from_lowest, (void)lowest, (void)dst;
     return false;
   } else {
@@ -269,14 +288,16 @@ void MaxNchwWith(const Plan& P, const RunArgs& a) {
   const AxisTable &AD = P.axis[0], &AH = P.axis[1], &AW = P.axis[2];
   const int64_t W = AW.in, OW = AW.out, out_rows = P.batch * P.channels * AD.out * AH.out;
   const int64_t pad = AW.pad_begin;
-  const int64_t row_length = pad + W + 2 * L + (OW + L) * AW.stride + (AW.kernel - 1) * AW.dilation + L;
+  const int64_t row_length =
+      pad + W + 2 * L + (OW + L) * AW.stride + (AW.kernel - 1) * AW.dilation + L;
   constexpr int64_t batch_rows = 4;
   // The rows 4 output rows ahead are prefetched, as in avg_nchw; 8 ahead for MaxRowDirect, which
   // is faster: on the ResNet stem, cold, 1.2x faster than 4 ahead (12, 16 and 32 ahead: the same
   // as 8 to 1.1x slower).
   const bool direct = MaxRowDirectApplies<S>(hn::ScalableTag<Acc>(), AW);
   const int64_t prefetch_rows = direct ? 8 : 4;
-  const int64_t row_bytes = W * static_cast<int64_t>(sizeof(S)), prefetch_bytes = prefetch_rows * AH.stride * row_bytes;
+  const int64_t row_bytes = W * static_cast<int64_t>(sizeof(S)),
+                prefetch_bytes = prefetch_rows * AH.stride * row_bytes;
   const bool from_lowest = P.p.max_start == MaxStart::lowest;
   const S* in = reinterpret_cast<const S*>(a.input);
   S* out = reinterpret_cast<S*>(a.output);
@@ -305,20 +326,25 @@ void MaxNchwWith(const Plan& P, const RunArgs& a) {
       const int64_t past_row = std::min(end, first_row + batch_rows);
       const OutputRow first_at(P, first_row);
       OutputRow at = first_at;
-      for (int64_t row = first_row; row < past_row; ++row, at.Next(P)) {  // 1. each row's input rows combined
+      for (int64_t row = first_row; row < past_row;
+           ++row, at.Next(P)) {  // 1. each row's input rows combined
         const size_t row_count = WindowRows(P, in, at, sources);
         if (row_count == 0) continue;  // written as empty below
-        // As in avg_nchw; MaxRowDirect's rows only those the next output row adds (the window's last).
-        const size_t shared = direct ? row_count - std::min(row_count, static_cast<size_t>(AH.stride)) : 0;
+        // As in avg_nchw; MaxRowDirect's rows only those the next output row adds (the window's
+        // last).
+        const size_t shared =
+            direct ? row_count - std::min(row_count, static_cast<size_t>(AH.stride)) : 0;
         PrefetchRows(sources + shared, row_count - shared, prefetch_bytes, row_bytes);
-        if (direct && MaxRowDirectAnyShape(d, sources, row_count, AW, from_lowest, lowest_float, out + row * OW)) {
+        if (direct && MaxRowDirectAnyShape(d, sources, row_count, AW, from_lowest, lowest_float,
+                                           out + row * OW)) {
           done[row - first_row] = true;
           continue;
         }
         done[row - first_row] = false;
         const int64_t offset = (row - first_row) * row_length + pad;
         MaxRows<kPropagate>(d, sources, row_count, W, values + offset, magnitudes + offset);
-        hn::StoreU(none.m[0], d, values + offset + W);  // MaxRows' last vector may have written past W
+        hn::StoreU(none.m[0], d,
+                   values + offset + W);  // MaxRows' last vector may have written past W
         hn::StoreU(none.magnitude[0], di, magnitudes + offset + W);
         if (W < 2 * L) {
           hn::StoreU(none.m[0], d, values + offset + W + L);
@@ -339,11 +365,14 @@ void MaxNchwWith(const Plan& P, const RunArgs& a) {
         S* dst = out + row * OW;
         for (int64_t next = 0; next < OW; next += L) {
           const int64_t ow = next + L <= OW || OW < L ? next : OW - L;  // as in SumAlongW
-          auto m = MaxAlongWAnyShape<kPropagate>(d, AW, row_values + ow * AW.stride, row_magnitudes + ow * AW.stride);
+          auto m = MaxAlongWAnyShape<kPropagate>(d, AW, row_values + ow * AW.stride,
+                                                 row_magnitudes + ow * AW.stride);
           if (from_lowest) m = hn::IfThenElse(hn::Gt(m, lowest), m, lowest);
           const int64_t count = std::min(L, OW - ow);
-          if (count == L) StoreAs(m, d, dst + ow);
-          else StorePartial(m, d, dst + ow, static_cast<size_t>(count));
+          if (count == L)
+            StoreAs(m, d, dst + ow);
+          else
+            StorePartial(m, d, dst + ow, static_cast<size_t>(count));
           if constexpr (std::is_floating_point_v<Acc>) {
             if (!hn::AllFalse(d, hn::Eq(m, hn::Zero(d)))) {
               // A zero: the first zero tap in scan order (the spec's first maximum).
@@ -351,11 +380,13 @@ void MaxNchwWith(const Plan& P, const RunArgs& a) {
               hn::Store(m, d, lane);
               const size_t row_count = WindowRows(P, in, at, sources);
               for (int64_t j = 0; j < count; ++j)
-                if (lane[j] == 0) StoreFirstZeroTap<Acc>(AW, sources, row_count, ow + j, dst + ow + j);
+                if (lane[j] == 0)
+                  StoreFirstZeroTap<Acc>(AW, sources, row_count, ow + j, dst + ow + j);
             }
           }
         }
-        for (int64_t e = 0; e < empty_count; ++e) WriteEmpty(P, a, n, c, row * OW + empty_columns[e], true);
+        for (int64_t e = 0; e < empty_count; ++e)
+          WriteEmpty(P, a, n, c, row * OW + empty_columns[e], true);
       }
     }
   });
@@ -363,7 +394,8 @@ void MaxNchwWith(const Plan& P, const RunArgs& a) {
 
 template <class S, class Acc>
 void MaxNchw(const Plan& P, const RunArgs& a) {
-  if (P.p.nan == NanPolicy::propagate && P.p.max_start != MaxStart::lowest) return MaxNchwWith<S, Acc, true>(P, a);
+  if (P.p.nan == NanPolicy::propagate && P.p.max_start != MaxStart::lowest)
+    return MaxNchwWith<S, Acc, true>(P, a);
   MaxNchwWith<S, Acc, false>(P, a);
 }
 
@@ -384,7 +416,8 @@ namespace {
 
 Status accepts_max_nchw(const Problem& p, Layout layout) {
   if (Status s = common_limits(p); !s) return s;
-  if (Status s = wants(layout == Layout::channels_first && p.op == Op::max, "max in nchw only"); !s) return s;
+  if (Status s = wants(layout == Layout::channels_first && p.op == Op::max, "max in nchw only"); !s)
+    return s;
   if (p.indices != Indices::none) return Error{"max with indices: values only"};
   return row_scratch_limit(p);
 }
@@ -398,8 +431,11 @@ namespace kernels {
 // An entry of the kernel list (kernels/kernel_list.cpp).
 extern const KernelInfo max_nchw{
     .name = "max_nchw",
-    .description = "max values only, per output row: the window's rows combined whole (lanes along W), then its "
-                   "taps along W; an output that comes out zero is looked up again (the first zero in scan order)",
+    .description =
+        "max values only, per output row: the window's rows combined whole (lanes along W), then "
+        "its "
+        "taps along W; an output that comes out zero is looked up again (the first zero in scan "
+        "order)",
     .accepts = accepts_max_nchw,
     .preferred = nullptr,
     .run = run_max_nchw,

@@ -5,8 +5,8 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
-#include "kernels/simd-inl.h"
 #include "kernels/max_chains-inl.h"
+#include "kernels/simd-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace poolspec::optimized {
@@ -41,18 +41,26 @@ void MaxNhwcWith(const Plan& P, const RunArgs& a) {
       // apart rows, a large input otherwise waits on memory (ResNet stem, cold: 1.8-2.1x faster
       // than without).
       const int64_t next_oh = oh + 1 < AH.out ? oh + 1 : -1;
-      const int64_t new_rows_from = next_oh < 0 ? 0 : std::max<int64_t>(0, AH.start(next_oh) + std::max<int64_t>(0, (AH.kernel - 1) * AH.dilation + 1 - AH.stride));
-      const int64_t new_rows_past = next_oh < 0 ? 0 : std::min(AH.in, AH.start(next_oh) + (AH.kernel - 1) * AH.dilation + 1);
+      const int64_t new_rows_from =
+          next_oh < 0
+              ? 0
+              : std::max<int64_t>(
+                    0, AH.start(next_oh) +
+                           std::max<int64_t>(0, (AH.kernel - 1) * AH.dilation + 1 - AH.stride));
+      const int64_t new_rows_past =
+          next_oh < 0 ? 0 : std::min(AH.in, AH.start(next_oh) + (AH.kernel - 1) * AH.dilation + 1);
       for (int64_t ow = 0; ow < OW; ++ow) {
         const int64_t fw = AW.first[static_cast<size_t>(ow)], pw = AW.past[static_cast<size_t>(ow)];
         const int64_t position = (row * OW + ow) * C;
         if (new_rows_from < new_rows_past) {
-          const int64_t x_from = std::clamp<int64_t>(AW.start(ow), 0, AW.in), x_past = std::clamp<int64_t>(AW.start(ow) + AW.stride, 0, AW.in);
+          const int64_t x_from = std::clamp<int64_t>(AW.start(ow), 0, AW.in),
+                        x_past = std::clamp<int64_t>(AW.start(ow) + AW.stride, 0, AW.in);
           const int64_t bytes = (x_past - x_from) * C * static_cast<int64_t>(sizeof(S));
           for (int64_t td = fd; td < pd; ++td) {
             const int64_t id = AD.start(od) + td * AD.dilation;
             for (int64_t ih = new_rows_from; ih < new_rows_past; ++ih) {
-              const char* line = reinterpret_cast<const char*>(image + ((id * AH.in + ih) * AW.in + x_from) * C);
+              const char* line =
+                  reinterpret_cast<const char*>(image + ((id * AH.in + ih) * AW.in + x_from) * C);
               for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(line + b);
             }
           }
@@ -70,7 +78,8 @@ void MaxNhwcWith(const Plan& P, const RunArgs& a) {
           // (their taps are this pixel's, moved by the stride).
           const bool four_pixels =
               C < 4 * L && C % L == 0 && ow >= AW.interior_begin && ow + 4 <= AW.interior_end;
-          const int64_t chain_step = four_pixels ? AW.stride * C : L;  // between the chains' sources
+          const int64_t chain_step =
+              four_pixels ? AW.stride * C : L;  // between the chains' sources
           const int64_t store_step = four_pixels ? C : L;
           for (; four_pixels ? c < C : c + 4 * L <= C; c += four_pixels ? L : 4 * L) {
             MaxChains<D, propagate> chains(d);
@@ -117,7 +126,8 @@ void MaxNhwcWith(const Plan& P, const RunArgs& a) {
                 const int64_t iw = AW.start(ow) + tw * AW.dilation;
                 const int64_t spatial = (id * AH.in + ih) * AW.in + iw;
                 const S* src = image + spatial * C + c;
-                const auto v = count == static_cast<size_t>(L) ? LoadAs(d, src) : LoadPartial(d, src, count);
+                const auto v =
+                    count == static_cast<size_t>(L) ? LoadAs(d, src) : LoadPartial(d, src, count);
                 if (first) {
                   m = v;
                   off = hn::Set(di, static_cast<int32_t>(spatial));
@@ -128,7 +138,8 @@ void MaxNhwcWith(const Plan& P, const RunArgs& a) {
                 if (indices) {
                   const auto take = Takes<D>(v, m, propagate);
                   m = hn::IfThenElse(take, v, m);
-                  off = hn::IfThenElse(hn::RebindMask(di, take), hn::Set(di, static_cast<int32_t>(spatial)), off);
+                  off = hn::IfThenElse(hn::RebindMask(di, take),
+                                       hn::Set(di, static_cast<int32_t>(spatial)), off);
                 } else if constexpr (floating) {
                   // Values only: with NaN propagation, the largest non-NaN and whether a NaN was
                   // seen (the result is then NaN); with NaN ignored, a NaN m is replaced.
@@ -145,7 +156,8 @@ void MaxNhwcWith(const Plan& P, const RunArgs& a) {
             }
           }
           if constexpr (floating) {
-            if (!indices && propagate) m = hn::IfThenElse(nan_seen, hn::Set(d, std::numeric_limits<Acc>::quiet_NaN()), m);
+            if (!indices && propagate)
+              m = hn::IfThenElse(nan_seen, hn::Set(d, std::numeric_limits<Acc>::quiet_NaN()), m);
           }
           if (from_lowest) {
             const auto lowest = hn::Set(d, static_cast<Acc>(lowest_value(P.p.dtype)));
@@ -154,8 +166,10 @@ void MaxNhwcWith(const Plan& P, const RunArgs& a) {
             off = hn::IfThenElse(hn::RebindMask(di, above), off, hn::Zero(di));
           }
           S* dst = out + position + c;
-          if (count == static_cast<size_t>(L)) StoreAs(m, d, dst);
-          else StorePartial(m, d, dst, count);
+          if (count == static_cast<size_t>(L))
+            StoreAs(m, d, dst);
+          else
+            StorePartial(m, d, dst, count);
           if (indices) {
             alignas(64) int32_t lane[HWY_MAX_BYTES / 4];
             hn::Store(off, di, lane);
@@ -173,7 +187,8 @@ void MaxNhwcWith(const Plan& P, const RunArgs& a) {
 // branch per value.
 template <class S, class Acc>
 void MaxNhwc(const Plan& P, const RunArgs& a) {
-  if (P.p.nan == NanPolicy::propagate && P.p.max_start != MaxStart::lowest) return MaxNhwcWith<S, Acc, true>(P, a);
+  if (P.p.nan == NanPolicy::propagate && P.p.max_start != MaxStart::lowest)
+    return MaxNhwcWith<S, Acc, true>(P, a);
   MaxNhwcWith<S, Acc, false>(P, a);
 }
 

@@ -1,6 +1,6 @@
-// NCHW output rows: their window rows, the factor tables of their divisors, and their empty outputs.
-// Included by each kernel file once per SIMD target (Highway's foreach_target); the guard toggles
-// with HWY_TARGET_TOGGLE, so each target gets its own copy in its own namespace.
+// NCHW output rows: their window rows, the factor tables of their divisors, and their empty
+// outputs. Included by each kernel file once per SIMD target (Highway's foreach_target); the guard
+// toggles with HWY_TARGET_TOGGLE, so each target gets its own copy in its own namespace.
 #include "kernels/simd-inl.h"
 
 #if defined(POOLSPEC_OPTIMIZED_KERNELS_NCHW_ROWS_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -17,7 +17,9 @@ namespace HWY_NAMESPACE {
 struct OutputRow {
   int64_t plane = 0, od = 0, oh = 0;
   OutputRow(const Plan& P, int64_t row)
-      : plane(row / (P.axis[0].out * P.axis[1].out)), od((row / P.axis[1].out) % P.axis[0].out), oh(row % P.axis[1].out) {}
+      : plane(row / (P.axis[0].out * P.axis[1].out)),
+        od((row / P.axis[1].out) % P.axis[0].out),
+        oh(row % P.axis[1].out) {}
   void Next(const Plan& P) {
     if (++oh < P.axis[1].out) return;
     oh = 0;
@@ -34,9 +36,11 @@ HWY_INLINE size_t WindowRows(const Plan& P, const S* in, const OutputRow& at, co
   const int64_t od = at.od, oh = at.oh;
   const S* plane = in + at.plane * P.in_plane;
   size_t count = 0;
-  for (int64_t td = AD.first[static_cast<size_t>(od)]; td < AD.past[static_cast<size_t>(od)]; ++td) {
+  for (int64_t td = AD.first[static_cast<size_t>(od)]; td < AD.past[static_cast<size_t>(od)];
+       ++td) {
     const int64_t id = AD.start(od) + td * AD.dilation;
-    for (int64_t th = AH.first[static_cast<size_t>(oh)]; th < AH.past[static_cast<size_t>(oh)]; ++th) {
+    for (int64_t th = AH.first[static_cast<size_t>(oh)]; th < AH.past[static_cast<size_t>(oh)];
+         ++th) {
       const int64_t ih = AH.start(oh) + th * AH.dilation;
       sources[count++] = plane + (id * AH.in + ih) * P.axis[2].in;
     }
@@ -49,7 +53,9 @@ template <class S>
 struct InputWindowRows {
   const Plan* plan;
   const S* in;
-  size_t operator()(const OutputRow& at, const S** sources) const { return WindowRows(*plan, in, at, sources); }
+  size_t operator()(const OutputRow& at, const S** sources) const {
+    return WindowRows(*plan, in, at, sources);
+  }
 };
 
 // The rows of an output row's window along H in the plane of its depth window's sums (SumSlices),
@@ -64,7 +70,8 @@ struct SliceSumRows {
     if (depth->count(at.od) == 0) return 0;
     const AxisTable& AH = *height;
     size_t count = 0;
-    for (int64_t th = AH.first[static_cast<size_t>(at.oh)]; th < AH.past[static_cast<size_t>(at.oh)]; ++th)
+    for (int64_t th = AH.first[static_cast<size_t>(at.oh)];
+         th < AH.past[static_cast<size_t>(at.oh)]; ++th)
       sources[count++] = sums + (AH.start(at.oh) + th * AH.dilation) * row_stride;
     return count;
   }
@@ -92,7 +99,8 @@ struct RowFactorTable {
 
   // Tables for rows of out_w outputs, from per-thread vectors; each table's factors start on a
   // cache line and end with `lanes` of 1 (lanes past the row: finite, never stored).
-  void Allocate(std::vector<float>& factors_tl, std::vector<int64_t>& empty_tl, int64_t out_w, int64_t lanes) {
+  void Allocate(std::vector<float>& factors_tl, std::vector<int64_t>& empty_tl, int64_t out_w,
+                int64_t lanes) {
     const int64_t stride = (out_w + lanes + 15) / 16 * 16;
     float* all_factors = LineScratch(factors_tl, static_cast<size_t>(kept_tables * stride));
     int64_t* all_empty = Scratch(empty_tl, static_cast<size_t>(kept_tables * out_w));
@@ -120,7 +128,8 @@ void UseRowFactors(const Plan& P, int64_t od, int64_t oh, RowFactorTable& scratc
     RowFactors<Acc>(P, od, oh, 0, AW.out, table->factors);
     // Divisor 0: the override's, or a factor of the product's (plan.cpp).
     const bool by_product = P.p.divisor != Divisor::override_value;
-    const bool row_zero = by_product ? AD.divisor[static_cast<size_t>(od)] == 0 || AH.divisor[static_cast<size_t>(oh)] == 0
+    const bool row_zero = by_product ? AD.divisor[static_cast<size_t>(od)] == 0 ||
+                                           AH.divisor[static_cast<size_t>(oh)] == 0
                                      : P.p.divisor_override == 0;
     table->empty_count = 0;
     for (int64_t ow = 0; ow < AW.out; ++ow)
@@ -135,7 +144,8 @@ void UseRowFactors(const Plan& P, int64_t od, int64_t oh, RowFactorTable& scratc
 inline void WriteEmptyRow(const Plan& P, const RunArgs& a, const OutputRow& at, int64_t row) {
   const int64_t OW = P.axis[2].out;
   for (int64_t ow = 0; ow < OW; ++ow)
-    WriteEmpty(P, a, at.plane / P.channels, at.plane % P.channels, row * OW + ow, P.divisor(at.od, at.oh, ow) == 0);
+    WriteEmpty(P, a, at.plane / P.channels, at.plane % P.channels, row * OW + ow,
+               P.divisor(at.od, at.oh, ow) == 0);
 }
 
 // The outputs of NCHW output row `row` (at) that its factor table lists as empty.
@@ -144,7 +154,8 @@ inline void WriteEmptyColumns(const Plan& P, const RunArgs& a, const OutputRow& 
   const int64_t OW = P.axis[2].out;
   for (int64_t e = 0; e < table.empty_count(); ++e) {
     const int64_t ow = table.empty_columns()[e];
-    WriteEmpty(P, a, at.plane / P.channels, at.plane % P.channels, row * OW + ow, P.divisor(at.od, at.oh, ow) == 0);
+    WriteEmpty(P, a, at.plane / P.channels, at.plane % P.channels, row * OW + ow,
+               P.divisor(at.od, at.oh, ow) == 0);
   }
 }
 

@@ -64,8 +64,9 @@ void PoolNchw(const Plan& P, const RunArgs& a) {
         for (int64_t ow = AW.interior_begin; ow < AW.interior_end; ow += L) {
           const int64_t base = AW.start(ow);
           auto m = LoadStrided(d, row + base, AW.stride);
-          auto lane_offset = hn::Add(hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<int32_t>(AW.stride))),
-                                     hn::Set(di, static_cast<int32_t>(row_offset + base)));
+          auto lane_offset =
+              hn::Add(hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<int32_t>(AW.stride))),
+                      hn::Set(di, static_cast<int32_t>(row_offset + base)));
           auto off = lane_offset;
           for (int64_t t = 1; t < AW.kernel; ++t) {
             const auto v = LoadStrided(d, row + base + t * AW.dilation, AW.stride);
@@ -75,8 +76,9 @@ void PoolNchw(const Plan& P, const RunArgs& a) {
               const auto take = Takes<D>(v, m, propagate);
               m = hn::IfThenElse(take, v, m);
               if (indices)
-                off = hn::IfThenElse(hn::RebindMask(di, take),
-                                     hn::Add(lane_offset, hn::Set(di, static_cast<int32_t>(t * AW.dilation))), off);
+                off = hn::IfThenElse(
+                    hn::RebindMask(di, take),
+                    hn::Add(lane_offset, hn::Set(di, static_cast<int32_t>(t * AW.dilation))), off);
             }
           }
           hn::StoreU(m, d, hrow + ow);  // lanes past the interior are rewritten below or unused
@@ -85,7 +87,8 @@ void PoolNchw(const Plan& P, const RunArgs& a) {
         for (int64_t ow = 0; ow < OW; ++ow) {  // the border windows, clipped to the input
           if (ow == AW.interior_begin && AW.interior_end > ow) ow = AW.interior_end;
           if (ow >= OW) break;
-          const int64_t first = AW.first[static_cast<size_t>(ow)], past = AW.past[static_cast<size_t>(ow)];
+          const int64_t first = AW.first[static_cast<size_t>(ow)],
+                        past = AW.past[static_cast<size_t>(ow)];
           if (first >= past) {  // no input element: fixed up per output below
             hrow[ow] = Acc(0);
             if (indices) hoff[ow] = -1;
@@ -112,19 +115,24 @@ void PoolNchw(const Plan& P, const RunArgs& a) {
         for (int64_t oh = 0; oh < AH.out; ++oh) {
           const int64_t out_row = (od * AH.out + oh) * OW;
           S* dst = out + nc * P.out_plane + out_row;
-          const int64_t fd = AD.first[static_cast<size_t>(od)], pd = AD.past[static_cast<size_t>(od)];
-          const int64_t fh = AH.first[static_cast<size_t>(oh)], ph = AH.past[static_cast<size_t>(oh)];
+          const int64_t fd = AD.first[static_cast<size_t>(od)],
+                        pd = AD.past[static_cast<size_t>(od)];
+          const int64_t fh = AH.first[static_cast<size_t>(oh)],
+                        ph = AH.past[static_cast<size_t>(oh)];
           if (fd >= pd || fh >= ph) {
             for (int64_t ow = 0; ow < OW; ++ow)
-              WriteEmpty(P, a, n, c, P.output_position(n, c, out_row + ow), P.divisor(od, oh, ow) == 0);
+              WriteEmpty(P, a, n, c, P.output_position(n, c, out_row + ow),
+                         P.divisor(od, oh, ow) == 0);
             continue;
           }
           if (avg) {  // the factor table depends on the row's divisor and each column's
             const int64_t key = P.p.divisor == Divisor::override_value
                                     ? -2
-                                    : int64_t{AD.divisor[static_cast<size_t>(od)]} * AH.divisor[static_cast<size_t>(oh)];
+                                    : int64_t{AD.divisor[static_cast<size_t>(od)]} *
+                                          AH.divisor[static_cast<size_t>(oh)];
             if (key != factors_for) {
-              std::fill(factors + OW, factors + OW + L, 1.0f);  // lanes past the row: finite, unused
+              std::fill(factors + OW, factors + OW + L,
+                        1.0f);  // lanes past the row: finite, unused
               for (int64_t ow = 0; ow < OW; ++ow) {
                 const int64_t dv = P.divisor(od, oh, ow);
                 factors[ow] = AverageFactor<Acc>(dv == 0 ? 1 : dv);  // divisor 0: fixed up below
@@ -150,21 +158,26 @@ void PoolNchw(const Plan& P, const RunArgs& a) {
                 } else {
                   const auto take = Takes<D>(v, m, propagate);
                   m = hn::IfThenElse(take, v, m);
-                  if (indices) off = hn::IfThenElse(hn::RebindMask(di, take), hn::LoadU(di, slab_offset + r * OW + ow), off);
+                  if (indices)
+                    off = hn::IfThenElse(hn::RebindMask(di, take),
+                                         hn::LoadU(di, slab_offset + r * OW + ow), off);
                 }
               }
             }
             if (avg) {
               m = FinishAverage(d, m, hn::LoadU(hn::Rebind<float, D>(), factors + ow), rule);
-            } else if (from_lowest) {  // "m = lowest; m = v on v > m": lowest unless some v exceeds it
+            } else if (from_lowest) {  // "m = lowest; m = v on v > m": lowest unless some v exceeds
+                                       // it
               const auto lowest = hn::Set(d, static_cast<Acc>(lowest_value(P.p.dtype)));
               const auto above = hn::Gt(m, lowest);
               m = hn::IfThenElse(above, m, lowest);
               if (indices) off = hn::IfThenElse(hn::RebindMask(di, above), off, hn::Zero(di));
             }
             const int64_t count = std::min(L, OW - ow);
-            if (count == L) StoreAs(m, d, dst + ow);
-            else StorePartial(m, d, dst + ow, static_cast<size_t>(count));
+            if (count == L)
+              StoreAs(m, d, dst + ow);
+            else
+              StorePartial(m, d, dst + ow, static_cast<size_t>(count));
             if (indices) {
               alignas(64) int32_t lane[HWY_MAX_BYTES / 4];
               hn::Store(off, di, lane);
@@ -174,7 +187,8 @@ void PoolNchw(const Plan& P, const RunArgs& a) {
           }
           for (int64_t ow = 0; ow < OW; ++ow)  // windows with no input column: fixed up
             if (AW.count(ow) == 0)
-              WriteEmpty(P, a, n, c, P.output_position(n, c, out_row + ow), P.divisor(od, oh, ow) == 0);
+              WriteEmpty(P, a, n, c, P.output_position(n, c, out_row + ow),
+                         P.divisor(od, oh, ow) == 0);
         }
       }
     }
@@ -203,8 +217,8 @@ Status accepts_pool_nchw(const Problem& p, Layout layout) {
   for (size_t i = 0; i + 1 < p.axes.size(); ++i) rows *= p.axes[i].extent;
   const int64_t out_w = output_extent_of(p, p.axes.back());
   if (rows * out_w > (int64_t{1} << 24))
-    return Error{fmt::format("{} rows of {} outputs: the per-plane scratch would exceed 2^24 elements",
-                             rows, out_w)};
+    return Error{fmt::format(
+        "{} rows of {} outputs: the per-plane scratch would exceed 2^24 elements", rows, out_w)};
   return Ok{};
 }
 

@@ -63,8 +63,9 @@ struct WindowRowPointers {
 // taps at run time too): 1.1x faster, NHWC cold and hot, NCHW cold.
 template <int kShared, int kOnly, class D, class S>
 HWY_INLINE void SumRowPairOf(D d, const S* const* HWY_RESTRICT shared_rows, size_t shared_count,
-                             const S* const* HWY_RESTRICT only_a_rows, const S* const* HWY_RESTRICT only_b_rows,
-                             size_t only_count, int64_t length, hn::TFromD<D>* HWY_RESTRICT a_sums,
+                             const S* const* HWY_RESTRICT only_a_rows,
+                             const S* const* HWY_RESTRICT only_b_rows, size_t only_count,
+                             int64_t length, hn::TFromD<D>* HWY_RESTRICT a_sums,
                              hn::TFromD<D>* HWY_RESTRICT b_sums) {
   if constexpr (kShared > 0) shared_count = kShared;
   if constexpr (kOnly > 0) only_count = kOnly;
@@ -143,8 +144,10 @@ HWY_INLINE void QuadSumsAt(D d, const S* const* HWY_RESTRICT rows, size_t k, int
                            hn::TFromD<D>* HWY_RESTRICT s2, hn::TFromD<D>* HWY_RESTRICT s3) {
   if constexpr (kCore > 0) k = kCore + 3;
   const auto load = [&](size_t r) HWY_ATTR {
-    if constexpr (kPartial) return LoadPartial(d, rows[r] + i, rest);
-    else return LoadAs(d, rows[r] + i);
+    if constexpr (kPartial)
+      return LoadPartial(d, rows[r] + i, rest);
+    else
+      return LoadAs(d, rows[r] + i);
   };
   auto core = load(3);
 #pragma GCC unroll 8
@@ -166,8 +169,8 @@ HWY_INLINE void QuadSumsAt(D d, const S* const* HWY_RESTRICT rows, size_t k, int
 // time. The 7x7 layer in NHWC, 1 thread, one kernel alone, with LinePrefetch: 1.1x faster than
 // pairs, cold and hot.
 template <int kCore, class D, class S>
-HWY_NOINLINE void SumRowQuadOf(D d, const S* const* HWY_RESTRICT window_rows, size_t k, int64_t length,
-                               hn::TFromD<D>* const* HWY_RESTRICT sums) {
+HWY_NOINLINE void SumRowQuadOf(D d, const S* const* HWY_RESTRICT window_rows, size_t k,
+                               int64_t length, hn::TFromD<D>* const* HWY_RESTRICT sums) {
   constexpr int kRows = kCore > 0 ? kCore + 6 : 0;
   const WindowRowPointers<kRows, S> pointers(window_rows);
   const S* const* rows = pointers.rows;
@@ -185,7 +188,8 @@ HWY_NOINLINE void SumRowQuadOf(D d, const S* const* HWY_RESTRICT window_rows, si
 }
 
 template <class D, class S>
-HWY_INLINE void SumRowQuad(D d, const S* const* rows, size_t k, int64_t length, hn::TFromD<D>* const* sums) {
+HWY_INLINE void SumRowQuad(D d, const S* const* rows, size_t k, int64_t length,
+                           hn::TFromD<D>* const* sums) {
   if (k == 7) return SumRowQuadOf<4>(d, rows, k, length, sums);
   if (k == 5) return SumRowQuadOf<2>(d, rows, k, length, sums);
   SumRowQuadOf<0>(d, rows, k, length, sums);
@@ -194,10 +198,12 @@ HWY_INLINE void SumRowQuad(D d, const S* const* rows, size_t k, int64_t length, 
 // Prefetches `count` rows of `row_bytes` from sources[i] + `ahead` bytes (an address past the
 // input is only a hint, never read).
 template <class S>
-HWY_INLINE void PrefetchRows(const S* const* sources, size_t count, int64_t ahead, int64_t row_bytes) {
+HWY_INLINE void PrefetchRows(const S* const* sources, size_t count, int64_t ahead,
+                             int64_t row_bytes) {
   for (size_t r = 0; r < count; ++r) {
     const uintptr_t at = reinterpret_cast<uintptr_t>(sources[r]) + static_cast<uintptr_t>(ahead);
-    for (int64_t x = 0; x < row_bytes; x += 64) __builtin_prefetch(reinterpret_cast<const void*>(at + static_cast<uintptr_t>(x)));
+    for (int64_t x = 0; x < row_bytes; x += 64)
+      __builtin_prefetch(reinterpret_cast<const void*>(at + static_cast<uintptr_t>(x)));
   }
 }
 
@@ -238,14 +244,15 @@ HWY_INLINE hn::Vec<D> SliceSum(D d, const S* const* HWY_RESTRICT slices, size_t 
 
 // SumSlices, with the slice count unrolled when kSlices is not 0.
 template <int kSlices, class D, class S>
-HWY_NOINLINE void SumSlicesOf(D d, const S* const* HWY_RESTRICT slices, size_t count, int64_t H, int64_t W,
-                              int64_t row_stride, hn::TFromD<D>* HWY_RESTRICT sums) {
+HWY_NOINLINE void SumSlicesOf(D d, const S* const* HWY_RESTRICT slices, size_t count, int64_t H,
+                              int64_t W, int64_t row_stride, hn::TFromD<D>* HWY_RESTRICT sums) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   if (W == row_stride) {  // no padding: the plane is one run
     const int64_t total = H * W;
     int64_t i = 0;
     for (; i + 2 * L <= total; i += 2 * L) {
-      const auto m0 = SliceSum<kSlices>(d, slices, count, i), m1 = SliceSum<kSlices>(d, slices, count, i + L);
+      const auto m0 = SliceSum<kSlices>(d, slices, count, i),
+                 m1 = SliceSum<kSlices>(d, slices, count, i + L);
       hn::Store(m0, d, sums + i);
       hn::Store(m1, d, sums + i + L);
     }
@@ -261,15 +268,19 @@ HWY_NOINLINE void SumSlicesOf(D d, const S* const* HWY_RESTRICT slices, size_t c
     }
     return;
   }
-  const auto identity = hn::Set(d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
+  const auto identity = hn::Set(
+      d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
   const int64_t whole = W / L * L;
   const size_t tail = static_cast<size_t>(W - whole);
   for (int64_t ih = 0; ih < H; ++ih) {
     hn::TFromD<D>* row = sums + ih * row_stride;
-    for (int64_t x = 0; x < whole; x += L) hn::Store(SliceSum<kSlices>(d, slices, count, ih * W + x), d, row + x);
+    for (int64_t x = 0; x < whole; x += L)
+      hn::Store(SliceSum<kSlices>(d, slices, count, ih * W + x), d, row + x);
     auto m = LoadPartial(d, slices[0] + ih * W + whole, tail);
-    for (size_t k = 1; k < count; ++k) m = hn::Add(m, LoadPartial(d, slices[k] + ih * W + whole, tail));
-    hn::Store(hn::IfThenElse(hn::FirstN(d, tail), m, identity), d, row + whole);  // masked lanes: +0, not -0
+    for (size_t k = 1; k < count; ++k)
+      m = hn::Add(m, LoadPartial(d, slices[k] + ih * W + whole, tail));
+    hn::Store(hn::IfThenElse(hn::FirstN(d, tail), m, identity), d,
+              row + whole);  // masked lanes: +0, not -0
     for (int64_t x = whole + L; x < row_stride; x += L) hn::Store(identity, d, row + x);
   }
 }
@@ -280,11 +291,14 @@ HWY_NOINLINE void SumSlicesOf(D d, const S* const* HWY_RESTRICT slices, size_t c
 // (the 3-D layer cold: 1.7x faster than its window rows read across three slices at once, which
 // need software prefetches and with them are still 1.2x slower).
 template <class D, class S>
-HWY_INLINE void SumSlices(D d, const S* const* slices, size_t count, int64_t H, int64_t W, int64_t row_stride,
-                          hn::TFromD<D>* sums) {
-  if (count == 2) SumSlicesOf<2>(d, slices, count, H, W, row_stride, sums);
-  else if (count == 3) SumSlicesOf<3>(d, slices, count, H, W, row_stride, sums);
-  else SumSlicesOf<0>(d, slices, count, H, W, row_stride, sums);
+HWY_INLINE void SumSlices(D d, const S* const* slices, size_t count, int64_t H, int64_t W,
+                          int64_t row_stride, hn::TFromD<D>* sums) {
+  if (count == 2)
+    SumSlicesOf<2>(d, slices, count, H, W, row_stride, sums);
+  else if (count == 3)
+    SumSlicesOf<3>(d, slices, count, H, W, row_stride, sums);
+  else
+    SumSlicesOf<0>(d, slices, count, H, W, row_stride, sums);
 }
 
 // sums[i] = the sum over `count` source rows of rows[r][i], for i < length, in row order.
@@ -339,7 +353,8 @@ HWY_INLINE void SumRows(D d, const S* const* HWY_RESTRICT rows, size_t count, in
 }
 
 template <class D, class S>
-HWY_INLINE void SumRowsAnyCount(D d, const S* const* rows, size_t count, int64_t length, hn::TFromD<D>* sums) {
+HWY_INLINE void SumRowsAnyCount(D d, const S* const* rows, size_t count, int64_t length,
+                                hn::TFromD<D>* sums) {
   if (count == 2) return SumRows<2>(d, rows, count, length, sums);
   if (count == 3) return SumRows<3>(d, rows, count, length, sums);
   SumRows<0>(d, rows, count, length, sums);

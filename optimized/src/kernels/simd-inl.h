@@ -83,7 +83,8 @@ HWY_INLINE void ForDtype(DType dtype, const Body& body) {
 
 // ---- element access ------------------------------------------------------------------------
 
-template <class S> inline constexpr bool is_f16 = std::is_same_v<S, hwy::float16_t>;
+template <class S>
+inline constexpr bool is_f16 = std::is_same_v<S, hwy::float16_t>;
 
 // One storage element as the compute type Acc (float for f32 and f16, int32_t for i8 and u8).
 template <class Acc, class S>
@@ -106,7 +107,8 @@ HWY_INLINE void ScalarStore(Acc v, S* p) {
   } else if constexpr (std::is_same_v<S, float>) {
     *p = v;
   } else {
-    *p = static_cast<S>(std::clamp<Acc>(v, std::numeric_limits<S>::min(), std::numeric_limits<S>::max()));
+    *p = static_cast<S>(
+        std::clamp<Acc>(v, std::numeric_limits<S>::min(), std::numeric_limits<S>::max()));
   }
 }
 
@@ -163,7 +165,8 @@ HWY_INLINE hn::Vec<D> LoadPartial(D d, const S* p, size_t n) {
 template <class D, class S>
 HWY_INLINE void StorePartial(hn::Vec<D> v, D d, S* p, size_t n) {
 #if !HWY_MEM_OPS_MIGHT_FAULT
-  if constexpr (std::is_same_v<S, hn::TFromD<D>>) return hn::BlendedStore(v, hn::FirstN(d, n), d, p);
+  if constexpr (std::is_same_v<S, hn::TFromD<D>>)
+    return hn::BlendedStore(v, hn::FirstN(d, n), d, p);
 #endif
   alignas(64) S tmp[HWY_MAX_BYTES / 4];
   StoreAs(v, d, tmp);
@@ -220,7 +223,8 @@ HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> RoundQuotient(DF df, hn::Vec<DF> t, I
     constexpr int kQuiet = _MM_FROUND_NO_EXC;
     const __m512 x = t.raw;
     switch (rule) {
-      case IntRounding::half_even: return {_mm512_cvt_roundps_epi32(x, _MM_FROUND_TO_NEAREST_INT | kQuiet)};
+      case IntRounding::half_even:
+        return {_mm512_cvt_roundps_epi32(x, _MM_FROUND_TO_NEAREST_INT | kQuiet)};
       case IntRounding::toward_zero: return {_mm512_cvtt_roundps_epi32(x, kQuiet)};
       case IntRounding::floor: return {_mm512_cvt_roundps_epi32(x, _MM_FROUND_TO_NEG_INF | kQuiet)};
       case IntRounding::half_away:
@@ -253,7 +257,8 @@ HWY_INLINE int32_t RoundQuotientScalar(float t, IntRounding rule) {
     case IntRounding::half_up: {  // as RoundQuotient: t + 0.5 only on a tie, where it is exact
       const float nearest = std::nearbyint(t);
       if (std::fabs(t - nearest) != 0.5f) return static_cast<int32_t>(nearest);
-      return static_cast<int32_t>(t + (rule == IntRounding::half_up ? 0.5f : std::copysign(0.5f, t)));
+      return static_cast<int32_t>(t +
+                                  (rule == IntRounding::half_up ? 0.5f : std::copysign(0.5f, t)));
     }
   }
   return 0;
@@ -295,7 +300,8 @@ HWY_INLINE float AverageFactor(int64_t divisor) {
 inline int64_t RowFactorsKey(const Plan& P, int64_t od, int64_t oh) {
   return P.p.divisor == Divisor::override_value
              ? -2
-             : int64_t{P.axis[0].divisor[static_cast<size_t>(od)]} * P.axis[1].divisor[static_cast<size_t>(oh)];
+             : int64_t{P.axis[0].divisor[static_cast<size_t>(od)]} *
+                   P.axis[1].divisor[static_cast<size_t>(oh)];
 }
 
 // factors[j] = AverageFactor of the divisor of output (od, oh, first + j), for j < count, with 1
@@ -304,20 +310,25 @@ inline int64_t RowFactorsKey(const Plan& P, int64_t od, int64_t oh) {
 // time: recomputed one call at a time at each change of row factor, it took 8% of the 7x7 layer.
 // The products are exact in int32 and in float below 2^24, and the division is IEEE's either way.
 template <class Acc>
-void RowFactors(const Plan& P, int64_t od, int64_t oh, int64_t first, int64_t count, float* HWY_RESTRICT factors) {
+void RowFactors(const Plan& P, int64_t od, int64_t oh, int64_t first, int64_t count,
+                float* HWY_RESTRICT factors) {
   const AxisTable &AD = P.axis[0], &AH = P.axis[1], &AW = P.axis[2];
   int64_t j = 0;
-  if (P.p.divisor != Divisor::override_value && AD.kernel * AH.kernel * AW.kernel < (int64_t{1} << 24)) {
+  if (P.p.divisor != Divisor::override_value &&
+      AD.kernel * AH.kernel * AW.kernel < (int64_t{1} << 24)) {
     const hn::ScalableTag<float> df;
     const hn::RebindToSigned<decltype(df)> di;
     const int64_t L = static_cast<int64_t>(hn::Lanes(df));
-    const auto row = hn::Set(di, AD.divisor[static_cast<size_t>(od)] * AH.divisor[static_cast<size_t>(oh)]);
+    const auto row =
+        hn::Set(di, AD.divisor[static_cast<size_t>(od)] * AH.divisor[static_cast<size_t>(oh)]);
     const auto zero = hn::Zero(di), one = hn::Set(di, 1);
     for (; j + L <= count; j += L) {
       const auto dv = hn::Mul(row, hn::LoadU(di, AW.divisor.data() + first + j));
       const auto divisor = hn::ConvertTo(df, hn::IfThenElse(hn::Eq(dv, zero), one, dv));
-      if constexpr (std::is_floating_point_v<Acc>) hn::StoreU(hn::Div(hn::Set(df, 1.0f), divisor), df, factors + j);
-      else hn::StoreU(divisor, df, factors + j);
+      if constexpr (std::is_floating_point_v<Acc>)
+        hn::StoreU(hn::Div(hn::Set(df, 1.0f), divisor), df, factors + j);
+      else
+        hn::StoreU(divisor, df, factors + j);
     }
   }
   for (; j < count; ++j) {
@@ -360,8 +371,10 @@ T* LineScratch(std::vector<T>& v, size_t n) {
 // took 14% of the kernel's samples on Zen 5.
 template <class S>
 HWY_INLINE __m256i NarrowQuotients(__m512i first16, __m512i next16) {
-  const __m512i words = _mm512_packs_epi32(first16, next16);  // block k: first16[4k..4k+3], next16[4k..4k+3]
-  const __m512i bytes = std::is_signed_v<S> ? _mm512_packs_epi16(words, words) : _mm512_packus_epi16(words, words);
+  const __m512i words =
+      _mm512_packs_epi32(first16, next16);  // block k: first16[4k..4k+3], next16[4k..4k+3]
+  const __m512i bytes =
+      std::is_signed_v<S> ? _mm512_packs_epi16(words, words) : _mm512_packus_epi16(words, words);
   // Block k's dword 0 holds first16[4k..4k+3], dword 1 next16[4k..4k+3].
   const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
   return _mm512_castsi512_si256(_mm512_permutexvar_epi32(order, bytes));
@@ -373,7 +386,8 @@ HWY_INLINE __m256i FinishInt8Vector(__m512i sums, hn::Vec<hn::ScalableTag<float>
                                     hn::Vec<hn::ScalableTag<float>> factors_hi, IntRounding rule) {
   const hn::ScalableTag<int32_t> d32;
   const auto quotient = [&](__m256i sum16, hn::Vec<hn::ScalableTag<float>> factors) HWY_ATTR {
-    return FinishAverage(d32, hn::Vec<decltype(d32)>{_mm512_cvtepi16_epi32(sum16)}, factors, rule).raw;
+    return FinishAverage(d32, hn::Vec<decltype(d32)>{_mm512_cvtepi16_epi32(sum16)}, factors, rule)
+        .raw;
   };
   return NarrowQuotients<S>(quotient(_mm512_castsi512_si256(sums), factors_lo),
                             quotient(_mm512_extracti64x4_epi64(sums, 1), factors_hi));
@@ -385,10 +399,11 @@ HWY_INLINE __m256i FinishInt8Vector(__m512i sums, hn::Vec<hn::ScalableTag<float>
 // Lanes idx[i] of the pair (lo, hi), 32-bit lanes: lo's lane j for j < 16, hi's lane j - 16 above
 // (one VPERMT2PS).
 template <class D>
-HWY_INLINE hn::Vec<D> LanesOfPair(D d, hn::Vec<D> lo, hn::Vec<D> hi, hn::Vec<hn::RebindToSigned<D>> idx) {
+HWY_INLINE hn::Vec<D> LanesOfPair(D d, hn::Vec<D> lo, hn::Vec<D> hi,
+                                  hn::Vec<hn::RebindToSigned<D>> idx) {
   const hn::Repartition<float, D> df;
-  return hn::BitCast(d, hn::Vec<decltype(df)>{_mm512_permutex2var_ps(hn::BitCast(df, lo).raw, idx.raw,
-                                                                        hn::BitCast(df, hi).raw)});
+  return hn::BitCast(d, hn::Vec<decltype(df)>{_mm512_permutex2var_ps(
+                            hn::BitCast(df, lo).raw, idx.raw, hn::BitCast(df, hi).raw)});
 }
 
 // Lanes kShift .. kShift + L - 1 of the pair (lo, hi), 32-bit lanes, 0 <= kShift < L (VALIGND).
@@ -396,7 +411,8 @@ template <int kShift, class D>
 HWY_INLINE hn::Vec<D> LanesFrom(D d, hn::Vec<D> lo, hn::Vec<D> hi) {
   if constexpr (kShift == 0) return lo;
   const hn::RebindToSigned<D> di;
-  return hn::BitCast(d, hn::Vec<decltype(di)>{_mm512_alignr_epi32(hn::BitCast(di, hi).raw, hn::BitCast(di, lo).raw, kShift)});
+  return hn::BitCast(d, hn::Vec<decltype(di)>{_mm512_alignr_epi32(
+                            hn::BitCast(di, hi).raw, hn::BitCast(di, lo).raw, kShift)});
 }
 #endif
 

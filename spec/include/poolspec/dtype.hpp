@@ -43,7 +43,8 @@ bool representable(DType dtype, double v);
 // past the largest finite value it gives +-inf; a result that rounds to zero keeps v's sign.
 double round_to_float(DType float_dtype, double v);
 // The smallest magnitude that rounds to infinity in a float dtype, to nearest: the largest finite
-// value plus half its ulp, (2 - 2^-p) * 2^emax (+inf for f64, whose threshold a double cannot hold).
+// value plus half its ulp, (2 - 2^-p) * 2^emax (+inf for f64, whose threshold a double cannot
+// hold).
 double overflow_threshold(DType float_dtype);
 
 // Exact storage conversions of the 16-bit float formats (inputs must be representable).

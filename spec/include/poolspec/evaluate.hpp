@@ -16,9 +16,9 @@
 namespace poolspec {
 
 struct Output {
-  Tensor values;                  // shape (N, C, o1..on), the problem's dtype
-  std::vector<int64_t> indices;   // max with indices only: same shape; an empty window: -1, or
-                                  // the plane's first element with start=lowest
+  Tensor values;                 // shape (N, C, o1..on), the problem's dtype
+  std::vector<int64_t> indices;  // max with indices only: same shape; an empty window: -1, or
+                                 // the plane's first element with start=lowest
 };
 
 // Evaluates the problem on `input` (whose dtype and shape must be the problem's).
@@ -45,8 +45,8 @@ struct Tap {
 struct Explanation {
   std::vector<int64_t> output_coordinate;  // (n, c, o1..on)
   std::vector<Tap> taps;
-  int64_t in_bounds = 0;         // taps inside the input
-  int64_t in_padded_extent = 0;  // taps inside [-pb, d+pe) on every axis
+  int64_t in_bounds = 0;           // taps inside the input
+  int64_t in_padded_extent = 0;    // taps inside [-pb, d+pe) on every axis
   std::optional<int64_t> divisor;  // avg only
   std::string exact_value;         // the exact sum / divisor as a fraction, or the max; text
   double result = 0;               // the output element

@@ -50,8 +50,8 @@ V window_start(const AxisTerms<V>& a, V j) {
 }
 
 // The taps t in [0, k) whose coordinate start + t*dl lies in [lo, hi) form the range
-// [first, past_last): first = max(0, ceil((lo - start)/dl)), past_last = min(k, ceil((hi - start)/dl)).
-// (Empty when past_last <= first.) These are the clipped ranges an engine loops over.
+// [first, past_last): first = max(0, ceil((lo - start)/dl)), past_last = min(k, ceil((hi -
+// start)/dl)). (Empty when past_last <= first.) These are the clipped ranges an engine loops over.
 template <class V>
 struct TapRange {
   V first, past_last;
@@ -60,7 +60,8 @@ struct TapRange {
 template <class V>
 TapRange<V> tap_range(V start, V kernel, V dilation, V lo, V hi) {
   const V zero = constant_like(start, 0);
-  return {max_of(zero, ceil_div(lo - start, dilation)), min_of(kernel, ceil_div(hi - start, dilation))};
+  return {max_of(zero, ceil_div(lo - start, dilation)),
+          min_of(kernel, ceil_div(hi - start, dilation))};
 }
 
 // The number of those taps.

@@ -1,7 +1,8 @@
 // Number domains for the spec's integer formulas (formulas.hpp).
 //
 // A formula is written once, as a template over a number type V, and run on several domains:
-//   - int64_t:     plain machine arithmetic, used after a Problem has been validated (every per-axis
+//   - int64_t:     plain machine arithmetic, used after a Problem has been validated (every
+//   per-axis
 //                  attribute < 2^31, so no intermediate of a per-axis formula can overflow);
 //   - CheckedInt:  int64 arithmetic that records overflow instead of wrapping; used to validate;
 //   - proofs/ adds a Z3 domain whose values are symbolic, so the very same text is proved.
@@ -83,9 +84,9 @@ class CheckedInt {
     return {poolspec::ceil_div(a.value_, b.value_), a.overflowed_ || b.overflowed_};
   }
 
-#define POOLSPEC_CHECKED_COMPARISON(op)                                      \
-  friend constexpr CheckedBool operator op(CheckedInt a, CheckedInt b) {     \
-    return {a.value_ op b.value_, a.overflowed_ || b.overflowed_};           \
+#define POOLSPEC_CHECKED_COMPARISON(op)                                  \
+  friend constexpr CheckedBool operator op(CheckedInt a, CheckedInt b) { \
+    return {a.value_ op b.value_, a.overflowed_ || b.overflowed_};       \
   }
   POOLSPEC_CHECKED_COMPARISON(<)
   POOLSPEC_CHECKED_COMPARISON(<=)

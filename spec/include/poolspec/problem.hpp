@@ -67,18 +67,18 @@ struct Axis {
 struct Problem {
   Op op = Op::avg;
   DType dtype = DType::f32;
-  int64_t batch = 1;     // N
-  int64_t channels = 1;  // C
+  int64_t batch = 1;       // N
+  int64_t channels = 1;    // C
   std::vector<Axis> axes;  // spatial axes d1..dn, n >= 1
   Rounding rounding = Rounding::floor;
-  Divisor divisor = Divisor::exclude;      // avg only
-  int64_t divisor_override = 0;            // > 0 exactly when divisor == override_value
+  Divisor divisor = Divisor::exclude;  // avg only
+  int64_t divisor_override = 0;        // > 0 exactly when divisor == override_value
   int64_t bias = 0;  // avg only: added to the window sum, T_out = (b + T_sum) / T_div (the XS3
                      // avgpool2d_global document's formula); integer, |b| < 2^62
   EmptyWindow empty = EmptyWindow::error;
-  NanPolicy nan = NanPolicy::propagate;    // max only
+  NanPolicy nan = NanPolicy::propagate;               // max only
   IntRounding int_rounding = IntRounding::half_even;  // avg of an integer dtype only
-  Indices indices = Indices::none;         // max only
+  Indices indices = Indices::none;                    // max only
   IndexOrder index_order = IndexOrder::row_major;
   // With indices == tensor: the flat offset over the whole tensor, taken modulo
   // prod(input_shape[index_axis:]) (OpenVINO MaxPool-8's `axis`); 0 keeps the whole offset.

@@ -9,14 +9,15 @@
 //                 one value per spatial axis, 'x'-separated
 //   divisor       exclude | include_clip | include_full | override=<k>   (avg only)
 //   rounding      floor | ceil | ceil_torch
-//   options       bias=<b> (avg: T_out = (b + T_sum) / T_div)  empty=<error|zero|nan|lowest|-inf>  nan=<propagate|ignore>
+//   options       bias=<b> (avg: T_out = (b + T_sum) / T_div)  empty=<error|zero|nan|lowest|-inf>
+//   nan=<propagate|ignore>
 //                 round=<half_even|half_away|half_up|toward_zero|floor>
 //                 idx=<plane|tensor>  order=<row|col>  idxaxis=<axis>  start=<first|lowest>
 //                 (each printed only when not default)
 // Defaults when a field is absent on input: s, dl = 1; pb, pe = 0; exclude; floor; empty=error;
-// nan=propagate; round=half_even; no indices; order=row; idxaxis=0; start=first. format(parse(s)) == s for every
-// canonical s, and parse(format(p)) == p for every p whose divisor_override is set exactly
-// when its divisor is override (a rule of validate()).
+// nan=propagate; round=half_even; no indices; order=row; idxaxis=0; start=first. format(parse(s))
+// == s for every canonical s, and parse(format(p)) == p for every p whose divisor_override is set
+// exactly when its divisor is override (a rule of validate()).
 #pragma once
 
 #include <string>

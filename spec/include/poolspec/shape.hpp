@@ -14,9 +14,9 @@ namespace poolspec {
 // element (max, avg exclude) or no tap inside the padded extent (avg include_clip). Every output
 // element whose coordinate on that axis is `index` is then empty.
 struct EmptyWindowWitness {
-  int axis;         // spatial axis, 0-based
-  int64_t index;    // output index along that axis
-  int64_t start;    // input coordinate of the window's first tap
+  int axis;       // spatial axis, 0-based
+  int64_t index;  // output index along that axis
+  int64_t start;  // input coordinate of the window's first tap
 };
 
 struct ShapeInfo {

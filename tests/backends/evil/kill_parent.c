@@ -1,6 +1,7 @@
 /* run SIGKILLs its parent (when it has one it can name: getppid() > 1), then computes correctly.
  * The certifier must survive whatever sits between it and the worker.
  * expect: CRASH|PASS
+ * replay: racy (the reply may reach poolspec before the worker dies with its parent, or not)
  * also: --no-pid-namespace
  */
 #include <signal.h>

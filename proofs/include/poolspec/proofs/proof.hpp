@@ -25,7 +25,7 @@ class Query {
  public:
   Query(z3::context& ctx, Arithmetic arithmetic) : builder_(ctx, arithmetic), solver_(ctx) {}
   Builder& builder() { return builder_; }
-  Z3Int variable(const std::string& name);          // reported in a counterexample
+  Z3Int variable(const std::string& name);  // reported in a counterexample
   void assume(const Z3Bool& condition) { solver_.add(condition.expr()); }
   // The claim: the query asserts its negation, together with the obligations raised so far.
   // In the bounded arithmetics the claim is the obligations alone (see proof.cpp), unless
@@ -44,13 +44,13 @@ class Query {
 using Model = std::map<std::string, int64_t>;
 
 struct Proof {
-  std::string name;         // e.g. "extent/floor/int"
-  std::string claim;        // what is proved (or refuted)
-  std::string domain;       // integer or 64-bit bit-vector, and the variables
+  std::string name;    // e.g. "extent/floor/int"
+  std::string claim;   // what is proved (or refuted)
+  std::string domain;  // integer or 64-bit bit-vector, and the variables
   std::string assumptions;
-  std::string runtime;      // expected, e.g. "< 1 s"
+  std::string runtime;  // expected, e.g. "< 1 s"
   Expect expect = Expect::proved;
-  std::string why_false;    // for a refuted claim: what the counterexample shows
+  std::string why_false;  // for a refuted claim: what the counterexample shows
   Arithmetic arithmetic = Arithmetic::integer;
   std::function<void(Query&)> build;
   // A counterexample as a pooling problem, where it is one.
@@ -66,8 +66,8 @@ struct ProofResult {
   bool passed = false;
   double seconds = 0;
   Model counterexample;
-  std::string problem;   // the counterexample as a problem string, if any
-  std::string smt2_path; // where the query was written, if asked
+  std::string problem;    // the counterexample as a problem string, if any
+  std::string smt2_path;  // where the query was written, if asked
 };
 
 // Runs one proof with a per-query timeout; writes `<dir>/<name>.<expected>.smt2` when

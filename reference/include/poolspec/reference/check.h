@@ -15,9 +15,10 @@ extern "C" {
 #endif
 
 typedef struct poolspec_check_options {
-  int64_t samples; /* output elements checked per checked call (half of them on the border); 0: all */
-  double rate;     /* fraction of calls checked, in (0, 1]; spread evenly over the calls */
-  uint64_t seed;   /* of the sample choice */
+  int64_t
+      samples;   /* output elements checked per checked call (half of them on the border); 0: all */
+  double rate;   /* fraction of calls checked, in (0, 1]; spread evenly over the calls */
+  uint64_t seed; /* of the sample choice */
   poolspec_accumulation accumulation; /* how the caller computes (backend.h): the tolerance */
 } poolspec_check_options;
 
@@ -25,16 +26,17 @@ typedef struct poolspec_check_options {
 poolspec_check_options poolspec_check_default_options(void);
 
 typedef struct poolspec_mismatch {
-  int32_t rank;                                   /* entries of coordinate: 2 + spatial rank */
-  int64_t coordinate[2 + POOLSPEC_MAX_SPATIAL];   /* (n, c, o1..on) */
-  double expected, got, allowed;                  /* allowed: the derived tolerance */
-  int64_t expected_index, got_index;              /* max with indices, else -1 */
-  char message[512];                              /* all of the above in words, with the problem */
+  int32_t rank;                                 /* entries of coordinate: 2 + spatial rank */
+  int64_t coordinate[2 + POOLSPEC_MAX_SPATIAL]; /* (n, c, o1..on) */
+  double expected, got, allowed;                /* allowed: the derived tolerance */
+  int64_t expected_index, got_index;            /* max with indices, else -1 */
+  char message[512];                            /* all of the above in words, with the problem */
 } poolspec_mismatch;
 
 typedef struct poolspec_checker poolspec_checker;
 
-poolspec_checker* poolspec_checker_create(const poolspec_check_options* options); /* NULL: defaults */
+poolspec_checker* poolspec_checker_create(
+    const poolspec_check_options* options); /* NULL: defaults */
 void poolspec_checker_destroy(poolspec_checker* checker);
 
 /* 0: the call was not sampled, or every checked element matches; 1: a mismatch, the first in

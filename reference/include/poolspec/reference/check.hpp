@@ -16,10 +16,10 @@
 namespace poolspec::reference {
 
 struct CheckOptions {
-  int64_t samples = 16;      // per checked call, half of them on the border; 0: every element
-  double rate = 1.0 / 64;    // fraction of calls checked, spread evenly, in (0, 1]
+  int64_t samples = 16;    // per checked call, half of them on the border; 0: every element
+  double rate = 1.0 / 64;  // fraction of calls checked, spread evenly, in (0, 1]
   uint64_t seed = 0;
-  ErrorBound bound;          // the caller's accuracy (engine.hpp); default: exact
+  ErrorBound bound;  // the caller's accuracy (engine.hpp); default: exact
 };
 
 struct CheckStats {
@@ -32,11 +32,14 @@ class Checker {
   // Ok(nullopt): not sampled, or all checked elements match. Ok(mismatch): the first one.
   // Error: the problem is invalid, a buffer is missing, or the options are out of range (a rate
   // outside (0, 1], negative samples). `indices` as in RunArgs.
-  Result<std::optional<ElementMismatch>> check(const Problem& p, Layout layout, const std::byte* input,
-                                               const std::byte* output, const int64_t* indices = nullptr);
+  Result<std::optional<ElementMismatch>> check(const Problem& p, Layout layout,
+                                               const std::byte* input, const std::byte* output,
+                                               const int64_t* indices = nullptr);
   // The same with another caller bound (the C API's, derived per problem from an accumulation).
-  Result<std::optional<ElementMismatch>> check_with_bound(const Problem& p, Layout layout, const std::byte* input,
-                                                          const std::byte* output, const int64_t* indices,
+  Result<std::optional<ElementMismatch>> check_with_bound(const Problem& p, Layout layout,
+                                                          const std::byte* input,
+                                                          const std::byte* output,
+                                                          const int64_t* indices,
                                                           const ErrorBound& bound);
   CheckStats stats() const;
   const CheckOptions& options() const { return options_; }

@@ -21,11 +21,11 @@ struct Xs3Operator {
   int64_t height = 0, width = 0, channels = 0;  // X
   int64_t bias = 0;                             // avgpool2d_global
   bool symmetric = false;
-  bool wrap = false;                            // accumulate=wrap
-  bool has_scale_shift = false;                 // later API: caller's scale and shift
+  bool wrap = false;             // accumulate=wrap
+  bool has_scale_shift = false;  // later API: caller's scale and shift
   int64_t scale = 0, shift = 0;
   int64_t window_h = 0, window_w = 0, start_row = 0, start_col = 0, stride_v = 1, stride_h = 1;
-  int64_t out_h = 1, out_w = 1;                 // Y rows and columns
+  int64_t out_h = 1, out_w = 1;  // Y rows and columns
 };
 
 }  // namespace poolspec

@@ -18,9 +18,11 @@ namespace poolspec::xs3 {
 
 // Build-time configuration of lib_nn, as runtime values.
 struct Config {
-  bool symmetric = false;                            // CONFIG_SYMMETRIC_SATURATION_*
+  bool symmetric = false;                              // CONFIG_SYMMETRIC_SATURATION_*
   Accumulation accumulation = Accumulation::saturate;  // the assembly's; wrap = the C reference
-  Saturation saturation() const { return symmetric ? Saturation::symmetric() : Saturation::standard(); }
+  Saturation saturation() const {
+    return symmetric ? Saturation::symmetric() : Saturation::standard();
+  }
 };
 
 struct ImageParams {  // nn_image_params_t
@@ -48,7 +50,7 @@ struct GlobalPlan {  // nn_avgpool2d_global_plan_t, with the configuration it wa
   Saturation saturation;
   Accumulation accumulation = Accumulation::saturate;
 };
-struct GlobalJob {  // nn_avgpool2d_global_job_t
+struct GlobalJob {           // nn_avgpool2d_global_job_t
   int32_t start_stride = 0;  // the first channel (a byte offset into X and Y)
   uint32_t out_channels = 0;
 };
@@ -58,7 +60,8 @@ struct GlobalInit {
 };
 
 // avgpool2d_global_init: job_params empty means one job over every channel (job_count 1).
-Result<GlobalInit> avgpool2d_global_init(const ImageParams& x, std::span<const GlobalJobParams> job_params,
+Result<GlobalInit> avgpool2d_global_init(const ImageParams& x,
+                                         std::span<const GlobalJobParams> job_params,
                                          const Config& config);
 
 // avgpool2d_global (seed API): for each channel of the job,
@@ -77,9 +80,9 @@ Status avgpool2d_global_ext(std::span<int8_t> y, std::span<const int8_t> x, int3
                             uint32_t chan_start, uint32_t chan_count, const Config& config);
 
 // ---- windowed operators -------------------------------------------------------------------------
-struct WindowParams {  // nn_window_params_t (dilation is ignored by these operators)
-  uint32_t height = 1, width = 1;       // shape
-  int32_t start_row = 0, start_col = 0; // the top-left tap of output (0, 0), in X coordinates
+struct WindowParams {              // nn_window_params_t (dilation is ignored by these operators)
+  uint32_t height = 1, width = 1;  // shape
+  int32_t start_row = 0, start_col = 0;  // the top-left tap of output (0, 0), in X coordinates
   int32_t stride_v = 1, stride_h = 1;
 };
 struct WindowJobParams {  // nn_window_op_job_params_t: a block of Y
