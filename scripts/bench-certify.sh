@@ -15,7 +15,14 @@ base=${1:-e12425a}
 rounds=${2:-3}
 root=$PWD
 baseline=$root/build/bench-baseline-$base
-if [ ! -x "$baseline/build/certify/poolspec" ]; then
+# The baseline's poolspec: build/cli/poolspec, or build/certify/poolspec in commits before cli/.
+old_program() {
+  for p in "$baseline/build/cli/poolspec" "$baseline/build/certify/poolspec"; do
+    [ -x "$p" ] && { echo "$p"; return 0; }
+  done
+  return 1
+}
+if ! old_program >/dev/null; then
   echo "== building the baseline $base in $baseline" >&2
   rm -rf "$baseline/src" && mkdir -p "$baseline/src"
   git archive "$base" | tar -x -C "$baseline/src"
@@ -26,7 +33,7 @@ fi
 cmake --preset gcc >/dev/null
 cmake --build --preset gcc --target poolspec >&2
 new=$root/build/gcc/cli/poolspec
-old=$baseline/build/certify/poolspec
+old=$(old_program) || { echo "bench-certify.sh: the baseline $base built no poolspec" >&2; exit 2; }
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 

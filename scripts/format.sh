@@ -5,8 +5,9 @@
 # format), and once on a file laid out otherwise, which it must report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# One version: each release lays some code out differently.
 format=$(command -v clang-format-14 || command -v clang-format || true)
-if [ -z "$format" ]; then
+if [ -z "$format" ] || ! "$format" --version | grep -q "version 14\."; then
   echo "format.sh: clang-format 14 is not installed (scripts/install-deps.sh installs it)" >&2
   exit 2
 fi

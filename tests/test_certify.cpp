@@ -3,6 +3,7 @@
 // problem conversion round-trips.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -15,6 +16,7 @@
 #include "exit_status.hpp"
 #include "generators.hpp"
 #include "poolspec/backend.hpp"
+#include "poolspec/evaluate.hpp"
 #include "poolspec/network_layers.hpp"
 #include "poolspec/problem_string.hpp"
 #include "poolspec/reference/reference.hpp"
@@ -61,7 +63,7 @@ TEST_CASE("every mutant backend is caught with its status, and the run completes
   o.filters = {"shapes/1d:regular", "shapes/2d:asymmetric_pad", "shapes/1d:ic_tail",
                "regressions/int8_average_ties", "enum1d"};
   const Run r = certify(o, "mutants");
-  CHECK(r.exit_code == poolspec::cli::exit_check_failed);
+  CHECK(r.exit_code == poolspec::exit_check_failed);
   const std::pair<const char*, const char*> expected[] = {
       {"mutant-border-divisor@spec", "FAIL"}, {"mutant-end-pads@spec", "FAIL"},
       {"mutant-ties@spec", "FAIL"},           {"mutant-write-past@spec", "OUT-OF-BOUNDS"},
@@ -97,7 +99,7 @@ TEST_CASE("the documented minimal C backend is the one built here, and it certif
   o.suite = "smoke";
   o.backends = {POOLSPEC_MINIMAL_BACKEND};
   const Run r = certify(o, "minimal");
-  CHECK(r.exit_code == poolspec::cli::exit_ok);
+  CHECK(r.exit_code == poolspec::exit_ok);
   CHECK(count(r, "minimal@spec", "PASS") > 400);
   CHECK(count(r, "minimal@spec", "UNSUPPORTED") > 0);  // nhwc and f16 are refused, with reasons
 }
@@ -130,7 +132,7 @@ TEST_CASE("the in-tree backends certify clean on the smoke suite") {
   o.backends = {"reference", "optimized", "xs3"};
   o.filters = {"shapes/1d", "shapes/2d:regular", "shapes/global", "values", "regressions"};
   const Run r = certify(o, "in-tree");
-  CHECK(r.exit_code == poolspec::cli::exit_ok);
+  CHECK(r.exit_code == poolspec::exit_ok);
   CHECK(count(r, "reference@spec", "PASS") > 400);
   CHECK(count(r, "optimized@spec", "PASS") > 400);
   CHECK(count(r, "xs3@xs3", "PASS") > 0);
@@ -168,7 +170,7 @@ TEST_CASE("merge joins the shards of one run into its reports, and refuses what 
   }
   const std::string out = std::string(POOLSPEC_TEST_OUT) + "/merged";
   CHECK(poolspec::certify::merge_command(dirs, out, false) ==
-        poolspec::cli::exit_check_failed);  // the mutants fail
+        poolspec::exit_check_failed);  // the mutants fail
   const auto merged = nlohmann::json::parse(read_text(out + "/report.json"));
   CHECK(merged["summary"] == whole.report["summary"]);
   CHECK(merged["runs"].size() == whole.report["runs"].size());
@@ -177,46 +179,46 @@ TEST_CASE("merge joins the shards of one run into its reports, and refuses what 
         read_text(std::string(POOLSPEC_TEST_OUT) + "/merge-whole/matrix.txt"));
   // A shard missing, given twice, or from another run.
   CHECK(poolspec::certify::merge_command({dirs[0], dirs[1]}, out, false) ==
-        poolspec::cli::exit_bad_input);
+        poolspec::exit_bad_input);
   CHECK(poolspec::certify::merge_command({dirs[0], dirs[1], dirs[1]}, out, false) ==
-        poolspec::cli::exit_bad_input);
+        poolspec::exit_bad_input);
   o.shard = "2/3";
   o.layouts = {"nchw", "nhwc"};
   (void)certify(o, "merge-other");
   CHECK(poolspec::certify::merge_command(
             {dirs[0], dirs[1], std::string(POOLSPEC_TEST_OUT) + "/merge-other"}, out, false) ==
-        poolspec::cli::exit_bad_input);
+        poolspec::exit_bad_input);
   CHECK(poolspec::certify::merge_command({dirs[0], dirs[1], "/nonexistent"}, out, false) ==
-        poolspec::cli::exit_bad_input);
+        poolspec::exit_bad_input);
 }
 
 TEST_CASE("bad certify options are refused with exit code 2") {
   CertifyOptions o;
   o.shard = "2/2";
-  CHECK(poolspec::certify::certify_command(o) == poolspec::cli::exit_bad_input);
+  CHECK(poolspec::certify::certify_command(o) == poolspec::exit_bad_input);
   o = CertifyOptions{};
   o.backends = {"no-such-backend"};
-  CHECK(poolspec::certify::certify_command(o) == poolspec::cli::exit_bad_input);
+  CHECK(poolspec::certify::certify_command(o) == poolspec::exit_bad_input);
   o = CertifyOptions{};
   o.backends = {"/nonexistent/libnothing.so"};
-  CHECK(poolspec::certify::certify_command(o) == poolspec::cli::exit_bad_input);
+  CHECK(poolspec::certify::certify_command(o) == poolspec::exit_bad_input);
   o = CertifyOptions{};
   o.suite = "huge";
-  CHECK(poolspec::certify::certify_command(o) == poolspec::cli::exit_bad_input);
+  CHECK(poolspec::certify::certify_command(o) == poolspec::exit_bad_input);
   o = CertifyOptions{};
   o.backends = {"reference"};
   o.filters = {"no-case-has-this-in-its-id"};
-  CHECK(poolspec::certify::certify_command(o) == poolspec::cli::exit_bad_input);
+  CHECK(poolspec::certify::certify_command(o) == poolspec::exit_bad_input);
   for (int64_t CertifyOptions::*limit :
        {&CertifyOptions::timeout_ms, &CertifyOptions::load_timeout_ms,
         &CertifyOptions::memory_limit_mb, &CertifyOptions::cpu_limit_s}) {
     o = CertifyOptions{};
     o.*limit = 0;
-    CHECK(poolspec::certify::certify_command(o) == poolspec::cli::exit_bad_input);
+    CHECK(poolspec::certify::certify_command(o) == poolspec::exit_bad_input);
   }
   o = CertifyOptions{};
   o.input = "x.npy";  // without --problem
-  CHECK(poolspec::certify::certify_command(o) == poolspec::cli::exit_bad_input);
+  CHECK(poolspec::certify::certify_command(o) == poolspec::exit_bad_input);
 }
 
 TEST_CASE("the backend ABI carries every valid problem and back") {
@@ -234,8 +236,9 @@ TEST_CASE("the backend ABI carries every valid problem and back") {
 }
 
 // The network layers (check/src/network_layers.cpp) feed the suites' topologies and the
-// benchmark: each must be a valid problem under a unique name, and the full suite must hold each
-// at its real size (the smoke and ci suites shrink the channels and 3-D extents).
+// benchmark: each must be a valid f32 problem of plain geometry (what a suite case can say) under
+// a unique name, and the full suite must hold each at its real size, as it is (ci shrinks the
+// channels and 3-D extents; ci's cases must still differ).
 TEST_CASE("every network layer is a valid problem, and the full suite runs each at its real size") {
   const auto full = poolspec::certify::make_suite("full");
   REQUIRE(full.ok());
@@ -248,13 +251,172 @@ TEST_CASE("every network layer is a valid problem, and the full suite runs each 
     REQUIRE(p.ok());
     CHECK(poolspec::validate(*p).ok());
     CHECK(p->batch == 1);
+    CHECK(p->dtype == poolspec::DType::f32);
+    CHECK((p->op == poolspec::Op::max || p->divisor == poolspec::Divisor::exclude ||
+           p->divisor == poolspec::Divisor::include_full));
     benchmarked += layer.benchmarked ? 1 : 0;
     const std::string id = fmt::format("topologies/{}", layer.name);
     const auto c =
         std::find_if(full->begin(), full->end(), [&](const auto& x) { return x.id == id; });
     REQUIRE(c != full->end());
-    CHECK(c->intent.shape == poolspec::input_shape(*p));
+    // Under the spec's rules the case holds the layer's geometry: its op, channels, and each
+    // axis's extent, kernel, stride, dilation and pads.
+    bool found = false;
+    for (const auto& r : poolspec::certify::problems_under(*c, "spec"))
+      found = found || (r.problem.op == p->op && r.problem.channels == p->channels &&
+                        r.problem.axes == p->axes &&
+                        (p->op == poolspec::Op::max || r.problem.divisor == p->divisor));
+    CHECK(found);
   }
   CHECK(names.size() >= 10);
   CHECK(benchmarked > 0);
+  // ci shrinks them, and its cases still differ.
+  const auto ci = poolspec::certify::make_suite("ci");
+  REQUIRE(ci.ok());
+  std::set<std::string> ci_problems;
+  int topologies = 0;
+  for (const auto& c : *ci)
+    if (c.part == "topologies") {
+      ++topologies;
+      const auto problems = poolspec::certify::problems_under(c, "spec");
+      REQUIRE(!problems.empty());
+      CHECK(ci_problems.insert(poolspec::format_problem(problems.front().problem)).second);
+    }
+  CHECK(topologies == static_cast<int>(names.size()));
+}
+
+namespace {
+
+const poolspec::certify::Case& suite_case(const std::vector<poolspec::certify::Case>& suite,
+                                          const std::string& id) {
+  const auto c =
+      std::find_if(suite.begin(), suite.end(), [&](const auto& x) { return x.id == id; });
+  REQUIRE(c != suite.end());
+  return *c;
+}
+
+}  // namespace
+
+// Regression cases do what their names say.
+TEST_CASE(
+    "the ceil_drop_last_window case drops a window under PyTorch's rules and keeps it under "
+    "OpenVINO's") {
+  const auto ci = poolspec::certify::make_suite("ci");
+  REQUIRE(ci.ok());
+  const auto& c = suite_case(*ci, "regressions/ceil_drop_last_window");
+  std::set<int64_t> pytorch, openvino;
+  for (const auto& r : poolspec::certify::problems_under(c, "pytorch"))
+    pytorch.insert(poolspec::validated_shape(r.problem).value().output_shape.back());
+  for (const auto& r : poolspec::certify::problems_under(c, "openvino"))
+    if (r.problem.rounding == poolspec::Rounding::ceil)
+      openvino.insert(poolspec::validated_shape(r.problem).value().output_shape.back());
+  CHECK(pytorch == std::set<int64_t>{2});
+  CHECK(openvino == std::set<int64_t>{3});
+}
+
+// The sweeps' value kinds put what they name where kernels specialise: NaN inside a vector's
+// body (a channel past the first 4 of a pixel, a column past the first 4 of a row), windows of
+// nothing but NaN, sums that only grow.
+TEST_CASE("the sweeps' values: NaN in vector bodies, all-NaN windows, non-negative sums") {
+  const auto ci = poolspec::certify::make_suite("ci");
+  REQUIRE(ci.ok());
+  int sweeps = 0;
+  for (const auto& c : *ci) sweeps += c.part == "sweeps" ? 1 : 0;
+  CHECK(sweeps > 200);
+  using poolspec::certify::Values;
+  for (const auto& c : *ci) {
+    if (c.part != "sweeps" || c.intent.shape.size() != 4 || c.intent.shape[1] != 33) continue;
+    const auto problems = poolspec::certify::problems_under(c, "spec");
+    if (problems.empty()) continue;
+    const poolspec::Problem& p = problems.front().problem;
+    const poolspec::Tensor x = poolspec::certify::make_input(c, p);
+    const int64_t h = x.shape[2], w = x.shape[3];
+    CAPTURE(c.id);
+    if (c.values == Values::nan_sprinkled) {
+      bool body_channel = false, body_column = false;
+      for (size_t i = 0; i < x.values.size(); ++i)
+        if (std::isnan(x.values[i])) {
+          body_channel = body_channel || (static_cast<int64_t>(i) / (h * w)) % 33 >= 4;
+          body_column = body_column || static_cast<int64_t>(i) % w >= 4;
+        }
+      CHECK(body_channel);
+      CHECK(body_column);
+    }
+    if (c.values == Values::nan_rows && p.op == poolspec::Op::max) {
+      // The first output row's windows: input rows -1, 0, 1, of which 0 and 1 are NaN.
+      const auto y = poolspec::evaluate(p, x);
+      REQUIRE(y.ok());
+      CHECK(std::isnan(y->values.values[0]));
+    }
+    if (c.values == Values::non_negative)
+      for (double v : x.values) REQUIRE(v >= 0);
+  }
+}
+
+// Each blind-spot backend (backends/blind_spot_backends.c) has a bug only the sweeps reach: the
+// other parts of ci pass it, the sweeps fail it. blind-rank3's bug is 3-D: smoke's 1-D and 2-D
+// shapes pass it, its 3-D shapes fail it.
+TEST_CASE("the sweeps catch each blind-spot backend, which the rest of the suite passes") {
+  const char* blind[] = {"blind-nan-body",     "blind-all-nan",      "blind-channels-48",
+                         "blind-wide-average", "blind-large-window", "blind-override",
+                         "blind-dilation3"};
+  CertifyOptions o;
+  o.suite = "ci";
+  o.backends = {POOLSPEC_BLIND_SPOT_BACKENDS};
+  o.layouts = {"nchw"};   // the minimal backend's layout
+  o.rules = {"claimed"};  // "spec": every framework's problem
+  o.shrink = false;
+  o.filters = {"sweeps/"};
+  const Run sweeps = certify(o, "blind-sweeps");
+  CHECK(sweeps.exit_code == poolspec::exit_check_failed);
+  o.filters = {"shapes/", "topologies/", "enum1d/", "enum2d/", "values/", "seeds/", "regressions/"};
+  const Run rest = certify(o, "blind-rest");
+  for (const char* name : blind) {
+    const std::string row = std::string(name) + "@spec";
+    CAPTURE(row);
+    CHECK(count(sweeps, row, "FAIL") > 0);
+    CHECK(count(rest, row, "FAIL") == 0);
+    CHECK(count(rest, row, "PASS") > 0);
+  }
+  o.suite = "smoke";
+  o.filters = {"shapes/3d"};
+  const Run smoke_3d = certify(o, "blind-smoke-3d");
+  o.filters = {"shapes/1d", "shapes/2d"};
+  const Run smoke_2d = certify(o, "blind-smoke-2d");
+  CHECK(count(smoke_3d, "blind-rank3@spec", "FAIL") > 0);
+  CHECK(count(smoke_2d, "blind-rank3@spec", "FAIL") == 0);
+  CHECK(count(smoke_2d, "blind-rank3@spec", "PASS") > 0);
+}
+
+// The shrinker keeps each step a problem of the rules the backend is held to: a spec backend runs
+// every framework's problem, each labelled, and each shrinks within its framework's rules -- under
+// PyTorch's, the pads stay symmetric and at most half the kernel, which a shrink of the problem
+// itself (one pad at a time) leaves.
+TEST_CASE("a minimal counterexample stays a problem of the rules the backend is held to") {
+  CertifyOptions o;
+  o.suite = "smoke";
+  o.backends = {POOLSPEC_MUTANT_BACKENDS};
+  o.layouts = {"nchw"};
+  o.timeout_ms = 1500;
+  o.filters = {"shapes/2d:asymmetric_pad", "shapes/2d:regular"};
+  const Run r = certify(o, "minimal-within");
+  int pytorch = 0;
+  for (const auto& run : r.report["runs"]) {
+    if (!run.contains("minimal_problem")) continue;
+    const std::string label = run["label"].get<std::string>();
+    const auto p = poolspec::parse_problem(run["minimal_problem"].get<std::string>());
+    REQUIRE(p.ok());
+    CAPTURE(label);
+    CAPTURE(run["minimal_problem"].get<std::string>());
+    CHECK(run.value("minimal_within", "").find(label) != std::string::npos);
+    const bool shrunk = run["minimal_problem"] != run["problem"];
+    for (const poolspec::Axis& a : p->axes) {
+      if (label == "pytorch") {
+        CHECK(a.pad_begin == a.pad_end);
+        CHECK(2 * a.pad_begin <= a.kernel);
+      }
+    }
+    pytorch += label == "pytorch" && shrunk ? 1 : 0;
+  }
+  CHECK(pytorch > 0);
 }

@@ -78,6 +78,14 @@ auto matches_spec(const poolspec::Engine& engine, CaseOptions options,
   };
 }
 
+// The one layout a kernel of the list takes (its test scope).
+Layout layout_of(std::string_view kernel) {
+  for (const optimized::KernelInfo* k : optimized::kernel_list())
+    if (k->name == kernel && k->scope.layout) return *k->scope.layout;
+  FAIL("no kernel of the list named " << kernel << " with one layout");
+  return Layout::channels_first;
+}
+
 TEST_CASE("the reference engine matches the spec over the whole problem space") {
   check_property("reference == spec", matches_spec(reference::engine(), CaseOptions{}));
   check_property("reference == spec (wide shapes)",
@@ -255,8 +263,7 @@ TEST_CASE(
     "avg_nhwc)") {
   for (const char* kernel : {"avg_nchw", "avg_nhwc"}) {
     const optimized::OptimizedEngine only(kernel);
-    const Layout layout =
-        std::string_view(kernel).ends_with("nchw") ? Layout::channels_first : Layout::channels_last;
+    const Layout layout = layout_of(kernel);
     check_property(fmt::format("{} on tall windows == spec", kernel), [&] {
       const int kh = *rc::gen::inRange(4, 10), kw = *rc::gen::inRange(1, 10);
       const int sh = *rc::gen::inRange(1, 3), sw = *rc::gen::inRange(1, 3);
@@ -278,8 +285,7 @@ TEST_CASE(
   // drawn half of the time); longer ones through rows of sums. NHWC: f32 planes of sums.
   for (const char* kernel : {"avg_nchw", "avg_nhwc"}) {
     const optimized::OptimizedEngine only(kernel);
-    const Layout layout =
-        std::string_view(kernel).ends_with("nchw") ? Layout::channels_first : Layout::channels_last;
+    const Layout layout = layout_of(kernel);
     check_property(fmt::format("{} on 3-D windows == spec", kernel), [&] {
       struct WShape {
         int kernel, stride, pad;
@@ -376,8 +382,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "avg_nhwc: i8 and u8 windows of 2 or 3 columns and rows, summed in 16-bit lanes, on every SIMD "
-    "target") {
+    "avg_nhwc: i8 and u8 windows of 2 or 3 columns and rows, summed in 16-bit lanes, on every "
+    "SIMD target") {
   // These take SlideColumns over 16-bit lanes wherever a row has a vector of them (32 channels on
   // AVX-512, 16 on AVX2 and SSE4), finished through 32-bit halves; every rounding rule, channel
   // counts with a tail chunk that overlaps the one before, strides 1 and 2.

@@ -34,13 +34,14 @@ const std::map<std::string, std::set<std::string>> allowed = {
 // The folder whose include/ holds each header, by its include name ("poolspec/shape.hpp").
 std::map<std::string, std::string> header_owners() {
   std::map<std::string, std::string> owners;
-  for (const auto& [layer, _] : allowed) {
-    const fs::path include = root / layer / "include";
-    if (!fs::is_directory(include)) continue;
-    for (const auto& entry : fs::recursive_directory_iterator(include))
-      if (entry.is_regular_file())
-        owners[fs::relative(entry.path(), include).generic_string()] = layer;
-  }
+  for (const auto& [layer, _] : allowed)
+    for (const char* folder : {"include", "testing"}) {  // testing/: a layer's test-only headers
+      const fs::path include = root / layer / folder;
+      if (!fs::is_directory(include)) continue;
+      for (const auto& entry : fs::recursive_directory_iterator(include))
+        if (entry.is_regular_file())
+          owners[fs::relative(entry.path(), include).generic_string()] = layer;
+    }
   return owners;
 }
 

@@ -48,6 +48,7 @@ struct JobResult {
   double worst_fraction_of_bound = 0;
   std::vector<ElementMismatch> first;
   std::string minimal_problem;  // after shrinking (failures)
+  std::string minimal_within;   // the rules every shrinking step stayed in, or why none was taken
   std::string repro_dir, repro_command;
   std::string reproduces;  // how the bundle replays in a fresh worker (failures with a bundle)
   double milliseconds = 0;
@@ -86,7 +87,7 @@ int certify_command(const CertifyOptions& options);
 // exactly once.
 int merge_command(const std::vector<std::string>& shard_dirs, const std::string& out_dir,
                   bool json);
-// Reports (certify_report.cpp).
+// Reports (reports.cpp).
 struct RunInfo {
   std::string suite, shard, command;
   std::vector<std::string> notes;  // adapters that could not load, and the like
@@ -102,6 +103,9 @@ Status write_reports(const std::string& dir,
                      const std::vector<std::pair<std::string, std::string>>& files);
 Result<std::vector<JobResult>> results_from_json(const std::string& json_text, RunInfo* info);
 std::string matrix_text(const std::vector<JobResult>& results);
+// One run as a line of JSON: <out>/runs.jsonl gets each as it ends, so that a run that is killed
+// still shows what it did.
+std::string run_line(const JobResult& r);
 std::string json_report(const std::vector<JobResult>& results, const RunInfo& info);
 std::string junit_report(const std::vector<JobResult>& results, const RunInfo& info);
 

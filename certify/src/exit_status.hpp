@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-namespace poolspec::cli {
+namespace poolspec {
 
 inline constexpr int exit_ok = 0;
 inline constexpr int exit_check_failed = 1;
@@ -19,4 +19,4 @@ inline int refuse(const std::string& message) {
   return exit_bad_input;
 }
 
-}  // namespace poolspec::cli
+}  // namespace poolspec

@@ -49,36 +49,35 @@ Result<Shard> read_shard(const std::string& dir) {
 }  // namespace
 
 int merge_command(const std::vector<std::string>& dirs, const std::string& out_dir, bool json) {
-  if (dirs.empty()) return cli::refuse("certify merge: give the shards' output folders");
+  if (dirs.empty()) return refuse("certify merge: give the shards' output folders");
   std::vector<Shard> shards;
   for (const std::string& d : dirs) {
     Result<Shard> s = read_shard(d);
-    if (!s) return cli::refuse(s.error().message);
+    if (!s) return refuse(s.error().message);
     shards.push_back(std::move(*s));
   }
   const Shard& first = shards.front();
   for (const Shard& s : shards)
     if (s.info.fingerprint != first.info.fingerprint)
-      return cli::refuse(fmt::format(
+      return refuse(fmt::format(
           "{} and {}: not shards of one run (suite, backends, rules, layouts, filters or "
           "limits differ):\n  {}\n  {}",
           first.dir, s.dir, first.info.fingerprint, s.info.fingerprint));
   std::vector<int> seen(static_cast<size_t>(first.count), 0);
   for (const Shard& s : shards) {
     if (s.count != first.count)
-      return cli::refuse(fmt::format("{}: shard {} of a run split {} ways, where {} is of {}",
-                                     s.dir, s.info.shard, s.count, first.dir, first.count));
+      return refuse(fmt::format("{}: shard {} of a run split {} ways, where {} is of {}", s.dir,
+                                s.info.shard, s.count, first.dir, first.count));
     ++seen[static_cast<size_t>(s.index)];
   }
   for (size_t i = 0; i < seen.size(); ++i)
     if (seen[i] != 1)
-      return cli::refuse(
+      return refuse(
           fmt::format("shard {}/{}: given {} times; the {} shards must each be given exactly once",
                       i, first.count, seen[i], first.count));
   // Each shard ran exactly its slice of the suite's cases: together, every case once.
   Result<std::vector<Case>> suite = make_suite(first.info.suite);
-  if (!suite)
-    return cli::refuse(fmt::format("suite {}: {}", first.info.suite, suite.error().message));
+  if (!suite) return refuse(fmt::format("suite {}: {}", first.info.suite, suite.error().message));
   std::vector<std::string> cases;
   for (const Shard& s : shards) {
     std::vector<std::string> slice;
@@ -91,15 +90,15 @@ int merge_command(const std::vector<std::string>& dirs, const std::string& out_d
       if (static_cast<int64_t>(ci) % s.count == s.index && filtered) slice.push_back(id);
     }
     if (slice != s.info.cases)
-      return cli::refuse(fmt::format("{}: shard {} ran {} cases where its slice of suite {} has {}",
-                                     s.dir, s.info.shard, s.info.cases.size(), first.info.suite,
-                                     slice.size()));
+      return refuse(fmt::format("{}: shard {} ran {} cases where its slice of suite {} has {}",
+                                s.dir, s.info.shard, s.info.cases.size(), first.info.suite,
+                                slice.size()));
     std::set<std::string> ran;
     for (const JobResult& r : s.results)
       if (r.verdict != Verdict::load_error) ran.insert(r.case_id);
     for (const std::string& id : ran)
       if (std::find(slice.begin(), slice.end(), id) == slice.end())
-        return cli::refuse(fmt::format("{}: a run of case {}, outside its slice", s.dir, id));
+        return refuse(fmt::format("{}: a run of case {}, outside its slice", s.dir, id));
   }
   RunInfo info;
   info.suite = first.info.suite;
@@ -128,25 +127,25 @@ int merge_command(const std::vector<std::string>& dirs, const std::string& out_d
   info.command = "poolspec certify merge";
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
-  if (ec)
-    return cli::refuse(fmt::format("--out {}: cannot make the folder: {}", out_dir, ec.message()));
+  if (ec) return refuse(fmt::format("--out {}: cannot make the folder: {}", out_dir, ec.message()));
   const std::string matrix = matrix_text(results), report = json_report(results, info);
   if (Status s = write_reports(out_dir, {{"matrix.txt", matrix},
                                          {"report.json", report},
                                          {"junit.xml", junit_report(results, info)}});
       !s)
-    return cli::refuse(fmt::format("--out {}: {}", out_dir, s.error().message));
+    return refuse(fmt::format("--out {}: {}", out_dir, s.error().message));
   if (json)
     fmt::print("{}\n", report);
   else
     fmt::print(
-        "poolspec certify merge: suite {}, {} shards, {} runs\n\n{}\nreports: {}/matrix.txt "
-        "{}/report.json "
-        "{}/junit.xml\n",
+        "poolspec certify merge: suite {}, {} shards, {} runs\n"
+        "\n"
+        "{}\n"
+        "reports: {}/matrix.txt {}/report.json {}/junit.xml\n",
         info.suite, first.count, results.size(), matrix, out_dir, out_dir, out_dir);
   for (const JobResult& r : results)
-    if (is_failure(r.verdict)) return cli::exit_check_failed;
-  return cli::exit_ok;
+    if (is_failure(r.verdict)) return exit_check_failed;
+  return exit_ok;
 }
 
 }  // namespace poolspec::certify

@@ -128,6 +128,53 @@ std::string matrix_text(const std::vector<JobResult>& results) {
   return out;
 }
 
+namespace {
+
+// One run as the report's "runs" array holds it, and as runs.jsonl streams it.
+nlohmann::ordered_json run_json(const JobResult& r) {
+  nlohmann::ordered_json run{{"backend", r.backend}, {"origin", r.origin},
+                             {"rules", r.rules},     {"label", r.label},
+                             {"case", r.case_id},    {"part", r.part},
+                             {"problem", r.problem}, {"layout", r.layout},
+                             {"column", r.column},   {"status", verdict_name(r.verdict)},
+                             {"ms", r.milliseconds}};
+  if (!r.detail.empty()) run["detail"] = r.detail;
+  if (!r.note.empty()) run["note"] = r.note;
+  if (r.elements) {
+    run["elements"] = r.elements;
+    run["mismatches"] = r.mismatches;
+    run["worst_fraction_of_bound"] = r.worst_fraction_of_bound;
+  }
+  if (!r.first.empty()) {
+    nlohmann::ordered_json first = nlohmann::ordered_json::array();
+    for (const ElementMismatch& m : r.first) {
+      nlohmann::ordered_json e{{"coordinate", m.coordinate},
+                               {"expected", number_or_text(m.expected)},
+                               {"got", number_or_text(m.got)},
+                               {"error_ulps", number_or_text(m.error_ulps)},
+                               {"allowed", number_or_text(m.allowed)}};
+      if (m.expected_index >= 0 || m.got_index >= 0) {
+        e["expected_index"] = m.expected_index;
+        e["got_index"] = m.got_index;
+      }
+      first.push_back(e);
+    }
+    run["first_mismatches"] = first;
+  }
+  if (!r.minimal_problem.empty()) run["minimal_problem"] = r.minimal_problem;
+  if (!r.minimal_within.empty()) run["minimal_within"] = r.minimal_within;
+  if (!r.repro_dir.empty()) {
+    run["repro_dir"] = r.repro_dir;
+    run["repro_command"] = r.repro_command;
+    run["reproduces"] = r.reproduces;
+  }
+  return run;
+}
+
+}  // namespace
+
+std::string run_line(const JobResult& r) { return run_json(r).dump() + "\n"; }
+
 std::string json_report(const std::vector<JobResult>& results, const RunInfo& info) {
   nlohmann::ordered_json j;
   j["tool"] = "poolspec certify";
@@ -153,42 +200,7 @@ std::string json_report(const std::vector<JobResult>& results, const RunInfo& in
                           {"origin", r.origin},
                           {"rules", r.claimed_rules}});
     ++totals[row_of(r)].count[r.verdict];
-    nlohmann::ordered_json run{{"backend", r.backend}, {"origin", r.origin},
-                               {"rules", r.rules},     {"label", r.label},
-                               {"case", r.case_id},    {"part", r.part},
-                               {"problem", r.problem}, {"layout", r.layout},
-                               {"column", r.column},   {"status", verdict_name(r.verdict)},
-                               {"ms", r.milliseconds}};
-    if (!r.detail.empty()) run["detail"] = r.detail;
-    if (!r.note.empty()) run["note"] = r.note;
-    if (r.elements) {
-      run["elements"] = r.elements;
-      run["mismatches"] = r.mismatches;
-      run["worst_fraction_of_bound"] = r.worst_fraction_of_bound;
-    }
-    if (!r.first.empty()) {
-      nlohmann::ordered_json first = nlohmann::ordered_json::array();
-      for (const ElementMismatch& m : r.first) {
-        nlohmann::ordered_json e{{"coordinate", m.coordinate},
-                                 {"expected", number_or_text(m.expected)},
-                                 {"got", number_or_text(m.got)},
-                                 {"error_ulps", number_or_text(m.error_ulps)},
-                                 {"allowed", number_or_text(m.allowed)}};
-        if (m.expected_index >= 0 || m.got_index >= 0) {
-          e["expected_index"] = m.expected_index;
-          e["got_index"] = m.got_index;
-        }
-        first.push_back(e);
-      }
-      run["first_mismatches"] = first;
-    }
-    if (!r.minimal_problem.empty()) run["minimal_problem"] = r.minimal_problem;
-    if (!r.repro_dir.empty()) {
-      run["repro_dir"] = r.repro_dir;
-      run["repro_command"] = r.repro_command;
-      run["reproduces"] = r.reproduces;
-    }
-    runs.push_back(run);
+    runs.push_back(run_json(r));
   }
   nlohmann::ordered_json summary = nlohmann::ordered_json::object();
   for (const auto& [row, t] : totals) {
@@ -259,6 +271,7 @@ Result<std::vector<JobResult>> results_from_json(const std::string& json_text, R
           r.first.push_back(m);
         }
       r.minimal_problem = run.value("minimal_problem", "");
+      r.minimal_within = run.value("minimal_within", "");
       r.repro_dir = run.value("repro_dir", "");
       r.repro_command = run.value("repro_command", "");
       r.reproduces = run.value("reproduces", "");
@@ -304,7 +317,8 @@ std::string junit_report(const std::vector<JobResult>& results, const RunInfo& i
         continue;
       }
       std::string body = r.detail;
-      if (!r.minimal_problem.empty()) body += "\nminimal: " + r.minimal_problem;
+      if (!r.minimal_problem.empty())
+        body += "\nminimal (within " + r.minimal_within + "): " + r.minimal_problem;
       if (!r.repro_command.empty()) body += "\nreplay: " + r.repro_command;
       if (r.verdict == Verdict::waived) {  // a known deviation: passes CI, says why
         out += fmt::format(">\n      <system-out>{}</system-out>\n    </testcase>\n",

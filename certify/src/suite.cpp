@@ -27,6 +27,10 @@ std::string_view values_name(Values v) {
     case Values::ties: return "ties";
     case Values::extremes: return "extremes";
     case Values::half_ties: return "half_ties";
+    case Values::nan_sprinkled: return "nan_sprinkled";
+    case Values::nan_rows: return "nan_rows";
+    case Values::non_negative: return "non_negative";
+    case Values::large_magnitude: return "large_magnitude";
   }
   return "?";
 }
@@ -84,7 +88,10 @@ void add_shapes(std::vector<Case>& out, bool small) {
   };
   for (size_t rank = 1; rank <= 3; ++rank)
     for (const Shape& s : shapes) {
-      if (small && rank == 3) continue;
+      // smoke: 3-D only for the regular and asymmetric-pad shapes
+      if (small && rank == 3 && std::string_view(s.name) != "regular" &&
+          std::string_view(s.name) != "asymmetric_pad")
+        continue;
       Ints shape{s.n, s.c};
       for (size_t i = 0; i < rank; ++i)
         shape.push_back(rank == 3 ? std::min<int64_t>(s.d, 7) + static_cast<int64_t>(i)
@@ -128,29 +135,34 @@ void add_shapes(std::vector<Case>& out, bool small) {
   }
 }
 
-// Pooling layers of real networks (docs/benchmarks.md). In `ci` with 8 channels; `full` has theirs.
+// Pooling layers of real networks (check/src/network_layers.cpp): in `ci` with 8 channels and
+// 3-D volumes halved; `full` has their real sizes.
 void add_topologies(std::vector<Case>& out, bool real_channels) {
   for (const NetworkLayer& layer : network_layers()) {
+    // The list's problems are valid, f32, of plain geometry: a max, or an average that counts
+    // padding or not (tests/test_certify.cpp holds each to it).
     const Problem p = parse_problem(layer.problem).value();
     Case c;
     c.id = fmt::format("topologies/{}", layer.name);
     c.part = "topologies";
     Ints shape = input_shape(p);
-    if (!real_channels) {
+    if (!real_channels) {  // ci: 8 channels, and 3-D volumes halved along each axis
       shape[1] = 8;
-      if (shape.size() == 5) shape[2] = shape[3] = shape[4] = std::min<int64_t>(shape[2], 32);
+      if (shape.size() == 5)
+        for (size_t i = 2; i < 5; ++i) shape[i] /= 2;
     }
-    Ints k, s, pb, pe;
+    Ints k, s, pb, pe, dl;
     for (const Axis& a : p.axes) {
       k.push_back(a.kernel);
       s.push_back(a.stride);
       pb.push_back(a.pad_begin);
       pe.push_back(a.pad_end);
+      dl.push_back(a.dilation);
     }
     const Mode mode = p.op == Op::max                 ? Mode::max
                       : p.divisor == Divisor::exclude ? Mode::avg_exclude
                                                       : Mode::avg_include;
-    c.intent = intent(mode, p.dtype, shape, k, s, pb, pe, p.rounding == Rounding::ceil);
+    c.intent = intent(mode, p.dtype, shape, k, s, pb, pe, p.rounding != Rounding::floor, dl);
     out.push_back(c);
   }
 }
@@ -245,6 +257,99 @@ void add_values(std::vector<Case>& out, bool small) {
   }
 }
 
+// Sweeps of what kernels specialise on (docs/certification.md, "The suites"): channel counts on
+// both sides of every vector width (f32 lanes 4, 8, 16; 8-bit lanes up to 64) and of peers' tile
+// sizes, each crossed with every kind of values; widths and heights on both sides of 64, 256 and
+// 2^16; divisor overrides; dilations above 2 with odd pads; windows of hundreds and thousands of
+// taps. The operator, dtype and rounding vary with the case number, so that every pair of
+// (channels, values, operator) and (size, operator) appears without taking their product.
+void add_sweeps(std::vector<Case>& out) {
+  const Mode modes[] = {Mode::max, Mode::avg_exclude, Mode::avg_include};
+  const auto add = [&](std::string id, Intent in, Values v = Values::random, int64_t at = 0) {
+    Case c;
+    c.id = "sweeps/" + std::move(id);
+    c.part = "sweeps";
+    c.intent = std::move(in);
+    c.values = v;
+    c.at = at;
+    out.push_back(std::move(c));
+  };
+  // Channels x values: a 5x6 image, 3x3 windows at stride 2 with padding 1 (border and interior
+  // windows; with nan_rows, first-row windows of nothing but NaN).
+  const int64_t channels[] = {1,  2,  3,  4,  5,  7,  8,  9,  15, 16,
+                              17, 31, 32, 33, 47, 48, 49, 63, 64, 65};
+  const Values kinds[] = {Values::random,         Values::nan_sprinkled, Values::nan_rows,
+                          Values::infinities,     Values::signed_zero,   Values::ties,
+                          Values::extremes,       Values::subnormal,     Values::non_negative,
+                          Values::large_magnitude};
+  size_t n = 0;
+  for (const int64_t ch : channels)
+    for (const Values v : kinds) {
+      const Mode m = modes[(n + n / 3) % 3];
+      const bool nan_kind =
+          v == Values::nan_sprinkled || v == Values::nan_rows || v == Values::infinities;
+      const bool integer =
+          !nan_kind && v != Values::signed_zero && v != Values::subnormal && n % 3 == 1;
+      const DType dt = integer      ? ((n / 3) % 2 == 1 ? DType::i8 : DType::u8)
+                       : n % 7 == 3 ? DType::f16
+                                    : DType::f32;
+      const bool ceil = n % 2 == 1;
+      ++n;
+      add(fmt::format("c{}:{}:{}:{}{}", ch, values_name(v), mode_name(m), dtype_name(dt),
+                      ceil ? ":ceil" : ""),
+          intent(m, dt, {1, ch, 5, 6}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, ceil), v,
+          5 * 6 * ch / 2 + 1);
+    }
+  // Widths and heights on both sides of 64 and 256 (2 channels), and of 2^16 (1-D).
+  n = 0;
+  for (const int64_t e : {63, 64, 65, 255, 256, 257})
+    for (const bool wide : {true, false})
+      for (const Mode m : modes) {
+        const Ints shape = wide ? Ints{1, 2, 3, e} : Ints{1, 2, e, 3};
+        const bool ceil = n++ % 2 == 1;
+        add(fmt::format("{}{}:{}{}", wide ? "w" : "h", e, mode_name(m), ceil ? ":ceil" : ""),
+            intent(m, DType::f32, shape, {3, 3}, {1, 2}, {1, 1}, {1, 0}, ceil));
+      }
+  for (const int64_t e : {65535, 65536, 65537})
+    for (const Mode m : modes)
+      add(fmt::format("w{}:{}", e, mode_name(m)),
+          intent(m, DType::f32, {1, 1, e}, {3}, {2}, {1}, {1}, false));
+  // divisor_override (PyTorch's, under the rule sets that have it), with padding and ceil
+  // overhang, and an override smaller than the window.
+  for (const int64_t d : {1, 3, 5, 7, 100}) {
+    Intent in = intent(Mode::avg_include, DType::f32, {1, 3, 6, 7}, {3, 3}, {2, 2}, {1, 1}, {1, 1},
+                       d % 2 == 1);
+    in.divisor_override = d;
+    add(fmt::format("override{}", d), in);
+  }
+  // Dilations above 2 with odd pads, in 1, 2 and 3 dimensions.
+  n = 0;
+  for (const Mode m : modes)
+    for (const bool ceil : {false, true}) {
+      add(fmt::format("dilation3:1d:{}{}", mode_name(m), ceil ? ":ceil" : ""),
+          intent(m, DType::f32, {1, 3, 20}, {3}, {2}, {1}, {3}, ceil, {3}));
+      add(fmt::format("dilation4:2d:{}{}", mode_name(m), ceil ? ":ceil" : ""),
+          intent(m, DType::f32, {1, 2, 11, 12}, {3, 2}, {1, 2}, {1, 3}, {3, 1}, ceil, {3, 4}));
+      add(fmt::format("dilation3:3d:{}{}", mode_name(m), ceil ? ":ceil" : ""),
+          intent(m, DType::f32, {1, 2, 9, 9, 10}, {2, 2, 2}, {2, 1, 2}, {1, 1, 3}, {1, 3, 1}, ceil,
+                 {3, 3, 5}));
+    }
+  // Windows of hundreds and thousands of taps: post-ReLU-like values (sums that only grow) and
+  // random ones; f32 and f16.
+  for (const Mode m : modes)
+    for (const Values v : {Values::non_negative, Values::random}) {
+      const char* vn = v == Values::non_negative ? "non_negative" : "random";
+      add(fmt::format("taps400:{}:{}", mode_name(m), vn),
+          intent(m, DType::f32, {1, 2, 24, 24}, {20, 20}, {1, 1}, {1, 1}, {1, 1}, false), v);
+      add(fmt::format("taps3136:global56:{}:{}", mode_name(m), vn),
+          intent(m, DType::f32, {1, 4, 56, 56}, {56, 56}, {1, 1}, {0, 0}, {0, 0}, false), v);
+      add(fmt::format("taps3000:1d:{}:{}", mode_name(m), vn),
+          intent(m, DType::f32, {1, 2, 3100}, {3000}, {50}, {0}, {0}, false), v);
+      add(fmt::format("taps400:{}:{}:f16", mode_name(m), vn),
+          intent(m, DType::f16, {1, 2, 24, 24}, {20, 20}, {2, 2}, {0, 0}, {0, 0}, true), v);
+    }
+}
+
 // The seed documents' examples with their own inputs, under their front-end's rules.
 void add_seeds(std::vector<Case>& out) {
   for (const seeds::Example& e : seeds::examples()) {
@@ -282,8 +387,10 @@ void add_regressions(std::vector<Case>& out) {
       intent(Mode::avg_include, DType::f32, {1, 1, 4, 4}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, true));
   add("ceil_stride_over_kernel", "semantics.md 3 G1 (ONNX reference splits the ceil padding)",
       intent(Mode::avg_exclude, DType::f32, {1, 1, 5}, {3}, {4}, {0}, {0}, true));
+  // The last ceil window would start at 2 * 2 - 1 = 3, in the end padding of an extent of 3:
+  // PyTorch and ONNX 22 drop it (2 outputs), OpenVINO's ceil keeps it (3).
   add("ceil_drop_last_window", "semantics.md 0 DROP (PyTorch, ONNX-22 vs OpenVINO CEIL)",
-      intent(Mode::max, DType::f32, {1, 1, 4}, {2}, {2}, {1}, {1}, true));
+      intent(Mode::max, DType::f32, {1, 1, 3}, {2}, {2}, {1}, {1}, true));
   add("asymmetric_end_pad_stride1", "semantics.md 3 G2 (pads unpacked in the wrong order)",
       intent(Mode::max, DType::f32, {1, 1, 4, 5}, {2, 2}, {1, 1}, {0, 0}, {1, 0}, false));
   add("window_all_padding", "semantics.md 3 G12 (XNNPACK: 0 * (1/0) = NaN), onnx/onnx#1922",
@@ -312,13 +419,15 @@ Result<std::vector<Case>> make_suite(const std::string& name) {
     add_topologies(out, false);
     add_enumeration(out, 60, 300);
     add_values(out, false);
+    add_sweeps(out);
     add_seeds(out);
     add_regressions(out);
   } else if (name == "full") {
     add_shapes(out, false);
     add_topologies(out, true);
-    add_enumeration(out, 1, 1);
+    add_enumeration(out, 1, 4);
     add_values(out, false);
+    add_sweeps(out);
     add_seeds(out);
     add_regressions(out);
   } else {
@@ -391,7 +500,23 @@ Tensor make_input(const Case& c, const Problem& p) {
     switch (c.values) {
       case Values::random:
       case Values::nan_at:
-      case Values::infinities: v = random_value(); break;
+      case Values::infinities:
+      case Values::nan_sprinkled:
+      case Values::nan_rows: v = random_value(); break;
+      case Values::non_negative:
+        v = fl ? round_to_float(p.dtype,
+                                static_cast<double>(rng() % static_cast<uint64_t>(range * 8)) / 8)
+               : static_cast<double>(rng() % static_cast<uint64_t>(int_max(p.dtype) + 1));
+        break;
+      case Values::large_magnitude: {
+        // Near the largest finite value / 16, so that a sum of 16 or more overflows where the
+        // accumulator is no wider than the data.
+        const double big = -lowest_value(p.dtype) / 16;
+        v = fl ? round_to_float(p.dtype, ((rng() & 1) ? big : -big) *
+                                             (1 - static_cast<double>(rng() % 64) / 1024))
+               : static_cast<double>((rng() & 1) ? int_max(p.dtype) : int_min(p.dtype));
+        break;
+      }
       case Values::neg_inf_only: v = fl ? -inf : lowest_value(p.dtype); break;
       case Values::signed_zero: v = (rng() & 1) ? 0.0 : -0.0; break;
       case Values::subnormal: {
@@ -407,8 +532,8 @@ Tensor make_input(const Case& c, const Problem& p) {
         if (fl && (rng() % 4) == 0)
           v = -lowest_value(p.dtype);  // runs of the largest value: sums overflow
         break;
-      case Values::half_ties: {  // even, odd, even, ...: a window of two neighbours sums to an odd
-                                 // number
+      // Even, odd, even, ...: a window of two neighbours sums to an odd number.
+      case Values::half_ties: {
         const int64_t lo = int_min(p.dtype) / 2, hi = int_max(p.dtype) / 2;
         v = static_cast<double>(2 * std::uniform_int_distribution<int64_t>(lo, hi - 1)(rng) +
                                 static_cast<int64_t>(i % 2));
@@ -421,6 +546,17 @@ Tensor make_input(const Case& c, const Problem& p) {
   if (c.values == Values::infinities && fl) {
     t.values[at] = inf;
     t.values[(at + 1) % t.values.size()] = -inf;
+  }
+  if (c.values == Values::nan_sprinkled && fl)
+    for (size_t i = 3; i < t.values.size(); i += 7)
+      t.values[i] = std::numeric_limits<double>::quiet_NaN();
+  if (c.values == Values::nan_rows && fl && shape.size() >= 4) {
+    // Rows 0 and 1 of every plane (of every depth slice): with a window of 3 rows, stride 2 and
+    // padding 1, the first output row's windows hold nothing but NaN.
+    const int64_t w = shape.back(), h = shape[shape.size() - 2];
+    for (size_t i = 0; i < t.values.size(); ++i)
+      if ((static_cast<int64_t>(i) / w) % h < 2)
+        t.values[i] = std::numeric_limits<double>::quiet_NaN();
   }
   return t;
 }

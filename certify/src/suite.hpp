@@ -17,21 +17,26 @@ namespace poolspec::certify {
 
 // Input values (docs/testing.md 10.2, "adversarial value domains").
 enum class Values {
-  random,        // benchdnn-like: integers and eighths in the dtype's comfortable range
-  nan_at,        // random, with NaN at input position `at` (the first, a middle, the last)
-  infinities,    // random, with +inf and -inf at `at` and its neighbour
-  neg_inf_only,  // every value -inf (a max from lowest() gives lowest, from the first gives -inf)
-  signed_zero,   // +0 and -0 only (max ties between zeros of either sign)
-  subnormal,     // the dtype's subnormals (sums that underflow, flush-to-zero)
-  ties,          // every value equal (the index of a tie)
-  extremes,      // the dtype's lowest and largest finite values (overflowing sums, saturation)
-  half_ties,     // even and odd integers in turn: averages of two neighbours land on .5
+  random,         // benchdnn-like: integers and eighths in the dtype's comfortable range
+  nan_at,         // random, with NaN at input position `at` (the first, a middle, the last)
+  infinities,     // random, with +inf and -inf at `at` and its neighbour
+  neg_inf_only,   // every value -inf (a max from lowest() gives lowest, from the first gives -inf)
+  signed_zero,    // +0 and -0 only (max ties between zeros of either sign)
+  subnormal,      // the dtype's subnormals (sums that underflow, flush-to-zero)
+  ties,           // every value equal (the index of a tie)
+  extremes,       // the dtype's lowest and largest finite values (overflowing sums, saturation)
+  half_ties,      // even and odd integers in turn: averages of two neighbours land on .5
+  nan_sprinkled,  // random, with NaN at every 7th position: NaN in vector bodies and tails, at
+                  // every tap position of some window, in every layout
+  nan_rows,       // random, with the first two rows of every plane NaN: windows of nothing but NaN
+  non_negative,   // uniform in [0, 2048) (post-ReLU-like): sums only grow
+  large_magnitude,  // random signs, magnitudes near the dtype's largest / 16: sums near overflow
 };
 std::string_view values_name(Values v);
 
 struct Case {
   std::string id;    // "shapes/2d:asymmetric_pad", "enum1d/...", "values/nan_at:3", ...
-  std::string part;  // shapes | topologies | enumeration | values | seeds | regressions
+  std::string part;  // shapes | topologies | enumeration | values | sweeps | seeds | regressions
   Intent intent;
   Values values = Values::random;
   int64_t at = 0;  // the position Values::nan_at and infinities use
@@ -43,8 +48,9 @@ struct Case {
   std::string note;  // where the case comes from (a bug report, a seed document)
 };
 
-// smoke (seconds: the tests), ci (the default: a minute or two per backend), full (everything,
-// the exhaustive 1-D and 2-D enumerations of the divergence zone).
+// smoke (seconds: the tests), ci (the default: a minute or two per backend), full (the real
+// sizes of the network layers, the exhaustive 1-D enumeration of the divergence zone and every
+// 4th point of the 2-D one). docs/certification.md says what each holds and costs.
 Result<std::vector<Case>> make_suite(const std::string& name);
 
 // A case under a rule set: the problems that framework means by it (a rule set with several op

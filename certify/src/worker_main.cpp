@@ -75,9 +75,8 @@ void on_fault(int signal_number, siginfo_t* info, void*) {
     for (uint32_t b = 0; b < wire::buffer_count; ++b) {
       const std::byte* start = current.region[b];
       const std::byte* data = start + current.layout[b].data;
-      if (at >= start &&
-          at < start +
-                   current.layout[b].size) {  // inside: the read-only input (or pages reprotected)
+      // Inside: the read-only input (or pages reprotected).
+      if (at >= start && at < start + current.layout[b].size) {
         r.fault_buffer = static_cast<int32_t>(b);
         r.write = 1;
         r.fault_offset = at - data;

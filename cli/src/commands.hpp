@@ -34,7 +34,7 @@ int prove_command(const ProveOptions& options, bool json);
 int diff_command(const ProblemOptions& options, const std::string& input, const std::string& values,
                  bool json);
 
-// The main job until `poolspec certify` exists: the spec over the seed documents' examples.
+// `poolspec seeds` (and `poolspec` with no command): the spec over the seed documents' examples.
 int seeds_command(bool json);
 
 }  // namespace poolspec::cli

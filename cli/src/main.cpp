@@ -161,9 +161,9 @@ int main(int argc, char** argv) {
                           "CPU time per call; past it: HANG (default 60)");
   certify_cmd->add_flag(
       "!--no-pid-namespace", certify.pid_namespace,
-      "Start workers without a PID namespace of their own even where the kernel allows one (as for "
-      "a "
-      "user without the privilege): their orphans are then killed by their keeper and by poolspec");
+      "Start workers without a PID namespace of their own even where the kernel allows one (as "
+      "for a user without the privilege): their orphans are then killed by their keeper and by "
+      "poolspec");
   certify_cmd->add_option("--jobs", certify.jobs,
                           "Cases run at once, each lane with workers of its own (default 1)");
   certify_cmd->add_option("--out", certify.out_dir,
@@ -200,8 +200,7 @@ int main(int argc, char** argv) {
   CLI::App* merge_cmd = certify_cmd->add_subcommand(
       "merge",
       "Join the reports of the shards of one run (--shard i/n, each with its own --out) into one "
-      "matrix, "
-      "JSON and JUnit, after checking they cover the suite exactly once");
+      "matrix, JSON and JUnit, after checking they cover the suite exactly once");
   merge_cmd->add_option("directories", merge_dirs, "The shards' output folders")->required();
   merge_cmd->add_option("--out", merge_out, "Where the merged reports go (default certify-out)");
   merge_cmd->add_flag("--json", merge_json, "Print the JSON report instead of the matrix");
@@ -210,7 +209,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
-    return code == 0 ? exit_ok : exit_bad_input;
+    return code == 0 ? poolspec::exit_ok : poolspec::exit_bad_input;
   }
   // A framework given with empty text (ONNX's Global ops have no attributes) still counts.
   for (const auto& [framework, option] : framework_options)

@@ -87,8 +87,7 @@ Result<ResolvedProblem> resolve_problem(const ProblemOptions& o, const Tensor* i
     if (Result<ShapeInfo> s = infer_shape(*p); !s) return s.error();
     if (input && (input->dtype != p->dtype || input->shape != input_shape(*p)))
       return Error{
-          fmt::format("input: a {} tensor of shape ({}), but the problem takes {} of "
-                      "shape ({})",
+          fmt::format("input: a {} tensor of shape ({}), but the problem takes {} of shape ({})",
                       dtype_name(input->dtype), fmt::join(input->shape, ","), dtype_name(p->dtype),
                       fmt::join(input_shape(*p), ","))};
     Framing framing;

@@ -138,8 +138,8 @@ Result<Problem> resolve(const Geometry& g, const GeometryNames& names, const Fro
     const int64_t k_eff = formulas::effective_kernel<int64_t>(a.kernel, a.dilation);
     if (k_eff > a.extent + a.pad_begin + a.pad_end)
       return Error{fmt::format(
-          "{}[{}]={}: the window (extent {}) must fit in the padded input extent {} = {} + {} + {} "
-          "({}, {})",
+          "{}[{}]={}: the window (extent {}) must fit in the padded input extent {} = {} + {} + "
+          "{} ({}, {})",
           names.kernel, i, a.kernel, k_eff, a.extent + a.pad_begin + a.pad_end, a.extent,
           a.pad_begin, a.pad_end, names.pads_begin, names.pads_end)};
     p.axes.push_back(a);

@@ -123,10 +123,8 @@ Result<Problem> from_openvino(std::string_view text, const FrontendInput& in) {
   if (attrs->has("rounding_type")) {
     Result<std::string> r = attrs->text("rounding_type");
     if (*r == "ceil_torch" && version < 14)
-      return Error{
-          fmt::format("rounding_type=ceil_torch: not in {}; it exists from opset 14 "
-                      "(--opset 14)",
-                      context)};
+      return Error{fmt::format(
+          "rounding_type=ceil_torch: not in {}; it exists from opset 14 (--opset 14)", context)};
     if (*r == "floor")
       g->rounding = Rounding::floor;
     else if (*r == "ceil")

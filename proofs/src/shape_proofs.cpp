@@ -128,8 +128,7 @@ void add_shape_proofs(std::vector<Proof>& out) {
         Proof{"extent/ceil_torch" + suffix,
               cpp_claim(ar,
                         "ceil_torch keeps every ceil window, except a last one that starts in the "
-                        "end padding "
-                        "(input coordinate >= d), which it drops"),
+                        "end padding (input coordinate >= d), which it drops"),
               domain_text(ar, "d k s dl pb pe"), assumptions(ar), "< 1 s", Expect::proved, "", ar,
               [](Query& q) {
                 const SymbolicAxis a = symbolic_axis(q, true);
@@ -377,10 +376,9 @@ void add_range_proofs(std::vector<Proof>& out) {
         Proof{"ranges/taps/" + arithmetic_name(ar),
               cpp_claim(ar,
                         "tap t is in tap_range(start, k, dl, lo, hi) iff 0 <= t < k and lo <= "
-                        "start + t*dl < hi; "
-                        "hence every touched tap is inside [lo, hi) (for the input: [0, d)) and "
-                        "taps_in_range "
-                        "(the exclude / include_clip divisor) counts them"),
+                        "start + t*dl < hi; hence every touched tap is inside [lo, hi) (for the "
+                        "input: [0, d)) and taps_in_range (the exclude / include_clip divisor) "
+                        "counts them"),
               domain_text(ar, "start k dl lo hi t"),
               ar == Arithmetic::integer
                   ? std::string("k, dl >= 1; lo <= hi")
@@ -432,8 +430,7 @@ void add_mutant_proofs(std::vector<Proof>& out) {
                  nullptr});
   add(out, Proof{"mutant/openvino-document-formula/int",
                  "the OpenVINO AvgPool-1 document's formula as written, H + pb + pe - kernel / "
-                 "strides + 1, "
-                 "equals the floor rule",
+                 "strides + 1, equals the floor rule",
                  domain_text(Arithmetic::integer, "d k s pb pe"),
                  assumptions(Arithmetic::integer, "dl = 1"), "< 1 s", Expect::refuted,
                  "the division binds to the kernel only (spec/ERRATA.md E1)", Arithmetic::integer,

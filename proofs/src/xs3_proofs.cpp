@@ -78,9 +78,8 @@ void add_xs3_proofs(std::vector<Proof>& out) {
                  nullptr});
   add(out, Proof{"xs3/error-bound/rounding/real",
                  "for reals x, y with |x - y| < 1: |floor(x + 1/2) - floor(y + 1/2)| <= 1 -- with "
-                 "the distance "
-                 "lemma, |RSHR(s S, r) - round_half_up(S / N)| <= 1; saturating both to [lo, 127] "
-                 "keeps it",
+                 "the distance lemma, |RSHR(s S, r) - round_half_up(S / N)| <= 1; saturating both "
+                 "to [lo, 127] keeps it",
                  "reals x y", "|x - y| < 1", "< 1 s", Expect::proved, "", Arithmetic::integer,
                  [](Query& q) {
                    z3::context& ctx = q.builder().ctx();

@@ -592,8 +592,8 @@ TEST_CASE("front-end refusals name the attribute, its value and the rule") {
   };
   const FrontendInput avg4{Op::avg, DType::f32, {1, 1, 4, 4}};
   CHECK(refusal(Framework::onnx, "kernel_shape=2,2 pads=1,1", avg4) ==
-        "pads=1,1: 2 values; ONNX pads are [x1_begin, x2_begin, ..., x1_end, x2_end, ...], 4 for 2 "
-        "spatial axes");
+        "pads=1,1: 2 values; ONNX pads are [x1_begin, x2_begin, ..., x1_end, x2_end, ...], 4 for "
+        "2 spatial axes");
   CHECK(refusal(Framework::onnx, "kernel_shape=2,2 auto_pad=SAME_UPPER pads=0,0,0,0", avg4) ==
         "pads: explicit pads cannot be used together with auto_pad other than NOTSET");
   CHECK(refusal(Framework::onnx, "kernel_shape=2,2 ceil_mode=1",

@@ -329,10 +329,8 @@ extern const KernelInfo avg_int8_nchw{
     .name = "avg_int8_nchw",
     .description =
         "i8 and u8 rows of up to 64 values: per output row, the window's rows summed in 16-bit "
-        "lanes "
-        "(one vector pair per row), then each tap along W picked from the pair by a permute "
-        "(AVX-512; "
-        "avg_nchw's code below it)",
+        "lanes (one vector pair per row), then each tap along W picked from the pair by a "
+        "permute (AVX-512; avg_nchw's code below it)",
     .accepts = accepts_avg_int8_nchw,
     .preferred = nullptr,
     .run = run_avg_int8_nchw,

@@ -603,8 +603,7 @@ extern const KernelInfo avg_nchw{
     .name = "avg_nchw",
     .description =
         "per output row: the window's rows summed whole (lanes along W), then its taps along W "
-        "from "
-        "that row of sums, padded with -0",
+        "from that row of sums, padded with -0",
     .accepts = accepts_avg_nchw,
     .preferred = nullptr,
     .run = run_avg_nchw,

@@ -391,8 +391,8 @@ extern const KernelInfo avg_plane_nchw{
     .name = "avg_plane_nchw",
     .description =
         "stride 1 and output rows as long as the input's: each plane as one flat array, summed "
-        "along H "
-        "over whole runs of rows, then along W with per-column masks (-0 for taps outside the row)",
+        "along H over whole runs of rows, then along W with per-column masks (-0 for taps "
+        "outside the row)",
     .accepts = accepts_avg_plane_nchw,
     .preferred = prefers_avg_plane_nchw,
     .run = run_avg_plane_nchw,

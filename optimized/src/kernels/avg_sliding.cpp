@@ -421,11 +421,9 @@ namespace kernels {
 extern const KernelInfo avg_sliding{
     .name = "avg_sliding",
     .description =
-        "block prefix and suffix sums (van Herk) along H, and in NHWC along W too: per output, a "
-        "cost "
-        "the window's size along those axes does not change; NHWC: lanes over C, strips of "
-        "columns; "
-        "NCHW: lanes along W, then kw loads per output",
+        "block prefix and suffix sums (van Herk) along H, and in NHWC along W too: per output, "
+        "a cost the window's size along those axes does not change; NHWC: lanes over C, strips "
+        "of columns; NCHW: lanes along W, then kw loads per output",
     .accepts = accepts_avg_sliding,
     .preferred = prefers_avg_sliding,
     .run = run_avg_sliding,

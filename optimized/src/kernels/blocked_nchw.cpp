@@ -118,6 +118,7 @@ HWY_INLINE void BlockToPlanes(D d, const S* HWY_RESTRICT block, int64_t size, in
     }
   }
 }
+
 template <class S, class Acc>
 void BlockedNchw(const Plan& P, const RunArgs& a) {
   const hn::ScalableTag<Acc> d;
@@ -198,8 +199,8 @@ namespace kernels {
 extern const KernelInfo blocked_nchw{
     .name = "blocked_nchw",
     .description =
-        "16 planes at a time transposed (in registers) into an NHWC image of 16 channels, the NHWC "
-        "kernel dispatch picks for it, then transposed back",
+        "16 planes at a time transposed (in registers) into an NHWC image of 16 channels, the "
+        "NHWC kernel dispatch picks for it, then transposed back",
     .accepts = accepts_blocked_nchw,
     .preferred = prefers_blocked_nchw,
     .run = run_blocked_nchw,

@@ -182,8 +182,8 @@ extern const KernelInfo global_avg_nchw{
 extern const KernelInfo global_avg_nhwc{
     .name = "global_avg_nhwc",
     .description =
-        "a window over each whole image: its pixels summed in memory order into a row of sums, a "
-        "chunk of channels at a time",
+        "a window over each whole image: its pixels summed in memory order into a row of sums, "
+        "a chunk of channels at a time",
     .accepts = accepts_global_avg_nhwc,
     .preferred = nullptr,
     .run = run_global_avg_nhwc,

@@ -432,10 +432,9 @@ namespace kernels {
 extern const KernelInfo max_nchw{
     .name = "max_nchw",
     .description =
-        "max values only, per output row: the window's rows combined whole (lanes along W), then "
-        "its "
-        "taps along W; an output that comes out zero is looked up again (the first zero in scan "
-        "order)",
+        "max values only, per output row: the window's rows combined whole (lanes along W), "
+        "then its taps along W; an output that comes out zero is looked up again (the first "
+        "zero in scan order)",
     .accepts = accepts_max_nchw,
     .preferred = nullptr,
     .run = run_max_nchw,

@@ -1,9 +1,11 @@
+#include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -124,7 +126,7 @@ std::string outcome_options(const CertifyOptions& o) {
 std::string poolspec_program(const CertifyOptions& o) {
   if (!o.poolspec.empty()) return std::filesystem::absolute(o.poolspec).string();
   const std::string beside = program_folder() + "/poolspec";
-  return access(beside.c_str(), X_OK) == 0 ? beside : POOLSPEC_BUILD_CLI;
+  return access(beside.c_str(), X_OK) == 0 ? beside : POOLSPEC_BUILD_PROGRAM;
 }
 
 // A problem a worker was called on, in its layout, with its input and the spec's answers.
@@ -285,20 +287,20 @@ Result<std::pair<Problem, SpecValues>> replayed(const std::string& problem_optio
 int replay(const CertifyOptions& o, const BackendSelection& selection) {
   Result<std::pair<Problem, SpecValues>> target =
       replayed("--problem", o.problem, "--input", o.input);
-  if (!target) return cli::refuse(target.error().message);
+  if (!target) return refuse(target.error().message);
   std::optional<std::pair<Problem, SpecValues>> warmup;
   if (!o.warmup_layout.empty() && o.warmup_layout != "nchw" && o.warmup_layout != "nhwc")
-    return cli::refuse(fmt::format("--warmup-layout {}: must be nchw or nhwc", o.warmup_layout));
+    return refuse(fmt::format("--warmup-layout {}: must be nchw or nhwc", o.warmup_layout));
   if (!o.warmup.empty()) {
     Result<std::pair<Problem, SpecValues>> w =
         replayed("--warmup", o.warmup, "--warmup-input", o.warmup_input);
-    if (!w) return cli::refuse(w.error().message);
+    if (!w) return refuse(w.error().message);
     warmup = std::move(*w);
   }
-  int code = cli::exit_ok;
+  int code = exit_ok;
   for (const LoadFailure& f : selection.failures) {
     fmt::print("{}: LOAD-ERROR\n{}\n", f.name, f.detail);
-    code = cli::exit_check_failed;
+    code = exit_check_failed;
   }
   WorkerConfig config = worker_config(o);
   for (const LoadedBackend& b : selection.backends)
@@ -315,7 +317,7 @@ int replay(const CertifyOptions& o, const BackendSelection& selection) {
       const Judged j = judge.judge(target->first, parse_layout(l), target->second);
       fmt::print("{} ({}): {}{}\n", b.name(), l, verdict_name(j.verdict),
                  j.detail.empty() ? "" : "\n" + j.detail);
-      if (is_failure(j.verdict)) code = cli::exit_check_failed;
+      if (is_failure(j.verdict)) code = exit_check_failed;
     }
   remove_empty_logs(o.out_dir, selection);
   return code;
@@ -352,7 +354,14 @@ struct RunState {
   std::mutex mutex;
   std::map<std::string, int> bundles_per_row;
   std::string spec_error;
+  std::FILE* stream = nullptr;  // <out>/runs.jsonl: each run as it ends
+  std::vector<bool> done;       // per job: it ran (a stopped run reports those only)
 };
+
+// Set by SIGINT, SIGTERM and SIGHUP during a run: the lanes finish the case they are in, and the
+// reports are written for the runs made.
+volatile std::sig_atomic_t stop_signal = 0;
+void request_stop(int signal) { stop_signal = signal; }
 
 // How a failure replays in a fresh worker: the minimal problem alone, the original alone, or the
 // original after the problem the worker ran before it.
@@ -399,8 +408,7 @@ Replayable reproducible(RunState& s, Runner& runner, const Replayable& minimal,
   Replayable x = original;
   x.reproduces =
       "does NOT reproduce in a fresh worker, even after the problem run before it: the failure "
-      "depends on "
-      "the worker's longer history of calls (see the run's order in report.json)";
+      "depends on the worker's longer history of calls (see the run's order in report.json)";
   return x;
 }
 
@@ -419,6 +427,7 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
     return *runners[bi];
   };
   for (;;) {
+    if (stop_signal != 0) return;
     const size_t k = next_case++;
     if (k >= case_jobs.size()) return;
     std::map<std::string, SpecValues> spec_cache;  // this case's problems: input, expected
@@ -491,7 +500,8 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
         Replayable original{p, it->second, std::nullopt, j, ""};
         Replayable least = original;
         if (s.o.shrink && j.verdict != Verdict::hang) {
-          Failure m = minimal_failure(judge, c, layout, Failure{p, it->second, j}, 120);
+          Failure m = minimal_failure(judge, c, job.rules, job.problem.label, layout,
+                                      Failure{p, it->second, j}, 120, &r.minimal_within);
           least = Replayable{std::move(m.problem), std::move(m.spec), std::nullopt,
                              std::move(m.judged), ""};
         }
@@ -511,6 +521,12 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
       } else {
         previous[job.backend_index] = Called{p, layout, it->second};
       }
+      const std::lock_guard lock(s.mutex);
+      s.done[ji] = true;
+      if (s.stream) {
+        std::fputs(run_line(r).c_str(), s.stream);
+        std::fflush(s.stream);
+      }
     }
   }
 }
@@ -520,10 +536,10 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
 int certify_command(const CertifyOptions& o) {
   for (const std::string& l : o.layouts)
     if (l != "nchw" && l != "nhwc")
-      return cli::refuse(fmt::format("--layout {}: must be nchw or nhwc", l));
+      return refuse(fmt::format("--layout {}: must be nchw or nhwc", l));
   for (const std::string& r : o.rules)
     if (r != "claimed" && !known_rules(r))
-      return cli::refuse(
+      return refuse(
           fmt::format("--rules {}: must be claimed, spec, xs3 or a framework "
                       "(ngraph openvino onnx pytorch tensorflow tflite onednn)",
                       r));
@@ -533,36 +549,34 @@ int certify_command(const CertifyOptions& o) {
                                                     {"--cpu-limit-s", o.cpu_limit_s}};
   for (const auto& [name, value] : limits)
     if (value < 1 || value > 100'000'000)
-      return cli::refuse(fmt::format("{} {}: must be 1..100000000", name, value));
-  if (o.jobs < 1 || o.jobs > 256)
-    return cli::refuse(fmt::format("--jobs {}: must be 1..256", o.jobs));
-  if (o.out_dir.empty()) return cli::refuse("--out '': must name a folder");
+      return refuse(fmt::format("{} {}: must be 1..100000000", name, value));
+  if (o.jobs < 1 || o.jobs > 256) return refuse(fmt::format("--jobs {}: must be 1..256", o.jobs));
+  if (o.out_dir.empty()) return refuse("--out '': must name a folder");
   Result<std::pair<int64_t, int64_t>> shard = parse_shard(o.shard);
-  if (!shard) return cli::refuse(shard.error().message);
+  if (!shard) return refuse(shard.error().message);
   if (!o.input.empty() && o.problem.empty())
-    return cli::refuse("--input: only with --problem (a replay)");
+    return refuse("--input: only with --problem (a replay)");
   if (!o.warmup.empty() && o.problem.empty())
-    return cli::refuse("--warmup: only with --problem (a replay)");
+    return refuse("--warmup: only with --problem (a replay)");
   if ((!o.warmup_input.empty() || !o.warmup_layout.empty()) && o.warmup.empty())
-    return cli::refuse("--warmup-input, --warmup-layout: only with --warmup");
+    return refuse("--warmup-input, --warmup-layout: only with --warmup");
   Result<std::vector<Waiver>> waivers = read_waivers(o.waivers);
-  if (!waivers) return cli::refuse(waivers.error().message);
+  if (!waivers) return refuse(waivers.error().message);
   Result<std::vector<Case>> suite = make_suite(o.suite);
-  if (!suite) return cli::refuse(fmt::format("--suite: {}", suite.error().message));
+  if (!suite) return refuse(fmt::format("--suite: {}", suite.error().message));
   std::error_code ec;
   if (o.problem.empty())
     std::filesystem::remove_all(o.out_dir + "/repro", ec);  // an earlier run's bundles
   std::filesystem::create_directories(o.out_dir + "/logs", ec);
   reset_logs();
   if (ec)
-    return cli::refuse(
-        fmt::format("--out {}: cannot make the folder: {}", o.out_dir, ec.message()));
+    return refuse(fmt::format("--out {}: cannot make the folder: {}", o.out_dir, ec.message()));
   // A backend's orphans come to poolspec when no PID namespace holds them, to be killed; and no
   // process of this user may read poolspec's descriptors or memory through /proc.
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   prctl(PR_SET_DUMPABLE, 0);
   if (const WorkerConfig w = worker_config(o); access(w.program.c_str(), X_OK) != 0)
-    return cli::refuse(fmt::format(
+    return refuse(fmt::format(
         "{}: the certification worker cannot be run ({}); it is installed beside poolspec",
         w.program, std::strerror(errno)));
 
@@ -572,7 +586,7 @@ int certify_command(const CertifyOptions& o) {
   info.filters = o.filters;
   Result<BackendSelection> selection =
       select_backends(o.backends, worker_config(o), o.list ? "" : o.out_dir);
-  if (!selection) return cli::refuse(selection.error().message);
+  if (!selection) return refuse(selection.error().message);
   if (o.list) {
     for (const LoadedBackend& b : selection->backends)
       fmt::print("{:<14} {:<44} rules {:<10} {}\n", b.name(), b.description.version,
@@ -580,7 +594,7 @@ int certify_command(const CertifyOptions& o) {
     for (const LoadFailure& f : selection->failures)
       fmt::print("{:<14} LOAD-ERROR: {}\n", f.name, f.detail);
     fmt::print("suites: smoke ci full\n");
-    return selection->failures.empty() ? cli::exit_ok : cli::exit_check_failed;
+    return selection->failures.empty() ? exit_ok : exit_check_failed;
   }
   if (!selection->all_in_pid_namespaces)
     info.notes.push_back(
@@ -609,14 +623,27 @@ int certify_command(const CertifyOptions& o) {
     if (jobs.size() > first) case_jobs.emplace_back(first, jobs.size());
   }
   if (!o.filters.empty() && info.cases.empty())
-    return cli::refuse(fmt::format("--filter {}: no case of suite {} matches",
-                                   fmt::join(o.filters, ","), o.suite));
+    return refuse(fmt::format("--filter {}: no case of suite {} matches", fmt::join(o.filters, ","),
+                              o.suite));
   info.fingerprint = fingerprint(o, *selection, shard->second);
 
   const auto start = Clock::now();
   Progress progress(jobs.size());
   std::vector<JobResult> results(jobs.size());
-  RunState state{o, *suite, *selection, *waivers, jobs, results, progress, {}, {}, {}};
+  RunState state{o, *suite, *selection, *waivers, jobs, results, progress, {}, {}, {}, nullptr, {}};
+  state.done.assign(jobs.size(), false);
+  const std::string stream_path = o.out_dir + "/runs.jsonl";
+  state.stream = std::fopen(stream_path.c_str(), "w");
+  if (!state.stream)
+    return refuse(
+        fmt::format("--out {}: cannot write runs.jsonl: {}", o.out_dir, std::strerror(errno)));
+  // A stop asked for by a signal ends the run between cases, with its reports.
+  stop_signal = 0;
+  struct sigaction stop = {}, before[3] = {};
+  stop.sa_handler = request_stop;
+  sigemptyset(&stop.sa_mask);
+  const int stop_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+  for (int i = 0; i < 3; ++i) sigaction(stop_signals[i], &stop, &before[i]);
   std::atomic<size_t> next_case{0};
   if (o.jobs == 1) {
     run_lane(state, next_case, case_jobs);
@@ -626,8 +653,20 @@ int certify_command(const CertifyOptions& o) {
       lanes.emplace_back([&] { run_lane(state, next_case, case_jobs); });
     for (std::thread& t : lanes) t.join();
   }
+  for (int i = 0; i < 3; ++i) sigaction(stop_signals[i], &before[i], nullptr);
+  std::fclose(state.stream);
   sweep_orphans();
-  if (!state.spec_error.empty()) return cli::refuse(state.spec_error);
+  if (!state.spec_error.empty()) return refuse(state.spec_error);
+  const int stopped_by = stop_signal;
+  if (stopped_by != 0) {
+    std::vector<JobResult> made;
+    for (size_t i = 0; i < results.size(); ++i)
+      if (state.done[i]) made.push_back(std::move(results[i]));
+    info.notes.push_back(
+        fmt::format("stopped by signal {} ({}) after {} of {} runs: the reports hold the runs made",
+                    stopped_by, strsignal(stopped_by), made.size(), results.size()));
+    results = std::move(made);
+  }
   for (const LoadFailure& f : selection->failures) results.push_back(load_error_result(f));
   info.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   info.command = "poolspec certify";
@@ -655,7 +694,7 @@ int certify_command(const CertifyOptions& o) {
                                            {"report.json", json},
                                            {"junit.xml", junit_report(results, info)}});
       !s)
-    return cli::refuse(fmt::format("--out {}: {}", o.out_dir, s.error().message));
+    return refuse(fmt::format("--out {}: {}", o.out_dir, s.error().message));
   if (o.json) {
     fmt::print("{}\n", json);
   } else {
@@ -669,15 +708,17 @@ int certify_command(const CertifyOptions& o) {
                  r.case_id, r.layout, r.problem,
                  r.detail.substr(0, r.detail.find('\n', r.detail.find('\n') + 1)));
       if (!r.minimal_problem.empty() && r.minimal_problem != r.problem)
-        fmt::print("  minimal: {}\n", r.minimal_problem);
+        fmt::print("  minimal: {} (within {})\n", r.minimal_problem, r.minimal_within);
       if (!r.repro_command.empty())
         fmt::print("  replay:  {}\n  ({})\n", r.repro_command, r.reproduces);
     }
-    fmt::print("\nreports: {0}/matrix.txt {0}/report.json {0}/junit.xml\n", o.out_dir);
+    fmt::print("\nreports: {0}/matrix.txt {0}/report.json {0}/junit.xml {0}/runs.jsonl\n",
+               o.out_dir);
   }
+  if (stopped_by != 0) return 128 + stopped_by;  // as a shell reports a process the signal ended
   for (const JobResult& r : results)
-    if (is_failure(r.verdict)) return cli::exit_check_failed;
-  return cli::exit_ok;
+    if (is_failure(r.verdict)) return exit_check_failed;
+  return exit_ok;
 }
 
 }  // namespace poolspec::certify
