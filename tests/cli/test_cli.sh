@@ -166,6 +166,19 @@ expect 0 'reference@spec .*100%' -- "$poolspec" certify --backend reference --su
 for f in matrix.txt report.json junit.xml; do [ -s "$work/cert/$f" ] || fail "certify wrote no $f"; done
 grep -q '<testsuite name="reference@spec"' "$work/cert/junit.xml" || fail "junit.xml has no reference@spec testsuite"
 expect 0 'reference \(nchw\): PASS' -- "$poolspec" certify --backend reference --layout nchw --problem 'avg:f32:n1c1:h4w4:k3x3:s2x2:pb1x1:pe1x1:include_clip:ceil_torch'
+# A run stopped by SIGTERM writes its reports for the runs made, says so, and exits 128 + 15;
+# runs.jsonl holds exactly the runs the report does.
+"$poolspec" certify --backend reference --suite ci --out "$work/stopped" >"$work/stopped.out" 2>&1 &
+certify_pid=$!
+sleep 1
+kill -TERM "$certify_pid"
+wait "$certify_pid"
+status=$?
+[ "$status" -eq 143 ] || fail "certify stopped by SIGTERM exited $status (wanted 143)"
+grep -q 'stopped by signal 15' "$work/stopped/report.json" || fail "the stopped run's report.json has no note of the stop"
+runs=$(grep -o '"case":' "$work/stopped/report.json" | wc -l)
+lines=$(wc -l <"$work/stopped/runs.jsonl")
+[ "$runs" -eq "$lines" ] || fail "runs.jsonl has $lines lines where report.json has $runs runs"
 expect 2 '--shard 3/2: must be i/n' -- "$poolspec" certify --shard 3/2
 expect 2 '--layout nchwc: must be nchw or nhwc' -- "$poolspec" certify --layout nchwc
 expect 2 '--rules caffe' -- "$poolspec" certify --rules caffe
