@@ -9,6 +9,7 @@ packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev   # both compilers; clang's sanitizer and libFuzzer runtimes
   llvm-14                                          # llvm-profdata-14, llvm-cov-14: fuzz/coverage.sh
   clang-format-14                                  # the source layout (.clang-format, scripts/format.sh)
+  yamllint                                         # the GitHub workflows' lint (.yamllint)
   libfmt-dev                                       # fmt 9: formatting
   doctest-dev librapidcheck-dev                    # unit and property tests
   libgmp-dev                                       # exact sums in the spec (gmpxx)

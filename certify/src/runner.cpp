@@ -363,6 +363,27 @@ struct RunState {
 volatile std::sig_atomic_t stop_signal = 0;
 void request_stop(int signal) { stop_signal = signal; }
 
+// Catches the stop signals for as long as it lives, and puts the handlers before it back.
+class StopSignals {
+ public:
+  StopSignals() {
+    stop_signal = 0;
+    struct sigaction stop = {};
+    stop.sa_handler = request_stop;
+    sigemptyset(&stop.sa_mask);
+    for (size_t i = 0; i < std::size(signals_); ++i) sigaction(signals_[i], &stop, &before_[i]);
+  }
+  ~StopSignals() {
+    for (size_t i = 0; i < std::size(signals_); ++i) sigaction(signals_[i], &before_[i], nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  static constexpr int signals_[3] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction before_[3] = {};
+};
+
 // How a failure replays in a fresh worker: the minimal problem alone, the original alone, or the
 // original after the problem the worker ran before it.
 Replayable reproducible(RunState& s, Runner& runner, const Replayable& minimal,
@@ -564,6 +585,8 @@ int certify_command(const CertifyOptions& o) {
   if (!waivers) return refuse(waivers.error().message);
   Result<std::vector<Case>> suite = make_suite(o.suite);
   if (!suite) return refuse(fmt::format("--suite: {}", suite.error().message));
+  // From here a stop asked for by a signal ends the run between cases, with its reports.
+  const StopSignals stop_signals;
   std::error_code ec;
   if (o.problem.empty())
     std::filesystem::remove_all(o.out_dir + "/repro", ec);  // an earlier run's bundles
@@ -637,13 +660,6 @@ int certify_command(const CertifyOptions& o) {
   if (!state.stream)
     return refuse(
         fmt::format("--out {}: cannot write runs.jsonl: {}", o.out_dir, std::strerror(errno)));
-  // A stop asked for by a signal ends the run between cases, with its reports.
-  stop_signal = 0;
-  struct sigaction stop = {}, before[3] = {};
-  stop.sa_handler = request_stop;
-  sigemptyset(&stop.sa_mask);
-  const int stop_signals[3] = {SIGINT, SIGTERM, SIGHUP};
-  for (int i = 0; i < 3; ++i) sigaction(stop_signals[i], &stop, &before[i]);
   std::atomic<size_t> next_case{0};
   if (o.jobs == 1) {
     run_lane(state, next_case, case_jobs);
@@ -653,7 +669,6 @@ int certify_command(const CertifyOptions& o) {
       lanes.emplace_back([&] { run_lane(state, next_case, case_jobs); });
     for (std::thread& t : lanes) t.join();
   }
-  for (int i = 0; i < 3; ++i) sigaction(stop_signals[i], &before[i], nullptr);
   std::fclose(state.stream);
   sweep_orphans();
   if (!state.spec_error.empty()) return refuse(state.spec_error);

@@ -170,7 +170,10 @@ expect 0 'reference \(nchw\): PASS' -- "$poolspec" certify --backend reference -
 # runs.jsonl holds exactly the runs the report does.
 "$poolspec" certify --backend reference --suite ci --out "$work/stopped" >"$work/stopped.out" 2>&1 &
 certify_pid=$!
-sleep 1
+for _ in $(seq 600); do  # until a run has ended (at most a minute)
+  [ -s "$work/stopped/runs.jsonl" ] && break
+  sleep 0.1
+done
 kill -TERM "$certify_pid"
 wait "$certify_pid"
 status=$?
