@@ -96,6 +96,7 @@ struct RunInfo {
   std::string fingerprint;
   std::vector<std::string> filters, cases;
   std::vector<std::pair<std::string, std::string>> logs;  // backend library -> its log file
+  int stopped_by = 0;  // the signal that stopped the run before its end (0: it ran to its end)
 };
 // The reports written as a set: each beside its place first, then all renamed (a failure
 // leaves the earlier set as it was).

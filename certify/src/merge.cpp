@@ -56,6 +56,11 @@ int merge_command(const std::vector<std::string>& dirs, const std::string& out_d
     if (!s) return refuse(s.error().message);
     shards.push_back(std::move(*s));
   }
+  for (const Shard& s : shards)
+    if (s.info.stopped_by != 0)
+      return refuse(
+          fmt::format("{}: shard {} was stopped by signal {} before its end; run it again", s.dir,
+                      s.info.shard, s.info.stopped_by));
   const Shard& first = shards.front();
   for (const Shard& s : shards)
     if (s.info.fingerprint != first.info.fingerprint)

@@ -184,6 +184,7 @@ std::string json_report(const std::vector<JobResult>& results, const RunInfo& in
   j["seconds"] = info.seconds;
   j["notes"] = info.notes;
   j["fingerprint"] = info.fingerprint;
+  if (info.stopped_by != 0) j["stopped_by_signal"] = info.stopped_by;
   j["filters"] = info.filters;
   j["cases"] = info.cases;
   nlohmann::ordered_json logs = nlohmann::ordered_json::object();
@@ -225,6 +226,7 @@ Result<std::vector<JobResult>> results_from_json(const std::string& json_text, R
     info->seconds = j.at("seconds").get<double>();
     info->notes = j.at("notes").get<std::vector<std::string>>();
     info->fingerprint = j.at("fingerprint").get<std::string>();
+    info->stopped_by = j.value("stopped_by_signal", 0);
     info->filters = j.at("filters").get<std::vector<std::string>>();
     info->cases = j.at("cases").get<std::vector<std::string>>();
     for (const auto& [library, log] : j.at("logs").items())

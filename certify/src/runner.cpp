@@ -354,13 +354,16 @@ struct RunState {
   std::mutex mutex;
   std::map<std::string, int> bundles_per_row;
   std::string spec_error;
-  std::FILE* stream = nullptr;  // <out>/runs.jsonl: each run as it ends
+  std::FILE* stream = nullptr;  // <out>/runs.jsonl.partial: each run as it ends
   std::vector<bool> done;       // per job: it ran (a stopped run reports those only)
 };
 
 // Set by SIGINT, SIGTERM and SIGHUP during a run: the lanes finish the case they are in, and the
 // reports are written for the runs made.
-volatile std::sig_atomic_t stop_signal = 0;
+// Written by the handler, read by the lanes' threads: a lock-free atomic is both signal-safe and
+// free of data races.
+std::atomic<int> stop_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free);
 void request_stop(int signal) { stop_signal = signal; }
 
 // Catches the stop signals for as long as it lives, and puts the handlers before it back.
@@ -370,6 +373,7 @@ class StopSignals {
     stop_signal = 0;
     struct sigaction stop = {};
     stop.sa_handler = request_stop;
+    stop.sa_flags = SA_RESETHAND;  // a second signal ends poolspec at once
     sigemptyset(&stop.sa_mask);
     for (size_t i = 0; i < std::size(signals_); ++i) sigaction(signals_[i], &stop, &before_[i]);
   }
@@ -520,7 +524,7 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
         // would cost the time limit) -- and a bundle that replays in a fresh worker.
         Replayable original{p, it->second, std::nullopt, j, ""};
         Replayable least = original;
-        if (s.o.shrink && j.verdict != Verdict::hang) {
+        if (s.o.shrink && j.verdict != Verdict::hang && stop_signal == 0) {
           Failure m = minimal_failure(judge, c, job.rules, job.problem.label, layout,
                                       Failure{p, it->second, j}, 120, &r.minimal_within);
           least = Replayable{std::move(m.problem), std::move(m.spec), std::nullopt,
@@ -585,8 +589,6 @@ int certify_command(const CertifyOptions& o) {
   if (!waivers) return refuse(waivers.error().message);
   Result<std::vector<Case>> suite = make_suite(o.suite);
   if (!suite) return refuse(fmt::format("--suite: {}", suite.error().message));
-  // From here a stop asked for by a signal ends the run between cases, with its reports.
-  const StopSignals stop_signals;
   std::error_code ec;
   if (o.problem.empty())
     std::filesystem::remove_all(o.out_dir + "/repro", ec);  // an earlier run's bundles
@@ -626,6 +628,8 @@ int certify_command(const CertifyOptions& o) {
               "signal poolspec by its process id, and orphans are killed by /proc scans"
             : "workers run without PID namespaces (--no-pid-namespace)");
   if (!o.problem.empty()) return replay(o, *selection);
+  // From here a stop asked for by a signal ends the run between cases, with its reports.
+  const StopSignals stop_signals;
 
   // Every job, before running any, case by case: the progress bar's total, the lanes' work.
   std::vector<Job> jobs;
@@ -655,11 +659,12 @@ int certify_command(const CertifyOptions& o) {
   std::vector<JobResult> results(jobs.size());
   RunState state{o, *suite, *selection, *waivers, jobs, results, progress, {}, {}, {}, nullptr, {}};
   state.done.assign(jobs.size(), false);
-  const std::string stream_path = o.out_dir + "/runs.jsonl";
+  // runs.jsonl.partial while the run goes; renamed to runs.jsonl with the reports.
+  const std::string stream_path = o.out_dir + "/runs.jsonl.partial";
   state.stream = std::fopen(stream_path.c_str(), "w");
   if (!state.stream)
-    return refuse(
-        fmt::format("--out {}: cannot write runs.jsonl: {}", o.out_dir, std::strerror(errno)));
+    return refuse(fmt::format("--out {}: cannot write runs.jsonl.partial: {}", o.out_dir,
+                              std::strerror(errno)));
   std::atomic<size_t> next_case{0};
   if (o.jobs == 1) {
     run_lane(state, next_case, case_jobs);
@@ -680,6 +685,7 @@ int certify_command(const CertifyOptions& o) {
     info.notes.push_back(
         fmt::format("stopped by signal {} ({}) after {} of {} runs: the reports hold the runs made",
                     stopped_by, strsignal(stopped_by), made.size(), results.size()));
+    info.stopped_by = stopped_by;
     results = std::move(made);
   }
   for (const LoadFailure& f : selection->failures) results.push_back(load_error_result(f));
@@ -710,6 +716,7 @@ int certify_command(const CertifyOptions& o) {
                                            {"junit.xml", junit_report(results, info)}});
       !s)
     return refuse(fmt::format("--out {}: {}", o.out_dir, s.error().message));
+  std::filesystem::rename(stream_path, o.out_dir + "/runs.jsonl", ec);
   if (o.json) {
     fmt::print("{}\n", json);
   } else {

@@ -99,19 +99,34 @@ std::vector<Intent> smaller(const Intent& in) {
         add(q);
       }
     }
+    // Both pads a step toward 0 together: the only step that keeps them symmetric (PyTorch's
+    // pads, TensorFlow's SAME).
+    const auto toward_zero = [](int64_t v) { return v > 0 ? v - 1 : v < 0 ? v + 1 : v; };
+    if (in.pads_begin[i] != 0 || in.pads_end[i] != 0) {
+      q = in;
+      q.pads_begin[i] = toward_zero(in.pads_begin[i]);
+      q.pads_end[i] = toward_zero(in.pads_end[i]);
+      add(q);
+    }
   }
   return out;
 }
 
 namespace {
 
-// The problem of `label` under `rules` that intent `in` of case `c` is, if the rules express it.
+// The problem of `label` under `rules` that intent `in` of case `c` is, if the rules express it;
+// else one of another version of the same framework ("onnx@19" for "onnx@22": a smaller intent
+// may leave the rules on which two versions differ, and then only one of them is listed).
 std::optional<Problem> ruled(const Case& c, const Intent& in, const std::string& rules,
                              const std::string& label) {
   Case shrunk = c;
   shrunk.intent = in;
-  for (RuledProblem& r : problems_under(shrunk, rules))
+  std::vector<RuledProblem> problems = problems_under(shrunk, rules);
+  for (RuledProblem& r : problems)
     if (r.label == label) return std::move(r.problem);
+  const std::string framework = label.substr(0, label.find('@'));
+  for (RuledProblem& r : problems)
+    if (r.label.substr(0, r.label.find('@')) == framework) return std::move(r.problem);
   return std::nullopt;
 }
 
@@ -125,7 +140,8 @@ Failure minimal_failure(Judge& judge, const Case& c, const std::string& rules,
     *within = fmt::format("not shrunk: a seed example's own problem, under {}'s rules", rules);
     return original;
   }
-  *within = by_intent ? fmt::format("{}'s rules ({})", rules, label) : "the spec's rules";
+  *within = by_intent ? fmt::format("the rules of {} (the run's rules: {})", label, rules)
+                      : "the spec's rules";
   Failure least = original;
   Intent least_intent = c.intent;
   int tries = 0;

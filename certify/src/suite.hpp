@@ -29,8 +29,9 @@ enum class Values {
   nan_sprinkled,  // random, with NaN at every 7th position: NaN in vector bodies and tails, at
                   // every tap position of some window, in every layout
   nan_rows,       // random, with the first two rows of every plane NaN: windows of nothing but NaN
-  non_negative,   // uniform in [0, 2048) (post-ReLU-like): sums only grow
-  large_magnitude,  // random signs, magnitudes near the dtype's largest / 16: sums near overflow
+  non_negative,   // uniform over [0, the random kind's largest) (post-ReLU-like): sums only grow
+  large_magnitude,  // magnitudes near the dtype's largest / 16, one sign in runs of 16 (floats);
+                    // the extremes (integers): sums of half the largest value
 };
 std::string_view values_name(Values v);
 

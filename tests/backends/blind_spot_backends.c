@@ -1,11 +1,12 @@
 /* Blind-spot backends: the minimal backend (minimal_backend.c) with one bug each, of the kinds real
- * kernels have shipped, each in a place only the suites' sweeps (and smoke's 3-D shapes) reach. The
- * other parts of the suites pass every one; the sweeps fail each (tests/test_certify.cpp).
+ * kernels have shipped, each in a place only the suites' sweeps reach: the other parts of ci pass
+ * the first seven, the sweeps fail them (tests/test_certify.cpp). blind-rank3 is smoke's: its 3-D
+ * shapes fail it (ci's 3-D shapes do too).
  *   blind-nan-body        a max lets a NaN through in channels 4..7 of each group of 8, whatever
  *                         the NaN rule (a SIMD body that treats NaN unlike its tail)
  *   blind-all-nan         a max over nothing but NaN gives +0
  *   blind-channels-48     channel 47 is off by one when there are 16 more than a multiple of 32
- *   blind-wide-average    an average's last column divided by one more when the rows are 64 wide
+ *   blind-wide-average    an average's last column scaled by taps / (taps + 1) in rows 64 or more wide
  *   blind-large-window    an f32 average of over 100 taps summed in f16
  *   blind-override        divisor_override ignored (the in-bounds count used)
  *   blind-dilation3       a dilation of 3 or more taken one smaller on the last axis
@@ -14,8 +15,6 @@
 #define poolspec_backend_entry minimal_backend_entry
 #include "minimal_backend.c"
 #undef poolspec_backend_entry
-
-#include <stdlib.h>
 
 static int64_t plane_size(const poolspec_problem* p, int out) {
   int64_t n = 1;

@@ -171,7 +171,7 @@ expect 0 'reference \(nchw\): PASS' -- "$poolspec" certify --backend reference -
 "$poolspec" certify --backend reference --suite ci --out "$work/stopped" >"$work/stopped.out" 2>&1 &
 certify_pid=$!
 for _ in $(seq 600); do  # until a run has ended (at most a minute)
-  [ -s "$work/stopped/runs.jsonl" ] && break
+  [ -s "$work/stopped/runs.jsonl.partial" ] && break
   sleep 0.1
 done
 kill -TERM "$certify_pid"
@@ -179,9 +179,11 @@ wait "$certify_pid"
 status=$?
 [ "$status" -eq 143 ] || fail "certify stopped by SIGTERM exited $status (wanted 143)"
 grep -q 'stopped by signal 15' "$work/stopped/report.json" || fail "the stopped run's report.json has no note of the stop"
-runs=$(grep -o '"case":' "$work/stopped/report.json" | wc -l)
-lines=$(wc -l <"$work/stopped/runs.jsonl")
-[ "$runs" -eq "$lines" ] || fail "runs.jsonl has $lines lines where report.json has $runs runs"
+# The same runs, case by case (runs.jsonl: one run object a line; report.json: the same objects).
+grep -o '"case": *"[^"]*"' "$work/stopped/report.json" | sed 's/ //g' | sort >"$work/report-cases"
+grep -o '"case": *"[^"]*"' "$work/stopped/runs.jsonl" | sed 's/ //g' | sort >"$work/stream-cases"
+[ -s "$work/stream-cases" ] || fail "the stopped run's runs.jsonl holds no run"
+cmp -s "$work/report-cases" "$work/stream-cases" || fail "runs.jsonl and report.json hold different runs"
 expect 2 '--shard 3/2: must be i/n' -- "$poolspec" certify --shard 3/2
 expect 2 '--layout nchwc: must be nchw or nhwc' -- "$poolspec" certify --layout nchwc
 expect 2 '--rules caffe' -- "$poolspec" certify --rules caffe
