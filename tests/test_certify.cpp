@@ -408,6 +408,40 @@ TEST_CASE("the sweeps catch each blind-spot backend, which the rest of the suite
   const Run smoke_3d = certify(o, "blind-smoke-3d");
 }
 
+// A backend's own shape rule (output_shape, backend.h version 2) is certified apart from its
+// runs: blind-shape runs right and answers one output for a window longer than the padded input.
+// Its runs all pass; its shape answers fail, and only on questions whose answer is a refusal.
+TEST_CASE("the shape questions catch a shape rule that never refuses, which every run passes") {
+  CertifyOptions o;
+  o.suite = "smoke";
+  o.backends = {POOLSPEC_BLIND_SPOT_BACKENDS};
+  o.layouts = {"nchw"};
+  o.rules = {"claimed", "openvino"};
+  o.shrink = false;
+  const Run r = certify(o, "blind-shape");
+  int64_t runs_passed = 0, shape_passed = 0, shape_failed = 0;
+  for (const auto& run : r.report["runs"]) {
+    if (run["backend"] != "blind-shape") continue;
+    const std::string status = run["status"], detail = run.value("detail", "");
+    CAPTURE(run["problem"].get<std::string>());
+    CAPTURE(detail);
+    if (run["column"] != "shape") {
+      CHECK((status == "PASS" || status == "UNSUPPORTED"));
+      runs_passed += status == "PASS";
+      continue;
+    }
+    shape_passed += status == "PASS";
+    if (status != "FAIL") continue;
+    ++shape_failed;
+    CHECK(detail.find("the rules give a refusal") != std::string::npos);
+    CHECK(detail.find("a window longer than the padded input") != std::string::npos);
+  }
+  CHECK(runs_passed > 0);
+  CHECK(shape_passed > 0);
+  CHECK(shape_failed > 0);
+  CHECK(r.exit_code == poolspec::exit_check_failed);
+}
+
 // The shrinker keeps each step a problem of the rules the backend is held to: a spec backend runs
 // every framework's problem, each labelled, and each shrinks within its framework's rules -- under
 // PyTorch's, the pads stay symmetric and at most half the kernel, which a shrink of the problem

@@ -92,6 +92,22 @@ int64_t framework_extent(const Translation& t, const Intent& in, size_t i) {
       if (in.ceil && t.input.version >= 22 && (o - 1) * s >= d + pb) --o;
       return o;
     }
+    case Framework::opencv: {
+      // pooling_layer.cpp getMemoryShapes: 1 + ceil or floor((d + pb + pe - k) / s), then Caffe's
+      // "if (pad_end && (o - 1) * s >= d + pad_end) --o".
+      const int64_t span = d + pb + pe - K;
+      int64_t o = (in.ceil ? (span + s - 1) / s : span / s) + 1;
+      if (pe != 0 && (o - 1) * s >= d + pe) --o;
+      return o;
+    }
+    case Framework::armnn: {
+      // Pooling2dLayer.cpp InferOutputShapes: 1 + ceil or floor((d + pb + pe - k) / s), then
+      // "if ((o - 1) * s >= d + pad_low) --o", under Floor too.
+      const int64_t span = d + pb + pe - K;
+      int64_t o = (in.ceil ? (span + s - 1) / s : span / s) + 1;
+      if ((o - 1) * s >= d + pb) --o;
+      return o;
+    }
     case Framework::openvino:
     case Framework::ngraph: {
       // pooling_shape_inference_util.hpp: (d + pb + pe - K) divided by s with floor or ceil, + 1;

@@ -28,6 +28,38 @@ inline int64_t end_padding_for_extent(const poolspec_problem& p, int axis) {
   return (a.output - 1) * a.stride + window_extent(a) - a.extent - a.pad_begin;
 }
 
+// output_shape (backend.h, version 2) of a library without a ceil mode, as a framework on top of
+// it computes the extents: floor by the library's own formula, `library_floor(span, stride)` with
+// span = d + pb + pe - K (what the library does when a caller leaves dst to it); ceil and
+// ceil_torch as the framework does, ceil(span / s) + 1, ceil_torch then dropping a last window
+// that starts in the end padding (docs/semantics.md 1a). The problem's outputs are then those
+// extents, and the library, given them as a run would give them, accepts or refuses.
+template <typename LibraryFloor, typename Accepts>
+int integration_output_shape(const poolspec_problem& question, LibraryFloor library_floor,
+                             Accepts accepts, int64_t* extents, char* reason, size_t size) {
+  poolspec_problem p = question;
+  for (int i = 0; i < p.spatial_rank; ++i) {
+    poolspec_axis& a = p.axes[i];
+    if (a.stride < 1) {  // no extent to compute: the library is asked with one output
+      a.output = 1;
+      continue;
+    }
+    const int64_t span = a.extent + a.pad_begin + a.pad_end - window_extent(a);
+    if (p.rounding == POOLSPEC_FLOOR) {
+      a.output = library_floor(span, a.stride);
+      continue;
+    }
+    const int64_t up = span >= 0 ? (span + a.stride - 1) / a.stride : -(-span / a.stride);
+    a.output = up + 1;
+    if (p.rounding == POOLSPEC_CEIL_TORCH && a.output > 1 &&
+        (a.output - 1) * a.stride >= a.extent + a.pad_begin)
+      --a.output;
+  }
+  if (!accepts(p, reason, size)) return 0;
+  for (int i = 0; i < p.spatial_rank; ++i) extents[i] = p.axes[i].output;
+  return 1;
+}
+
 inline int element_bytes(int32_t dtype) {
   switch (dtype) {
     case POOLSPEC_F64: return 8;

@@ -167,6 +167,7 @@ extern "C" const poolspec_backend* poolspec_backend_entry(uint32_t index) {
                                         nullptr,
                                         supports,
                                         run,
+                                        nullptr,
                                         nullptr};
   return index == 0 ? &backend : nullptr;
 }

@@ -141,6 +141,18 @@ int run(const poolspec_backend* self, const poolspec_problem* p, const void* inp
   return 0;
 }
 
+// The caller gives oneDNN dst; oneDNN checks it against (d + padding_l + padding_r - K) / s + 1
+// in C's integer division, which truncates toward zero (src/common/pooling.cpp).
+int output_shape(const poolspec_backend* self, const poolspec_problem* p, int64_t* extents,
+                 char* reason, size_t size) {
+  return integration_output_shape(
+      *p, [](int64_t span, int64_t stride) { return span / stride + 1; },
+      [self](const poolspec_problem& q, char* why, size_t why_size) {
+        return supports(self, &q, why, why_size) == 1;
+      },
+      extents, reason, size);
+}
+
 // oneDNN's reference and its jit kernels sum in f32 and divide once (docs/semantics.md 1b).
 constexpr poolspec_accumulation f32_sums{POOLSPEC_F32, 1, 0.5, 0};
 
@@ -158,9 +170,9 @@ extern "C" const poolspec_backend* poolspec_backend_entry(uint32_t index) {
   static const std::string version = version_text();
   static const poolspec_backend backends[] = {
       {POOLSPEC_BACKEND_ABI_VERSION, "onednn", version.c_str(), "onednn", f32_sums, nullptr,
-       supports, run, const_cast<Variant*>(&plain_variant)},
+       supports, run, const_cast<Variant*>(&plain_variant), output_shape},
       {POOLSPEC_BACKEND_ABI_VERSION, "onednn-blocked", version.c_str(), "onednn", f32_sums, nullptr,
-       supports, run, const_cast<Variant*>(&blocked_variant)},
+       supports, run, const_cast<Variant*>(&blocked_variant), output_shape},
   };
   return index < 2 ? &backends[index] : nullptr;
 }

@@ -6,6 +6,7 @@
 // larger bottom / right padding; every value-level choice is XNNPACK's, which certification checks.
 #include <xnnpack.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -204,6 +205,19 @@ int run(const poolspec_backend*, const poolspec_problem* p, const void* input, v
   return 0;
 }
 
+// XNNPACK computes its output extent itself, as (doz(padded input, K) / s) + 1 with doz the
+// difference or zero (src/xnnpack/math.h, compute_convolution_output_dimension), and checks
+// only the operator's attributes at creation.
+int output_shape(const poolspec_backend* self, const poolspec_problem* p, int64_t* extents,
+                 char* reason, size_t size) {
+  return integration_output_shape(
+      *p, [](int64_t span, int64_t stride) { return std::max<int64_t>(span, 0) / stride + 1; },
+      [self](const poolspec_problem& q, char* why, size_t why_size) {
+        return supports(self, &q, why, why_size) == 1;
+      },
+      extents, reason, size);
+}
+
 }  // namespace
 
 extern "C" const poolspec_backend* poolspec_backend_entry(uint32_t index) {
@@ -216,6 +230,7 @@ extern "C" const poolspec_backend* poolspec_backend_entry(uint32_t index) {
                                         nullptr,
                                         supports,
                                         run,
-                                        nullptr};
+                                        nullptr,
+                                        output_shape};
   return index == 0 ? &backend : nullptr;
 }

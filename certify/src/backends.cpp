@@ -17,6 +17,7 @@ namespace {
 
 // The adapters the build made (certify/adapters/), in a fixed order.
 const char* const adapter_files[] = {"libpoolspec_onednn.so", "libpoolspec_xnnpack.so",
+                                     "libpoolspec_opencv.so", "libpoolspec_armnn.so",
                                      "libpoolspec_libtorch.so"};
 
 // The first of `candidates` that exists, else the last.
@@ -63,7 +64,7 @@ void describe(const std::string& library, const WorkerConfig& base, const std::s
           {library, b.name,
            fmt::format(
                "entry {} ({}): rules=\"{}\" is not a rule set poolspec knows (claimed, spec, xs3, "
-               "ngraph, openvino, onnx, pytorch, tensorflow, tflite, onednn)",
+               "ngraph, openvino, onnx, pytorch, tensorflow, tflite, onednn, opencv, armnn)",
                b.index, b.name, b.rules)});
       continue;
     }

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "poolspec/backend.hpp"
 
@@ -161,6 +162,74 @@ Judged Judge::judge(const Problem& p, Layout layout, SpecValues& spec) {
     j.detail = fmt::format("{}\n(the second call's output differs from the first's too: {})",
                            comparison_text(p, *cmp[0], bound), first_difference);
   }
+  return j;
+}
+
+Judged Judge::judge_shape(const ShapeQuestion& q, Layout layout) {
+  Judged j;
+  Result<CProblem> c = to_c_shape_question(q.problem, layout);
+  if (!c) {
+    j.verdict = Verdict::unsupported;
+    j.detail = c.error().message;
+    return j;
+  }
+  const size_t rank = q.problem.axes.size();
+  const uint64_t poison = rng_();
+  CallBuffers buffers{{}, rank * sizeof(int64_t), 0, rng_(), poison, true, sizeof(int64_t), true};
+  CallOutcome calls[2];
+  for (int k = 0; k < 2; ++k) {
+    if (k == 1) {
+      buffers.seed = rng_();
+      buffers.poison = ~poison;
+      buffers.flush_end = false;
+    }
+    calls[k] = runner_.call(c->problem, buffers, timeout_);
+    const CallOutcome::Kind kind = calls[k].kind;
+    if (kind != CallOutcome::Kind::ran && kind != CallOutcome::Kind::unsupported) {
+      stopped(calls[k], k, j);
+      if (kind == CallOutcome::Kind::bad_supports)
+        j.detail = fmt::format("output_shape returned neither 1 nor 0 ({})", calls[k].message);
+      return j;
+    }
+  }
+  std::vector<int64_t> got[2];
+  for (int k = 0; k < 2; ++k)
+    if (calls[k].kind == CallOutcome::Kind::ran) {
+      got[k].resize(rank);
+      std::memcpy(got[k].data(), calls[k].output.data(), rank * sizeof(int64_t));
+    }
+  const auto answer = [](const CallOutcome& call, const std::vector<int64_t>& extents) {
+    return call.kind == CallOutcome::Kind::ran ? fmt::format("[{}]", fmt::join(extents, ", "))
+                                               : "a refusal: " + call.message;
+  };
+  // An extent that kept its poison (each call's differs) was never written.
+  const auto poisoned = [&](int k, size_t i) {
+    return calls[k].kind == CallOutcome::Kind::ran &&
+           std::memcmp(&got[k][i], calls[k].output_poison.data(), sizeof(int64_t)) == 0;
+  };
+  for (size_t i = 0; i < rank; ++i)
+    if (poisoned(0, i) || poisoned(1, i)) {
+      j.verdict = Verdict::unwritten;
+      j.detail = fmt::format("output_shape returned 1 and left extents[{}] unwritten", i);
+      return j;
+    }
+  if (calls[0].kind != calls[1].kind || got[0] != got[1]) {
+    j.verdict = Verdict::unstable;
+    j.detail = fmt::format("output_shape answered {} on the first call and {} on the second",
+                           answer(calls[0], got[0]), answer(calls[1], got[1]));
+    return j;
+  }
+  const std::string expected = q.extents.empty() ? "a refusal (" + q.refusal + ")"
+                                                 : fmt::format("[{}]", fmt::join(q.extents, ", "));
+  if (calls[0].kind == CallOutcome::Kind::unsupported) {
+    j.verdict = q.extents.empty() ? Verdict::pass : Verdict::unsupported;
+    j.detail = calls[0].message;
+    return j;
+  }
+  if (got[0] == q.extents) return j;
+  j.verdict = Verdict::fail;
+  j.detail =
+      fmt::format("output_shape gave {}; the rules give {}", answer(calls[0], got[0]), expected);
   return j;
 }
 

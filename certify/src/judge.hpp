@@ -16,6 +16,7 @@
 #include "poolspec/engine_check.hpp"
 #include "poolspec/evaluate.hpp"
 #include "poolspec/shape.hpp"
+#include "suite.hpp"
 #include "worker.hpp"
 
 namespace poolspec::certify {
@@ -94,6 +95,10 @@ class Judge {
 
   // Two calls of `p` in `layout` in the runner's worker, judged against the spec's answers.
   Judged judge(const Problem& p, Layout layout, SpecValues& spec);
+  // output_shape asked twice (fresh poisons), judged against the rule set's answer: PASS when
+  // it gives the extents, or refuses what the rules refuse; UNSUPPORTED when it refuses what
+  // they accept; FAIL when it answers what they refuse, or other extents.
+  Judged judge_shape(const ShapeQuestion& q, Layout layout);
 
  private:
   // A call that ended the judging: its verdict.

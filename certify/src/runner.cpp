@@ -13,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -335,11 +336,18 @@ std::string fingerprint(const CertifyOptions& o, const BackendSelection& s, int6
       fmt::join(o.filters, ","), o.waivers, o.shrink, outcome_options(o));
 }
 
+// A shape question's problem without its batch and channel counts, which no shape rule reads.
+std::string shape_key(Problem p) {
+  p.batch = p.channels = 1;
+  return format_problem(p);
+}
+
 struct Job {
   size_t case_index, backend_index;
   std::string rules;
   RuledProblem problem;
   std::string layout;
+  std::optional<ShapeQuestion> shape;  // output_shape's question instead of a run
 };
 
 // What the lanes share: the options, the suite, bundles per row, progress.
@@ -437,6 +445,18 @@ Replayable reproducible(RunState& s, Runner& runner, const Replayable& minimal,
   return x;
 }
 
+// A waiver covers a known deviation of a backend poolspec ships (built in or an adapter), never
+// a library given by path that takes a shipped backend's name, and never a crash, a hang, a write
+// out of bounds or any other status but FAIL. Whether it covered `r`.
+bool waive(RunState& s, const LoadedBackend& b, JobResult& r) {
+  const bool shipped = b.library == "built-in" || !b.given_by_path;
+  const Waiver* w = r.verdict == Verdict::fail && shipped ? waiver_for(s.waivers, r) : nullptr;
+  if (!w) return false;
+  r.verdict = Verdict::waived;
+  r.detail = fmt::format("waived FAIL ({}): {}\n{}", w->reason, s.o.waivers, r.detail);
+  return true;
+}
+
 // One lane: the cases it takes, each backend in a worker of the lane's own.
 void run_lane(RunState& s, std::atomic<size_t>& next_case,
               const std::vector<std::pair<size_t, size_t>>& case_jobs) {
@@ -462,6 +482,39 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
       const LoadedBackend& b = s.selection.backends[job.backend_index];
       const Problem& p = job.problem.problem;
       const std::string text = format_problem(p);
+      JobResult& r = s.results[ji];
+      r.backend = b.name();
+      r.version = b.description.version;
+      r.origin = b.origin();
+      r.claimed_rules = b.description.rules;
+      r.rules = job.rules;
+      r.label = job.problem.label;
+      r.case_id = c.id;
+      r.part = c.part;
+      r.note = c.note;
+      r.problem = text;
+      r.layout = job.layout;
+      const auto finish = [&] {
+        const std::lock_guard lock(s.mutex);
+        s.done[ji] = true;
+        if (s.stream) {
+          std::fputs(run_line(r).c_str(), s.stream);
+          std::fflush(s.stream);
+        }
+      };
+      if (job.shape) {
+        s.progress.step(fmt::format("{}@{} {} shape", b.name(), job.rules, c.id));
+        r.column = "shape";
+        Judge judge(runner_of(job.backend_index), std::chrono::milliseconds(s.o.timeout_ms));
+        const auto t0 = Clock::now();
+        const Judged j = judge.judge_shape(*job.shape, parse_layout(job.layout));
+        r.milliseconds = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        r.verdict = j.verdict;
+        r.detail = j.detail;
+        waive(s, b, r);
+        finish();
+        continue;
+      }
       auto it = spec_cache.find(text);
       if (it == spec_cache.end()) {
         SpecValues v;
@@ -477,19 +530,6 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
         it = spec_cache.emplace(text, std::move(v)).first;
       }
       s.progress.step(fmt::format("{}@{} {}", b.name(), job.rules, c.id));
-
-      JobResult& r = s.results[ji];
-      r.backend = b.name();
-      r.version = b.description.version;
-      r.origin = b.origin();
-      r.claimed_rules = b.description.rules;
-      r.rules = job.rules;
-      r.label = job.problem.label;
-      r.case_id = c.id;
-      r.part = c.part;
-      r.note = c.note;
-      r.problem = text;
-      r.layout = job.layout;
       r.column = column_of(p);
       Runner& runner = runner_of(job.backend_index);
       Judge judge(runner, std::chrono::milliseconds(s.o.timeout_ms));
@@ -505,16 +545,7 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
       r.first = j.comparison.first;
       const std::string row = r.backend + "@" + r.rules;
       bool bundle = false;
-      // A waiver covers a known deviation of the values of a backend poolspec ships (built in or
-      // an adapter), never a library given by path that takes a shipped backend's name, and never
-      // a crash, a hang, a write out of bounds or any other status but FAIL.
-      const bool shipped = b.library == "built-in" || !b.given_by_path;
-      if (const Waiver* w =
-              j.verdict == Verdict::fail && shipped ? waiver_for(s.waivers, r) : nullptr) {
-        r.verdict = Verdict::waived;
-        r.detail = fmt::format("waived {} ({}): {}\n{}", verdict_name(j.verdict), w->reason,
-                               s.o.waivers, j.detail);
-      } else if (is_failure(j.verdict)) {
+      if (!waive(s, b, r) && is_failure(j.verdict)) {
         const std::lock_guard lock(s.mutex);
         bundle = s.bundles_per_row[row] < 20;
       }
@@ -546,12 +577,7 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
       } else {
         previous[job.backend_index] = Called{p, layout, it->second};
       }
-      const std::lock_guard lock(s.mutex);
-      s.done[ji] = true;
-      if (s.stream) {
-        std::fputs(run_line(r).c_str(), s.stream);
-        std::fflush(s.stream);
-      }
+      finish();
     }
   }
 }
@@ -566,7 +592,7 @@ int certify_command(const CertifyOptions& o) {
     if (r != "claimed" && !known_rules(r))
       return refuse(
           fmt::format("--rules {}: must be claimed, spec, xs3 or a framework "
-                      "(ngraph openvino onnx pytorch tensorflow tflite onednn)",
+                      "(ngraph openvino onnx pytorch tensorflow tflite onednn opencv armnn)",
                       r));
   const std::pair<const char*, int64_t> limits[] = {{"--timeout-ms", o.timeout_ms},
                                                     {"--load-timeout-ms", o.load_timeout_ms},
@@ -634,6 +660,9 @@ int certify_command(const CertifyOptions& o) {
   // Every job, before running any, case by case: the progress bar's total, the lanes' work.
   std::vector<Job> jobs;
   std::vector<std::pair<size_t, size_t>> case_jobs;
+  // Shape questions: each asked once per backend, rules and layout (the sweeps' channel counts
+  // and the values cases ask the same ones again).
+  std::set<std::string> asked;
   for (size_t ci = 0; ci < suite->size(); ++ci) {
     const Case& c = (*suite)[ci];
     if (static_cast<int64_t>(ci) % shard->second != shard->first) continue;
@@ -644,9 +673,19 @@ int certify_command(const CertifyOptions& o) {
     info.cases.push_back(c.id);
     const size_t first = jobs.size();
     for (size_t bi = 0; bi < selection->backends.size(); ++bi)
-      for (const std::string& rules : rules_for(selection->backends[bi].description, o.rules))
+      for (const std::string& rules : rules_for(selection->backends[bi].description, o.rules)) {
         for (RuledProblem& rp : problems_under(c, rules))
-          for (const std::string& layout : o.layouts) jobs.push_back({ci, bi, rules, rp, layout});
+          for (const std::string& layout : o.layouts)
+            jobs.push_back({ci, bi, rules, rp, layout, std::nullopt});
+        if (selection->backends[bi].description.has_output_shape)
+          for (ShapeQuestion& q : shape_questions(c, rules))
+            for (const std::string& layout : o.layouts)
+              if (asked
+                      .insert(fmt::format("{} {} {} {} {}", bi, rules, layout, q.label,
+                                          shape_key(q.problem)))
+                      .second)
+                jobs.push_back({ci, bi, rules, {q.label, q.problem}, layout, q});
+      }
     if (jobs.size() > first) case_jobs.emplace_back(first, jobs.size());
   }
   if (!o.filters.empty() && info.cases.empty())

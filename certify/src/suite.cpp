@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <random>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -471,6 +473,88 @@ std::vector<RuledProblem> problems_under(const Case& c, const std::string& rules
     bool seen = false;
     for (const RuledProblem& r : out) seen = seen || r.problem == f->problem;
     if (!seen) out.push_back({t.label, f->problem});
+  }
+  return out;
+}
+
+namespace {
+
+std::vector<int64_t> spatial_extents(const ShapeInfo& s) {
+  return {s.output_shape.begin() + 2, s.output_shape.end()};
+}
+
+// One axis's attributes, as an intent and a problem both have them.
+struct AxisAttributes {
+  int64_t& extent;
+  int64_t& kernel;
+  int64_t& stride;
+  int64_t& dilation;
+  int64_t& pad_begin;
+  int64_t& pad_end;
+};
+
+// The attributes a shape rule has to check, each a change of one axis.
+struct InvalidChange {
+  const char* what;
+  void (*apply)(AxisAttributes a);
+};
+constexpr InvalidChange invalid_changes[] = {
+    {"a window longer than the padded input",
+     [](AxisAttributes a) {
+       a.dilation = 1;
+       a.kernel = a.extent + a.pad_begin + std::max<int64_t>(a.pad_end, 0) + 1;
+     }},
+    {"pads as long as the window",
+     [](AxisAttributes a) { a.pad_begin = a.pad_end = (a.kernel - 1) * a.dilation + 1; }},
+    {"a zero stride", [](AxisAttributes a) { a.stride = 0; }},
+    {"a zero kernel", [](AxisAttributes a) { a.kernel = 0; }},
+};
+
+}  // namespace
+
+std::vector<ShapeQuestion> shape_questions(const Case& c, const std::string& rules) {
+  std::vector<ShapeQuestion> out;
+  std::set<std::string> seen;
+  // `what`: the change that made the question, said beside the rule that refuses it.
+  const auto add = [&](const std::string& label, const Problem& p, const char* what) {
+    if (!seen.insert(label + " " + format_problem(p)).second) return;
+    Result<ShapeInfo> s = validated_shape(p);
+    out.push_back({label, p, s ? spatial_extents(*s) : std::vector<int64_t>{},
+                   s ? "" : fmt::format("{} ({})", s.error().message, what)});
+  };
+  const std::vector<RuledProblem> valid = problems_under(c, rules);
+  for (const RuledProblem& r : valid) add(r.label, r.problem, "as the case has it");
+  if (c.fixed || rules == "xs3") return out;
+  for (const InvalidChange& change : invalid_changes) {
+    Intent in = c.intent;
+    change.apply({in.shape[2], in.kernel[0], in.strides[0], in.dilations[0], in.pads_begin[0],
+                  in.pads_end[0]});
+    // The problem as the case's, with the change: what a rule set that accepts these attributes
+    // in its framework's spelling resolves them to, or what it must refuse.
+    const auto changed = [&](const std::string& label) -> std::optional<Problem> {
+      for (const RuledProblem& r : valid) {
+        if (r.label != label || r.problem.axes[0].pad_end != c.intent.pads_end[0]) continue;
+        Problem p = r.problem;
+        Axis& a = p.axes[0];
+        change.apply({a.extent, a.kernel, a.stride, a.dilation, a.pad_begin, a.pad_end});
+        return p;
+      }
+      return std::nullopt;
+    };
+    if (rules == "spec") {  // any problem of the model: the spec's own rules decide
+      for (const RuledProblem& r : valid)
+        if (std::optional<Problem> p = changed(r.label)) add(r.label, *p, change.what);
+      continue;
+    }
+    for (const Translation& t : translate(in)) {
+      if (!t.reason.empty() || framework_name(t.framework) != rules) continue;
+      if (Result<Frontend> f = from_framework(t.framework, t.attributes, t.input)) {
+        add(t.label, f->problem, change.what);
+      } else if (std::optional<Problem> p = changed(t.label)) {
+        if (!seen.insert(t.label + " " + format_problem(*p)).second) continue;
+        out.push_back({t.label, *p, {}, fmt::format("{} ({})", f.error().message, change.what)});
+      }
+    }
   }
   return out;
 }

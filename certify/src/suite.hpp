@@ -63,6 +63,19 @@ struct RuledProblem {
 };
 std::vector<RuledProblem> problems_under(const Case& c, const std::string& rules);
 
+// output_shape's question (backend.h, version 2): a problem's attributes under a rule set, and
+// the rule set's answer -- the output extents, or a refusal and the rule behind it.
+struct ShapeQuestion {
+  std::string label;             // as RuledProblem's
+  Problem problem;               // its attributes, valid under the rules or not
+  std::vector<int64_t> extents;  // the spatial output extents; empty: the rules refuse them
+  std::string refusal;           // why the rules refuse (the front-end's or the spec's message)
+};
+// The case's problems under the rule set, and the same with one attribute of the first axis
+// changed into one a framework must check: a window longer than the padded input, pads as long
+// as the window, a zero stride, a zero kernel.
+std::vector<ShapeQuestion> shape_questions(const Case& c, const std::string& rules);
+
 // The case's input for a problem: deterministic in (case, problem).
 Tensor make_input(const Case& c, const Problem& p);
 

@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "children.hpp"
+#include "poolspec/backend.hpp"
 #include "text.hpp"
 #include "worker_protocol.hpp"
 
@@ -89,6 +90,7 @@ const char* stage_name(uint32_t stage) {
     case wire::supports: return "supports";
     case wire::accumulation_for: return "accumulation_for";
     case wire::run: return "run";
+    case wire::output_shape: return "output_shape";
     default: return "the worker, between calls";
   }
 }
@@ -434,9 +436,10 @@ LibraryDescription Worker::describe() {
         info.rules[sizeof info.rules - 1] = '\0';
     const std::string name = info.name, where = fmt::format("entry {}", i);
     std::string error;
-    if (info.abi_version != POOLSPEC_BACKEND_ABI_VERSION)
-      error = fmt::format("abi_version={}: this poolspec speaks version {}", info.abi_version,
-                          POOLSPEC_BACKEND_ABI_VERSION);
+    if (!abi_version_known(info.abi_version))
+      error =
+          fmt::format("abi_version={}: this poolspec speaks versions {} and {}", info.abi_version,
+                      POOLSPEC_BACKEND_ABI_VERSION_1, POOLSPEC_BACKEND_ABI_VERSION);
     else if (!info.has_name)
       error = "name=NULL: a backend must have a name";
     else if (info.name_truncated || !name_is_valid(name))
@@ -455,6 +458,7 @@ LibraryDescription Worker::describe() {
     b.rules = printable(info.rules, 64);
     b.accumulation = info.accumulation;
     b.has_accumulation_for = info.has_accumulation_for;
+    b.has_output_shape = info.has_output_shape != 0;
     if (!error.empty()) {
       out.load_error =
           fmt::format("{}{}: {}", where, b.name.empty() ? "" : " (" + b.name + ")", error);
@@ -488,6 +492,7 @@ CallOutcome Worker::call(uint32_t index, const poolspec_problem& problem,
   q.problem.text = nullptr;
   std::snprintf(q.text, sizeof q.text, "%s", problem.text ? problem.text : "");
   q.cpu_seconds = static_cast<int64_t>(config_.cpu_limit_s);
+  q.shape_question = buffers.shape_question ? 1 : 0;
   // [status page][guard][region 0][guard][region 1][guard][region 2][guard][region 3][guard]
   const size_t start_offsets[wire::buffer_count] = {buffers.element_bytes, buffers.element_bytes,
                                                     sizeof(int64_t), 1};

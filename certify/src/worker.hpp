@@ -37,6 +37,7 @@ struct BackendDescription {
   std::string name, version, rules;
   poolspec_accumulation accumulation{};
   bool has_accumulation_for = false;
+  bool has_output_shape = false;  // version 2's output_shape given
 };
 
 // A library's backends, or why it could not be loaded (what the load did: a crash, an exit, a
@@ -58,13 +59,16 @@ struct CallBuffers {
   // page before it, so that it starts misaligned.
   bool flush_end = true;
   size_t element_bytes = 1;
+  // output_shape's question instead of supports and run: the output buffer takes the extents
+  // (output_bytes = spatial_rank * 8, element_bytes 8), the input and indices are empty.
+  bool shape_question = false;
 };
 
 struct CallOutcome {
   enum class Kind {
     ran,            // run returned 0
-    unsupported,    // supports returned 0: `message` is the reason
-    bad_supports,   // supports returned neither 0 nor 1
+    unsupported,    // supports (or output_shape) returned 0: `message` is the reason
+    bad_supports,   // supports (or output_shape) returned neither 0 nor 1
     run_error,      // run returned nonzero: `message`
     crash,          // the worker died (signal, exit) or broke the protocol
     hang,           // past the time limit (wall clock or CPU): killed

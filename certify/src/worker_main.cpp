@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "children.hpp"
+#include "poolspec/backend.hpp"
 #include "poolspec/optimized/optimized.hpp"
 #include "poolspec/reference/reference.hpp"
 #include "poolspec/xs3/engine.hpp"
@@ -151,6 +152,7 @@ Loaded load(const std::string& library, wire::Description& d) {
     info.has_supports = b->supports != nullptr;
     info.has_run = b->run != nullptr;
     info.has_accumulation_for = b->accumulation_for != nullptr;
+    info.has_output_shape = poolspec::output_shape_of(*b) != nullptr;
     info.accumulation = b->accumulation;
   }
   return out;
@@ -223,9 +225,17 @@ void call(const wire::Request& q, const Loaded& loaded, int memfd) {
   problem.text = text;
   const poolspec_backend* b = loaded.backends[q.backend];
   set_cpu_limit(q.cpu_seconds);
-  status_page->stage = wire::supports;
-  r.supported = b->supports(b, &problem, message, message_size);
-  if (r.supported == 1) {
+  if (q.shape_question) {
+    const auto output_shape = poolspec::output_shape_of(*b);
+    if (!output_shape) _exit(wire::exit_bad_request);  // poolspec asks only a backend that has it
+    status_page->stage = wire::output_shape;
+    r.supported = output_shape(b, &problem, reinterpret_cast<int64_t*>(data[wire::output]), message,
+                               message_size);
+  } else {
+    status_page->stage = wire::supports;
+    r.supported = b->supports(b, &problem, message, message_size);
+  }
+  if (r.supported == 1 && !q.shape_question) {
     status_page->stage = wire::accumulation_for;
     r.accumulation = b->accumulation;
     if (b->accumulation_for) b->accumulation_for(b, &problem, &r.accumulation);

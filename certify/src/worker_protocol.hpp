@@ -46,7 +46,14 @@ struct Status {
   uint32_t stage;  // Stage
   uint32_t calls;
 };
-enum Stage : uint32_t { idle = 0, loading = 1, supports = 2, accumulation_for = 3, run = 4 };
+enum Stage : uint32_t {
+  idle = 0,
+  loading = 1,
+  supports = 2,
+  accumulation_for = 3,
+  run = 4,
+  output_shape = 5
+};
 
 enum Kind : uint32_t { describe = 1, call = 2, fault = 3 };
 
@@ -58,12 +65,14 @@ struct Request {
   uint64_t span_offset = 0, span_size = 0;  // the guards and regions, in the memfd
   uint64_t memfd_size = 0;
   int64_t cpu_seconds = 0;  // the CPU time this call may use (RLIMIT_CPU, set before the call)
+  // 1: ask output_shape instead (the extents into the output buffer, spatial_rank int64s).
+  uint32_t shape_question = 0;
 };
 
 struct BackendInfo {
   uint32_t abi_version = 0;
   uint8_t has_name = 0, has_version = 0, has_rules = 0, has_supports = 0, has_run = 0,
-          has_accumulation_for = 0;
+          has_accumulation_for = 0, has_output_shape = 0;
   uint8_t name_truncated = 0, version_truncated = 0, rules_truncated = 0;
   char name[name_bytes]{}, version[version_bytes]{}, rules[rules_bytes]{};
   poolspec_accumulation accumulation{};
@@ -73,7 +82,8 @@ struct BackendInfo {
 struct Reply {
   uint32_t magic_number = magic, sequence = 0, kind = 0;
   // call: supports' return, then (when 1) the accumulation declared for the problem
-  // (accumulation_for's, or the struct's) and run's return.
+  // (accumulation_for's, or the struct's) and run's return; a shape question: output_shape's
+  // return in `supported`.
   int32_t supported = 0, run_status = 0;
   poolspec_accumulation accumulation{};
   // fault: the buffer whose guard was touched (-1: none of them) and where, from the data's

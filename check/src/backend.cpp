@@ -56,9 +56,7 @@ Layout layout_of(const poolspec_problem& c) {
   return c.layout == POOLSPEC_NHWC ? Layout::channels_last : Layout::channels_first;
 }
 
-Result<CProblem> to_c_problem(const Problem& p, Layout layout) {
-  Result<ShapeInfo> shape = validated_shape(p);
-  if (!shape) return shape.error();
+Result<CProblem> to_c_shape_question(const Problem& p, Layout layout) {
   if (p.axes.size() > POOLSPEC_MAX_SPATIAL)
     return Error{fmt::format("spatial rank {}: the backend ABI carries at most {} axes",
                              p.axes.size(), POOLSPEC_MAX_SPATIAL)};
@@ -71,13 +69,7 @@ Result<CProblem> to_c_problem(const Problem& p, Layout layout) {
   c.spatial_rank = static_cast<int32_t>(p.axes.size());
   for (size_t i = 0; i < p.axes.size(); ++i) {
     const Axis& a = p.axes[i];
-    c.axes[i] = {a.extent,
-                 a.kernel,
-                 a.stride,
-                 a.dilation,
-                 a.pad_begin,
-                 a.pad_end,
-                 shape->output_shape[i + 2]};
+    c.axes[i] = {a.extent, a.kernel, a.stride, a.dilation, a.pad_begin, a.pad_end, -1};
   }
   c.rounding = static_cast<int32_t>(p.rounding);
   c.divisor = static_cast<int32_t>(p.divisor);
@@ -93,6 +85,16 @@ Result<CProblem> to_c_problem(const Problem& p, Layout layout) {
   c.layout = layout == Layout::channels_last ? POOLSPEC_NHWC : POOLSPEC_NCHW;
   out.text = format_problem(p);
   c.text = out.text.c_str();
+  return out;
+}
+
+Result<CProblem> to_c_problem(const Problem& p, Layout layout) {
+  Result<ShapeInfo> shape = validated_shape(p);
+  if (!shape) return shape.error();
+  Result<CProblem> out = to_c_shape_question(p, layout);
+  if (!out) return out;
+  for (size_t i = 0; i < p.axes.size(); ++i)
+    out->problem.axes[i].output = shape->output_shape[i + 2];
   return out;
 }
 
@@ -207,8 +209,9 @@ std::unique_ptr<EngineBackend> make_engine_backend(const Engine& engine, std::st
 
 Status check_backend(const poolspec_backend* b) {
   if (!b) return Error{"the entry point returned no backend"};
-  if (b->abi_version != POOLSPEC_BACKEND_ABI_VERSION)
-    return Error{fmt::format("abi_version={}: this poolspec speaks version {}", b->abi_version,
+  if (!abi_version_known(b->abi_version))
+    return Error{fmt::format("abi_version={}: this poolspec speaks versions {} and {}",
+                             b->abi_version, POOLSPEC_BACKEND_ABI_VERSION_1,
                              POOLSPEC_BACKEND_ABI_VERSION)};
   if (!b->name || !*b->name) return Error{"name: a backend must have a name"};
   if (!b->rules)

@@ -31,6 +31,13 @@ const std::pair<poolspec::Framework, const char*> framework_option_help[] = {
     {poolspec::Framework::onednn,
      "oneDNN pooling: 'alg=pooling_avg_include_padding kernel=3,3 strides=2,2 padding_l=1,1 "
      "padding_r=1,1'"},
+    {poolspec::Framework::opencv,
+     "OpenCV DNN Pooling LayerParams: 'pool=ave kernel_h=3 kernel_w=3 stride_h=2 stride_w=2 "
+     "pad_t=1 pad_b=1 pad_l=1 pad_r=1 ceil_mode=true' (NCHW)"},
+    {poolspec::Framework::armnn,
+     "Arm NN Pooling2dDescriptor: 'pool_type=Average pool_height=3 pool_width=3 stride_y=2 "
+     "stride_x=2 pad_top=1 pad_bottom=1 pad_left=1 pad_right=1 output_shape_rounding=Ceiling "
+     "padding_method=Exclude data_layout=NCHW'"},
 };
 
 }  // namespace
@@ -143,7 +150,8 @@ int main(int argc, char** argv) {
       ->add_option(
           "--rules", certify_rules,
           "Rule sets to hold each backend to: claimed (its own), spec, xs3, or a framework "
-          "(ngraph openvino onnx pytorch tensorflow tflite onednn); default claimed,openvino")
+          "(ngraph openvino onnx pytorch tensorflow tflite onednn opencv armnn); default "
+          "claimed,openvino")
       ->delimiter(',');
   certify_cmd->add_option("--layout", certify_layouts, "nchw, nhwc (default both)")->delimiter(',');
   certify_cmd->add_option("--shard", certify.shard,

@@ -193,6 +193,19 @@ Status check_dtype(DType d, const std::vector<DType>& allowed, std::string_view 
       fmt::format("dtype {}: {} takes {}", dtype_name(d), context, fmt::join(names, ", "))};
 }
 
+Result<Rounding> rounding_for_extents(const Problem& p, const std::vector<int64_t>& extents,
+                                      const std::vector<Rounding>& candidates,
+                                      std::string_view context) {
+  for (Rounding r : candidates) {
+    bool all = true;
+    for (size_t i = 0; i < p.axes.size() && all; ++i)
+      all = formulas::output_extent(formulas::terms_of<int64_t>(p.axes[i]), r) == extents[i];
+    if (all) return r;
+  }
+  return Error{fmt::format("{}: output extents {} are not those of its rounding over these pads {}",
+                           context, fmt::join(extents, "x"), model_cannot_state)};
+}
+
 void use_lowest_start_max(Problem& p) {
   p.max_start = MaxStart::lowest;
   p.empty = EmptyWindow::lowest;

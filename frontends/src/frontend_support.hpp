@@ -75,6 +75,14 @@ Frontend framed(Problem p, const std::vector<int64_t>& framework_input_shape, bo
 int openvino_op_version(Op op, int opset);
 int onnx_op_version(Op op, bool global, int opset);
 
+// A framework whose output extents follow a rule of its own (OpenCV's and Arm NN's drop tests):
+// the rounding of the problem model, among `candidates` in order, that gives `extents` on every
+// axis -- the same windows, since a window's start and taps do not depend on the rounding -- or
+// an error naming the first axis none reproduces.
+Result<Rounding> rounding_for_extents(const Problem& p, const std::vector<int64_t>& extents,
+                                      const std::vector<Rounding>& candidates,
+                                      std::string_view context);
+
 // Reads a strict-'>' reference's MaxPool: running max from lowest(), NaN never selected, an
 // empty window yields lowest() (docs/semantics.md 2.2; oneDNN and TFLite alike).
 void use_lowest_start_max(Problem& p);

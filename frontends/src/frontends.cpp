@@ -115,6 +115,8 @@ std::string_view framework_name(Framework f) {
     case Framework::tensorflow: return "tensorflow";
     case Framework::tflite: return "tflite";
     case Framework::onednn: return "onednn";
+    case Framework::opencv: return "opencv";
+    case Framework::armnn: return "armnn";
   }
   return "?";
 }
@@ -124,7 +126,7 @@ Result<Framework> parse_framework(std::string_view name) {
     if (framework_name(f) == name) return f;
   return Error{
       fmt::format("framework '{}': must be one of ngraph openvino onnx pytorch "
-                  "tensorflow tflite onednn",
+                  "tensorflow tflite onednn opencv armnn",
                   name)};
 }
 
@@ -149,6 +151,8 @@ std::string operator_name(Framework f, const FrontendInput& in, size_t spatial) 
     case Framework::tensorflow: return fmt::format("tf.nn.{}_pool", avg ? "avg" : "max");
     case Framework::tflite: return avg ? "TFLite AVERAGE_POOL_2D" : "TFLite MAX_POOL_2D";
     case Framework::onednn: return avg ? "oneDNN pooling_avg" : "oneDNN pooling_max";
+    case Framework::opencv: return avg ? "OpenCV Pooling ave" : "OpenCV Pooling max";
+    case Framework::armnn: return avg ? "Arm NN Pooling2d Average" : "Arm NN Pooling2d Max";
   }
   return "?";
 }
@@ -174,6 +178,8 @@ Result<Frontend> from_framework(Framework f, std::string_view attributes, const 
     case Framework::tensorflow: out = from_tensorflow(attributes, in); break;
     case Framework::tflite: out = from_tflite(attributes, in); break;
     case Framework::onednn: out = from_onednn(attributes, in); break;
+    case Framework::opencv: out = from_opencv(attributes, in); break;
+    case Framework::armnn: out = from_armnn(attributes, in); break;
   }
   if (out) out->operator_name = operator_name(f, in, out->problem.axes.size());
   return out;

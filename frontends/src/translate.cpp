@@ -48,7 +48,8 @@ std::vector<int64_t> extents(const Intent& in, Rounding r) {
   for (size_t i = 0; i < rank_of(in); ++i) {
     const Axis a{in.shape[i + 2], in.kernel[i],     in.strides[i],
                  in.dilations[i], in.pads_begin[i], std::max<int64_t>(0, in.pads_end[i])};
-    out.push_back(formulas::output_extent(formulas::terms_of<int64_t>(a), r));
+    // A stride below 1 has no extent (the front-ends refuse it): no division by it here.
+    out.push_back(a.stride < 1 ? 0 : formulas::output_extent(formulas::terms_of<int64_t>(a), r));
   }
   return out;
 }
@@ -142,9 +143,13 @@ std::string tf_padding(const Intent& in, std::string& reason) {
   const size_t rank = rank_of(in);
   bool valid = true, same = true;
   for (size_t i = 0; i < rank; ++i) {
+    valid = valid && in.pads_begin[i] == 0 && in.pads_end[i] == 0;
+    if (in.strides[i] < 1) {  // no SAME pads to compare with (and no division by the stride)
+      same = false;
+      continue;
+    }
     const auto pads = formulas::same_pads<int64_t>(in.shape[i + 2], in.kernel[i], in.strides[i],
                                                    in.dilations[i], true);
-    valid = valid && in.pads_begin[i] == 0 && in.pads_end[i] == 0;
     same = same && in.pads_begin[i] == pads.begin && in.pads_end[i] == pads.end;
   }
   if (in.ceil && extents(in, Rounding::ceil) != extents(in, Rounding::floor))
@@ -217,6 +222,38 @@ Translation onednn(const Intent& in) {
   return t;
 }
 
+// OpenCV's Pooling layer: 2-D, explicit pads per side, no dilation; include -> its padded area.
+Translation opencv(const Intent& in) {
+  Translation t = make(Framework::opencv, "opencv", in);
+  t.reason = cannot(in, false, true, false);
+  if (t.reason.empty() && rank_of(in) != 2) t.reason = "2 spatial axes only";
+  if (rank_of(in) != 2) return t;
+  t.attributes = fmt::format(
+      "pool={} kernel_h={} kernel_w={} stride_h={} stride_w={} pad_t={} pad_b={} pad_l={} "
+      "pad_r={} ceil_mode={}",
+      in.op == Op::max ? "max" : "ave", in.kernel[0], in.kernel[1], in.strides[0], in.strides[1],
+      in.pads_begin[0], in.pads_end[0], in.pads_begin[1], in.pads_end[1], in.ceil);
+  if (in.op == Op::avg) t.attributes += fmt::format(" ave_pool_padded_area={}", in.include_pad);
+  return t;
+}
+
+// Arm NN's Pooling2dDescriptor: 2-D, explicit pads per side, no dilation, NCHW here.
+Translation armnn(const Intent& in) {
+  Translation t = make(Framework::armnn, "armnn", in);
+  t.reason = cannot(in, false, true, false);
+  if (t.reason.empty() && rank_of(in) != 2) t.reason = "2 spatial axes only";
+  if (rank_of(in) != 2) return t;
+  t.attributes = fmt::format(
+      "pool_type={} pool_height={} pool_width={} stride_y={} stride_x={} pad_top={} "
+      "pad_bottom={} pad_left={} pad_right={} output_shape_rounding={} data_layout=NCHW",
+      in.op == Op::max ? "Max" : "Average", in.kernel[0], in.kernel[1], in.strides[0],
+      in.strides[1], in.pads_begin[0], in.pads_end[0], in.pads_begin[1], in.pads_end[1],
+      in.ceil ? "Ceiling" : "Floor");
+  if (in.op == Op::avg)
+    t.attributes += in.include_pad ? " padding_method=IgnoreValue" : " padding_method=Exclude";
+  return t;
+}
+
 }  // namespace
 
 std::vector<Translation> translate(const Intent& in) {
@@ -230,12 +267,16 @@ std::vector<Translation> translate(const Intent& in) {
   out.push_back(tensorflow(in));
   out.push_back(tflite(in));
   out.push_back(onednn(in));
+  out.push_back(opencv(in));
+  out.push_back(armnn(in));
   // Which dtypes a framework's op takes is its front-end's to say (one table, there): a
-  // translation whose dtype the front-end refuses carries that refusal as its reason.
+  // translation whose dtype the front-end refuses carries that refusal as its reason, as does one
+  // whose attributes the framework takes and the problem model cannot state.
   for (Translation& t : out) {
     if (!t.reason.empty()) continue;
     Result<Frontend> accepted = from_framework(t.framework, t.attributes, t.input);
-    if (!accepted && accepted.error().message.starts_with("dtype "))
+    if (!accepted && (accepted.error().message.starts_with("dtype ") ||
+                      accepted.error().message.ends_with(model_cannot_state)))
       t.reason = accepted.error().message;
   }
   return out;

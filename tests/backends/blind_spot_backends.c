@@ -11,6 +11,10 @@
  *   blind-override        divisor_override ignored (the in-bounds count used)
  *   blind-dilation3       a dilation of 3 or more taken one smaller on the last axis
  *   blind-rank3           a 3-D problem's pad_end on depth ignored
+ *   blind-shape           runs right, but its own shape rule (output_shape, backend.h version 2)
+ *                         answers one output for a window longer than the padded input, as a
+ *                         difference-or-zero subtraction does, where it must refuse: only the shape
+ *                         questions reach it
  */
 #define poolspec_backend_entry minimal_backend_entry
 #include "minimal_backend.c"
@@ -171,14 +175,41 @@ static int rank3_run(const poolspec_backend* self, const poolspec_problem* p, co
   return minimal_run(self, &q, in, out, indices, message, size);
 }
 
+static int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+
+/* The spec's output extents (docs/semantics.md, shape rules), but max(0, span): never fewer than
+ * one output. Refuses zero attributes and windows that start in the padding before the input. */
+static int shape_never_empty(const poolspec_backend* self, const poolspec_problem* p, int64_t* extents, char* reason,
+                             size_t size) {
+  (void)self;
+  for (int i = 0; i < p->spatial_rank; ++i) {
+    const poolspec_axis* a = &p->axes[i];
+    const int64_t window = (a->kernel - 1) * a->dilation + 1;
+    if (a->kernel < 1 || a->stride < 1 || a->dilation < 1 || a->pad_begin < 0 || a->pad_end < 0 ||
+        (p->empty_window == POOLSPEC_EMPTY_ERROR && (a->pad_begin >= window || a->pad_end >= window))) {
+      snprintf(reason, size, "axis %d: attributes refused", i);
+      return 0;
+    }
+    int64_t span = a->extent + a->pad_begin + a->pad_end - window;
+    if (span < 0) span = 0; /* the bug */
+    int64_t o = floor_div(span, a->stride) + 1;
+    if (p->rounding != POOLSPEC_FLOOR) o = -floor_div(-span, a->stride) + 1;
+    if (p->rounding == POOLSPEC_CEIL_TORCH && (o - 1) * a->stride >= a->extent + a->pad_begin) --o;
+    extents[i] = o;
+  }
+  return 1;
+}
+
 #define BLIND(name, run) \
-  { POOLSPEC_BACKEND_ABI_VERSION, name, "1.0", "spec", {POOLSPEC_F64, 1, 1.0, 0}, NULL, minimal_supports, run, NULL }
+  { POOLSPEC_BACKEND_ABI_VERSION, name, "1.0", "spec", {POOLSPEC_F64, 1, 1.0, 0}, NULL, minimal_supports, run, NULL, NULL }
 
 const poolspec_backend* poolspec_backend_entry(uint32_t index) {
   static const poolspec_backend blind[] = {
       BLIND("blind-nan-body", nan_body_run),         BLIND("blind-all-nan", all_nan_run),
       BLIND("blind-channels-48", channels_48_run),   BLIND("blind-wide-average", wide_average_run),
       BLIND("blind-large-window", large_window_run), BLIND("blind-override", override_run),
-      BLIND("blind-dilation3", dilation3_run),       BLIND("blind-rank3", rank3_run)};
+      BLIND("blind-dilation3", dilation3_run),       BLIND("blind-rank3", rank3_run),
+      {POOLSPEC_BACKEND_ABI_VERSION, "blind-shape", "1.0", "spec", {POOLSPEC_F64, 1, 1.0, 0}, NULL, minimal_supports,
+       minimal_run, NULL, shape_never_empty}};
   return index < sizeof blind / sizeof blind[0] ? &blind[index] : NULL;
 }

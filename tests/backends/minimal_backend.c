@@ -124,6 +124,7 @@ const poolspec_backend* poolspec_backend_entry(uint32_t index) {
   static const poolspec_backend minimal = {
       POOLSPEC_BACKEND_ABI_VERSION, "minimal", "1.0", "spec",
       /* double sums, one division, one rounding into f32 */
-      {POOLSPEC_F64, 1, 1.0, 0}, NULL, minimal_supports, minimal_run, NULL};
+      {POOLSPEC_F64, 1, 1.0, 0}, NULL, minimal_supports, minimal_run, NULL,
+      NULL /* no output_shape: the spec's shape rule is the only one it has */};
   return index == 0 ? &minimal : NULL;
 }

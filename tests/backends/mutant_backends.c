@@ -84,7 +84,7 @@ static int unwritten_run(const poolspec_backend* self, const poolspec_problem* p
 }
 
 #define MUTANT(name, run) \
-  { POOLSPEC_BACKEND_ABI_VERSION, name, "1.0", "spec", {POOLSPEC_F64, 1, 1.0, 0}, NULL, minimal_supports, run, NULL }
+  { POOLSPEC_BACKEND_ABI_VERSION, name, "1.0", "spec", {POOLSPEC_F64, 1, 1.0, 0}, NULL, minimal_supports, run, NULL, NULL }
 
 const poolspec_backend* poolspec_backend_entry(uint32_t index) {
   static const poolspec_backend mutants[] = {

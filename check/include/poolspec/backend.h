@@ -11,7 +11,9 @@
  * spec. The in-tree engines (reference, optimized, xs3) and the adapters for oneDNN, XNNPACK and
  * libtorch are backends through this same struct.
  *
- * Version 1. A library built against another major version is refused by name and number. */
+ * Version 2: version 1's struct with `output_shape` after its last member. A library built against
+ * version 1 (the struct without it) loads as it did: poolspec reads output_shape only from a struct
+ * that declares version 2. Any other version is refused by name and number. */
 #ifndef POOLSPEC_BACKEND_H
 #define POOLSPEC_BACKEND_H
 
@@ -22,7 +24,8 @@
 extern "C" {
 #endif
 
-#define POOLSPEC_BACKEND_ABI_VERSION 1u
+#define POOLSPEC_BACKEND_ABI_VERSION 2u
+#define POOLSPEC_BACKEND_ABI_VERSION_1 1u /* the struct ends at `context` */
 #define POOLSPEC_BACKEND_ENTRY "poolspec_backend_entry"
 #define POOLSPEC_MAX_SPATIAL 8
 
@@ -73,7 +76,8 @@ enum poolspec_layout { POOLSPEC_NCHW = 0, POOLSPEC_NHWC = 1 };
 typedef struct poolspec_axis {
   int64_t extent, kernel, stride, dilation; /* dilation 1 = none */
   int64_t pad_begin, pad_end;
-  int64_t output; /* the output extent, from the spec's shape rules */
+  int64_t output; /* the output extent, from the spec's shape rules; -1 in output_shape's
+                     question (the backend says it) */
 } poolspec_axis;
 
 typedef struct poolspec_problem {
@@ -114,8 +118,8 @@ struct poolspec_backend {
   const char* name;     /* 1 to 64 characters of A-Z a-z 0-9 . _ + -, unique in the library */
   const char* version;  /* free text: "1.4.2 (avx512)" */
   /* The framework rules the backend claims to follow, which `certify` holds it to: "openvino",
-   * "ngraph", "onnx", "pytorch", "tensorflow", "tflite", "onednn", "xs3", or "spec" (any
-   * problem of the model, under each framework's rules in turn). */
+   * "ngraph", "onnx", "pytorch", "tensorflow", "tflite", "onednn", "opencv", "armnn", "xs3", or
+   * "spec" (any problem of the model, under each framework's rules in turn). */
   const char* rules;
   poolspec_accumulation accumulation;
   /* Optional (NULL: `accumulation` for every problem): the accumulation for one problem. */
@@ -135,6 +139,15 @@ struct poolspec_backend {
   int (*run)(const poolspec_backend* self, const poolspec_problem* problem, const void* input,
              void* output, int64_t* indices, char* message, size_t message_size);
   void* context; /* the backend's own, untouched by poolspec */
+  /* Version 2, optional (NULL: the backend has no shape rule of its own to certify). The output
+   * extents the backend's own shape rule gives for the problem's attributes, as a framework's
+   * shape inference would: every axes[i].output is -1 (not given). Writes spatial_rank extents
+   * into `extents` and returns 1; or returns 0, with a reason, when the backend refuses these
+   * attributes (as its framework must refuse some: a window longer than the padded input, a
+   * pad the framework does not allow). Writes nothing else. Certify compares the answer with
+   * the rule set's, refusals included. */
+  int (*output_shape)(const poolspec_backend* self, const poolspec_problem* problem,
+                      int64_t* extents, char* reason, size_t reason_size);
 };
 
 typedef const poolspec_backend* (*poolspec_backend_entry_fn)(uint32_t index);

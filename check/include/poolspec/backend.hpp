@@ -29,6 +29,17 @@ struct CProblem {
 
 // Fails when the problem is not valid (validate()) or has more than POOLSPEC_MAX_SPATIAL axes.
 Result<CProblem> to_c_problem(const Problem& p, Layout layout);
+// output_shape's question: the problem's attributes as they are, valid or not, every output
+// extent -1. Fails only beyond POOLSPEC_MAX_SPATIAL axes.
+Result<CProblem> to_c_shape_question(const Problem& p, Layout layout);
+// The versions whose struct poolspec reads: 1 (without output_shape) and 2.
+inline bool abi_version_known(uint32_t v) {
+  return v == POOLSPEC_BACKEND_ABI_VERSION_1 || v == POOLSPEC_BACKEND_ABI_VERSION;
+}
+// The backend's output_shape, or NULL: never read from a version-1 struct, which ends before it.
+inline auto output_shape_of(const poolspec_backend& b) {
+  return b.abi_version >= 2 ? b.output_shape : nullptr;
+}
 // Every field checked: a backend's copy is read back only in tests, a fuzzer's bytes always.
 Result<Problem> from_c_problem(const poolspec_problem& c);
 Layout layout_of(const poolspec_problem& c);

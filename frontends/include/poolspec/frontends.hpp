@@ -36,10 +36,11 @@ class Attributes {
 };
 
 // The frameworks whose pooling rules poolspec knows (docs/semantics.md 1a, 1b).
-enum class Framework { ngraph, openvino, onnx, pytorch, tensorflow, tflite, onednn };
+enum class Framework { ngraph, openvino, onnx, pytorch, tensorflow, tflite, onednn, opencv, armnn };
 inline constexpr Framework all_frameworks[] = {
-    Framework::ngraph,     Framework::openvino, Framework::onnx,  Framework::pytorch,
-    Framework::tensorflow, Framework::tflite,   Framework::onednn};
+    Framework::ngraph,  Framework::openvino,   Framework::onnx,
+    Framework::pytorch, Framework::tensorflow, Framework::tflite,
+    Framework::onednn,  Framework::opencv,     Framework::armnn};
 std::string_view framework_name(Framework f);
 Result<Framework> parse_framework(std::string_view name);
 
@@ -68,6 +69,12 @@ struct Frontend {
   Framing framing;
   std::string operator_name;  // "OpenVINO MaxPool-8", "ONNX AveragePool-22", "torch avg_pool2d"
 };
+
+// Ends a front-end's error for attributes the framework accepts but poolspec's problem model
+// cannot state (OpenCV's and Arm NN's drop tests where no rounding of the model gives the same
+// windows): not a refusal of the framework's.
+inline constexpr std::string_view model_cannot_state =
+    "(poolspec's problem model cannot state them)";
 
 // Any framework's attribute text -> the resolved Problem and the framing of its tensors.
 Result<Frontend> from_framework(Framework f, std::string_view attributes, const FrontendInput& in);
@@ -109,6 +116,16 @@ Result<Frontend> from_tflite(std::string_view attributes, const FrontendInput& i
 // pooling_avg_exclude_padding), kernel, strides, dilation (0-based), padding_l, padding_r (may
 // be negative), dst (the caller's dst spatial dims, checked).
 Result<Frontend> from_onednn(std::string_view attributes, const FrontendInput& in);
+
+// OpenCV DNN 4.6 Pooling layer (2-D, NCHW, f32): pool (max, ave), kernel_h, kernel_w, stride_h,
+// stride_w, pad_t, pad_b, pad_l, pad_r, ceil_mode (default true), ave_pool_padded_area (default
+// true).
+Result<Frontend> from_opencv(std::string_view attributes, const FrontendInput& in);
+
+// Arm NN 20.08 Pooling2d (2-D): pool_type (Max, Average), pool_width, pool_height, stride_x,
+// stride_y, pad_left, pad_right, pad_top, pad_bottom, output_shape_rounding (Floor, Ceiling),
+// padding_method (IgnoreValue, Exclude), data_layout (NCHW, NHWC; the input shape is in it).
+Result<Frontend> from_armnn(std::string_view attributes, const FrontendInput& in);
 
 }  // namespace poolspec
 

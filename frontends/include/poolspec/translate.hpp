@@ -38,7 +38,8 @@ struct Translation {
 };
 
 // The intent in every framework (and in the versions whose rules differ: OpenVINO ceil and
-// ceil_torch, ONNX opsets 19 and 22), in a fixed order.
+// ceil_torch, ONNX opsets 19 and 22), in a fixed order. Attributes a framework refuses (a zero
+// stride, a window longer than the input) are spelled as given: its front-end judges them.
 std::vector<Translation> translate(const Intent& intent);
 
 }  // namespace poolspec

@@ -139,9 +139,17 @@ static inline int evil_run_wrong_averages(const poolspec_backend* self, const po
 #define EVIL_ENTRY_WITH(NAME, ACCUMULATION_FOR, SUPPORTS, RUN)                                \
   const poolspec_backend* poolspec_backend_entry(uint32_t index) {                             \
     static const poolspec_backend b = {POOLSPEC_BACKEND_ABI_VERSION, NAME, "1.0", "spec",     \
-                                       EVIL_ACCUMULATION, ACCUMULATION_FOR, SUPPORTS, RUN, NULL}; \
+                                       EVIL_ACCUMULATION, ACCUMULATION_FOR, SUPPORTS, RUN, NULL, NULL}; \
     return index == 0 ? &b : NULL;                                                             \
   }
 #define EVIL_ENTRY(NAME, SUPPORTS, RUN) EVIL_ENTRY_WITH(NAME, NULL, SUPPORTS, RUN)
+/* A correct backend (minimal's supports and run) with OUTPUT_SHAPE (backend.h, version 2). */
+#define EVIL_SHAPE_ENTRY(NAME, OUTPUT_SHAPE)                                                      \
+  const poolspec_backend* poolspec_backend_entry(uint32_t index) {                              \
+    static const poolspec_backend b = {POOLSPEC_BACKEND_ABI_VERSION, NAME, "1.0", "spec",        \
+                                       EVIL_ACCUMULATION, NULL, minimal_supports, minimal_run,  \
+                                       NULL, OUTPUT_SHAPE};                                      \
+    return index == 0 ? &b : NULL;                                                              \
+  }
 
 #endif
