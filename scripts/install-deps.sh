@@ -22,6 +22,8 @@ packages=(
   libomp-14-dev                                    # OpenMP for clang (g++ brings libgomp)
   libdnnl-dev ocl-icd-opencl-dev                   # oneDNN 2.6, a benchmark peer (its CMake config needs OpenCL)
   libxnnpack-dev libpthreadpool-dev                # XNNPACK, a benchmark peer (its header needs pthreadpool.h)
+  libopencv-dnn-dev                                # OpenCV DNN 4.6, a certified backend
+  libarmnn-dev libarmnn-cpuref-backend22           # Arm NN 20.08 and its CpuRef backend, certified
 )
 
 missing=()

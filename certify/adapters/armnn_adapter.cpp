@@ -90,8 +90,8 @@ armnn::TensorInfo tensor_info(const poolspec_problem& p, bool output) {
   const unsigned int h = u(output ? p.axes[0].output : p.axes[0].extent),
                      w = u(output ? p.axes[1].output : p.axes[1].extent);
   const unsigned int n = u(p.batch), c = u(p.channels);
-  const armnn::TensorShape shape =
-      p.layout == POOLSPEC_NHWC ? armnn::TensorShape({n, h, w, c}) : armnn::TensorShape({n, c, h, w});
+  const armnn::TensorShape shape = p.layout == POOLSPEC_NHWC ? armnn::TensorShape({n, h, w, c})
+                                                             : armnn::TensorShape({n, c, h, w});
   switch (p.dtype) {
     case POOLSPEC_F16: return armnn::TensorInfo(shape, armnn::DataType::Float16);
     case POOLSPEC_I8: return armnn::TensorInfo(shape, armnn::DataType::QAsymmS8, 1.0f, 0);
@@ -121,10 +121,9 @@ int run(const poolspec_backend*, const poolspec_problem* p, const void* input, v
     // The problem's output shape: Optimize refuses it when Arm NN infers another.
     pool->GetOutputSlot(0).SetTensorInfo(tensor_info(*p, true));
     std::vector<std::string> messages;
-    armnn::IOptimizedNetworkPtr optimized =
-        armnn::Optimize(*net, {armnn::BackendId("CpuRef")}, rt.GetDeviceSpec(),
-                        armnn::OptimizerOptions(),
-                        armnn::Optional<std::vector<std::string>&>(messages));
+    armnn::IOptimizedNetworkPtr optimized = armnn::Optimize(
+        *net, {armnn::BackendId("CpuRef")}, rt.GetDeviceSpec(), armnn::OptimizerOptions(),
+        armnn::Optional<std::vector<std::string>&>(messages));
     if (!optimized) {
       say(message, size,
           "Arm NN's Optimize gave no network" + (messages.empty() ? "" : ": " + messages[0]));
@@ -152,8 +151,8 @@ int run(const poolspec_backend*, const poolspec_problem* p, const void* input, v
   return 0;
 }
 
-int output_shape(const poolspec_backend*, const poolspec_problem* p, int64_t* extents,
-                 char* reason, size_t size) {
+int output_shape(const poolspec_backend*, const poolspec_problem* p, int64_t* extents, char* reason,
+                 size_t size) {
   const std::string why = refusal(*p);
   if (!why.empty()) {
     say(reason, size, why);

@@ -145,8 +145,8 @@ int run(const poolspec_backend*, const poolspec_problem* p, const void* input, v
   return 0;
 }
 
-int output_shape(const poolspec_backend*, const poolspec_problem* p, int64_t* extents,
-                 char* reason, size_t size) {
+int output_shape(const poolspec_backend*, const poolspec_problem* p, int64_t* extents, char* reason,
+                 size_t size) {
   const std::string why = refusal(*p);
   if (!why.empty()) {
     say(reason, size, why);

@@ -34,8 +34,7 @@ Result<Frontend> from_armnn(std::string_view text, const FrontendInput& in) {
   const std::string context = "Arm NN Pooling2d";
   Result<Attributes> attrs = Attributes::parse(text);
   if (!attrs) return attrs.error();
-  if (Status s = check_dtype(in.dtype, {DType::f32, DType::f16, DType::i8, DType::u8}, context);
-      !s)
+  if (Status s = check_dtype(in.dtype, {DType::f32, DType::f16, DType::i8, DType::u8}, context); !s)
     return s.error();
   Result<std::string> type = attrs->text("pool_type");
   if (!type) return type.error();
@@ -54,8 +53,8 @@ Result<Frontend> from_armnn(std::string_view text, const FrontendInput& in) {
   }
   if (Status s = check_input_shape(in.input_shape, 2, 2, context); !s) return s.error();
   std::vector<int64_t> shape = in.input_shape;  // as (N, C, H, W)
-  if (channels_last) shape = {in.input_shape[0], in.input_shape[3], in.input_shape[1],
-                              in.input_shape[2]};
+  if (channels_last)
+    shape = {in.input_shape[0], in.input_shape[3], in.input_shape[1], in.input_shape[2]};
   const auto scalar = [&](std::string_view name, int64_t min,
                           std::optional<int64_t> absent) -> Result<int64_t> {
     if (!attrs->has(name)) {
@@ -101,12 +100,13 @@ Result<Frontend> from_armnn(std::string_view text, const FrontendInput& in) {
   std::vector<int64_t> extents;
   for (size_t i = 0; i < 2; ++i) {
     const int64_t d = shape[i + 2];
-    for (const auto& [name, pad] : {std::pair{names[i][2], g.pads_begin[i]},
-                                    std::pair{names[i][3], g.pads_end[i]}})
+    for (const auto& [name, pad] :
+         {std::pair{names[i][2], g.pads_begin[i]}, std::pair{names[i][3], g.pads_end[i]}})
       if (pad >= g.kernel[i])
-        return Error{fmt::format("{}={}: must be below {}={} (a window could hold nothing but "
-                                 "padding)",
-                                 name, pad, names[i][0], g.kernel[i])};
+        return Error{
+            fmt::format("{}={}: must be below {}={} (a window could hold nothing but "
+                        "padding)",
+                        name, pad, names[i][0], g.kernel[i])};
     const int64_t span = d + g.pads_begin[i] + g.pads_end[i] - g.kernel[i];
     if (span < 0)
       return Error{fmt::format("{}={}: the window must fit in the padded input {} = {} + {} + {}",
@@ -116,14 +116,14 @@ Result<Frontend> from_armnn(std::string_view text, const FrontendInput& in) {
     if ((o - 1) * g.strides[i] >= d + g.pads_begin[i]) --o;
     extents.push_back(o);
   }
-  Result<Problem> p = resolve(g, GeometryNames{"pool", "stride", "pad_begin", "pad_end", ""}, in,
-                              shape);
+  Result<Problem> p =
+      resolve(g, GeometryNames{"pool", "stride", "pad_begin", "pad_end", ""}, in, shape);
   if (!p) return p.error();
-  Result<Rounding> rounding = rounding_for_extents(
-      *p, extents,
-      ceiling ? std::vector<Rounding>{Rounding::ceil_torch}
-              : std::vector<Rounding>{Rounding::floor, Rounding::ceil_torch},
-      context);
+  Result<Rounding> rounding =
+      rounding_for_extents(*p, extents,
+                           ceiling ? std::vector<Rounding>{Rounding::ceil_torch}
+                                   : std::vector<Rounding>{Rounding::floor, Rounding::ceil_torch},
+                           context);
   if (!rounding) return rounding.error();
   p->rounding = *rounding;
   if (in.op == Op::avg) {

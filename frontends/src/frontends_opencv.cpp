@@ -82,10 +82,11 @@ Result<Frontend> from_opencv(std::string_view text, const FrontendInput& in) {
     const int64_t d = in.input_shape[i + 2];
     const int64_t span = d + g.pads_begin[i] + g.pads_end[i] - g.kernel[i];
     if (span < 0)
-      return Error{fmt::format("{}={}: the window must fit in the padded input {} = {} + {} + {} "
-                               "(OpenCV's forward() refuses the empty output)",
-                               names[i][0], g.kernel[i], d + g.pads_begin[i] + g.pads_end[i], d,
-                               names[i][2], names[i][3])};
+      return Error{
+          fmt::format("{}={}: the window must fit in the padded input {} = {} + {} + {} "
+                      "(OpenCV's forward() refuses the empty output)",
+                      names[i][0], g.kernel[i], d + g.pads_begin[i] + g.pads_end[i], d, names[i][2],
+                      names[i][3])};
     int64_t o = 1 + (*ceil ? ceil_div(span, g.strides[i]) : floor_div(span, g.strides[i]));
     if (g.pads_end[i] != 0 && (o - 1) * g.strides[i] >= d + g.pads_end[i]) --o;
     extents.push_back(o);
@@ -95,8 +96,9 @@ Result<Frontend> from_opencv(std::string_view text, const FrontendInput& in) {
   if (!p) return p.error();
   // ceil_mode=false is floor; ceil_mode=true is ceil, or ceil_torch where OpenCV's drop test
   // dropped a window (the same windows). Anything else the model cannot state.
-  const std::vector<Rounding> order = *ceil ? std::vector<Rounding>{Rounding::ceil, Rounding::ceil_torch}
-                                            : std::vector<Rounding>{Rounding::floor};
+  const std::vector<Rounding> order =
+      *ceil ? std::vector<Rounding>{Rounding::ceil, Rounding::ceil_torch}
+            : std::vector<Rounding>{Rounding::floor};
   Result<Rounding> rounding = rounding_for_extents(*p, extents, order, context);
   if (!rounding) return rounding.error();
   p->rounding = *rounding;
