@@ -69,6 +69,9 @@ struct CertifyOptions {
   std::string out_dir = "certify-out";
   std::vector<std::string> filters;  // only cases whose id contains one of them
   bool shrink = true;
+  // Go on with the run that `out_dir` holds, stopped by a signal or killed: its finished runs are
+  // kept, the others made; the options must be the ones it ran with.
+  bool resume = false;
   // Known deviations: lines "backend rules column | reason" (certify/waivers.txt); "" for none.
   std::string waivers = default_waivers();
   bool json = false;                 // the JSON report on stdout instead of the matrix
@@ -107,6 +110,9 @@ std::string matrix_text(const std::vector<JobResult>& results);
 // One run as a line of JSON: <out>/runs.jsonl gets each as it ends, so that a run that is killed
 // still shows what it did.
 std::string run_line(const JobResult& r);
+// A line of runs.jsonl read back (--resume); the backend's version and claimed rules are left
+// empty.
+Result<JobResult> run_from_line(const std::string& line);
 std::string json_report(const std::vector<JobResult>& results, const RunInfo& info);
 std::string junit_report(const std::vector<JobResult>& results, const RunInfo& info);
 

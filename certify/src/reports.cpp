@@ -217,6 +217,58 @@ std::string json_report(const std::vector<JobResult>& results, const RunInfo& in
   return j.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
+namespace {
+
+// One run of a report or of runs.jsonl; the backend's version and claimed rules come from
+// `described` (name|origin -> version, rules) when the caller has them.
+Result<JobResult> run_from_json(
+    const nlohmann::json& run,
+    const std::map<std::string, std::pair<std::string, std::string>>& described) {
+  JobResult r;
+  r.backend = run.at("backend").get<std::string>();
+  r.origin = run.at("origin").get<std::string>();
+  if (auto it = described.find(r.backend + "|" + r.origin); it != described.end())
+    std::tie(r.version, r.claimed_rules) = it->second;
+  r.rules = run.at("rules").get<std::string>();
+  r.label = run.at("label").get<std::string>();
+  r.case_id = run.at("case").get<std::string>();
+  r.part = run.at("part").get<std::string>();
+  r.problem = run.at("problem").get<std::string>();
+  r.layout = run.at("layout").get<std::string>();
+  r.column = run.at("column").get<std::string>();
+  const std::optional<Verdict> v = verdict_named(run.at("status").get<std::string>());
+  if (!v)
+    return Error{fmt::format("a run's status \"{}\" is not one poolspec gives",
+                             run.at("status").get<std::string>())};
+  r.verdict = *v;
+  r.milliseconds = run.at("ms").get<double>();
+  r.detail = run.value("detail", "");
+  r.note = run.value("note", "");
+  r.elements = run.value("elements", int64_t{0});
+  r.mismatches = run.value("mismatches", int64_t{0});
+  r.worst_fraction_of_bound = run.value("worst_fraction_of_bound", 0.0);
+  if (run.contains("first_mismatches"))
+    for (const auto& e : run.at("first_mismatches")) {
+      ElementMismatch m;
+      m.coordinate = e.at("coordinate").get<std::vector<int64_t>>();
+      m.expected = number_from(e.at("expected"));
+      m.got = number_from(e.at("got"));
+      m.error_ulps = number_from(e.at("error_ulps"));
+      m.allowed = number_from(e.at("allowed"));
+      m.expected_index = e.value("expected_index", int64_t{-1});
+      m.got_index = e.value("got_index", int64_t{-1});
+      r.first.push_back(m);
+    }
+  r.minimal_problem = run.value("minimal_problem", "");
+  r.minimal_within = run.value("minimal_within", "");
+  r.repro_dir = run.value("repro_dir", "");
+  r.repro_command = run.value("repro_command", "");
+  r.reproduces = run.value("reproduces", "");
+  return r;
+}
+
+}  // namespace
+
 Result<std::vector<JobResult>> results_from_json(const std::string& json_text, RunInfo* info) {
   try {
     const nlohmann::json j = nlohmann::json::parse(json_text);
@@ -238,46 +290,9 @@ Result<std::vector<JobResult>> results_from_json(const std::string& json_text, R
           b.at("version").get<std::string>(), b.at("rules").get<std::string>()};
     std::vector<JobResult> out;
     for (const auto& run : j.at("runs")) {
-      JobResult r;
-      r.backend = run.at("backend").get<std::string>();
-      r.origin = run.at("origin").get<std::string>();
-      std::tie(r.version, r.claimed_rules) = described[r.backend + "|" + r.origin];
-      r.rules = run.at("rules").get<std::string>();
-      r.label = run.at("label").get<std::string>();
-      r.case_id = run.at("case").get<std::string>();
-      r.part = run.at("part").get<std::string>();
-      r.problem = run.at("problem").get<std::string>();
-      r.layout = run.at("layout").get<std::string>();
-      r.column = run.at("column").get<std::string>();
-      const std::optional<Verdict> v = verdict_named(run.at("status").get<std::string>());
-      if (!v)
-        return Error{fmt::format("a run's status \"{}\" is not one poolspec gives",
-                                 run.at("status").get<std::string>())};
-      r.verdict = *v;
-      r.milliseconds = run.at("ms").get<double>();
-      r.detail = run.value("detail", "");
-      r.note = run.value("note", "");
-      r.elements = run.value("elements", int64_t{0});
-      r.mismatches = run.value("mismatches", int64_t{0});
-      r.worst_fraction_of_bound = run.value("worst_fraction_of_bound", 0.0);
-      if (run.contains("first_mismatches"))
-        for (const auto& e : run.at("first_mismatches")) {
-          ElementMismatch m;
-          m.coordinate = e.at("coordinate").get<std::vector<int64_t>>();
-          m.expected = number_from(e.at("expected"));
-          m.got = number_from(e.at("got"));
-          m.error_ulps = number_from(e.at("error_ulps"));
-          m.allowed = number_from(e.at("allowed"));
-          m.expected_index = e.value("expected_index", int64_t{-1});
-          m.got_index = e.value("got_index", int64_t{-1});
-          r.first.push_back(m);
-        }
-      r.minimal_problem = run.value("minimal_problem", "");
-      r.minimal_within = run.value("minimal_within", "");
-      r.repro_dir = run.value("repro_dir", "");
-      r.repro_command = run.value("repro_command", "");
-      r.reproduces = run.value("reproduces", "");
-      out.push_back(std::move(r));
+      Result<JobResult> r = run_from_json(run, described);
+      if (!r) return r.error();
+      out.push_back(std::move(*r));
     }
     return out;
   } catch (const std::exception& e) {
@@ -354,6 +369,14 @@ Status write_reports(const std::string& dir,
     if (std::rename((dir + "/" + file + ".next").c_str(), (dir + "/" + file).c_str()) != 0)
       return Error{fmt::format("{}/{}: cannot rename it into place", dir, file)};
   return Ok{};
+}
+
+Result<JobResult> run_from_line(const std::string& line) {
+  try {
+    return run_from_json(nlohmann::json::parse(line), {});
+  } catch (const std::exception& e) {
+    return Error{fmt::format("not a run line: {}", e.what())};
+  }
 }
 
 }  // namespace poolspec::certify

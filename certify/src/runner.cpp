@@ -366,7 +366,7 @@ struct RunState {
   std::vector<bool> done;       // per job: it ran (a stopped run reports those only)
 };
 
-// Set by SIGINT, SIGTERM and SIGHUP during a run: the lanes finish the case they are in, and the
+// Set by SIGINT, SIGTERM and SIGHUP during a run: the lanes finish the run they are in, and the
 // reports are written for the runs made.
 // Written by the handler, read by the lanes' threads: a lock-free atomic is both signal-safe and
 // free of data races.
@@ -477,6 +477,8 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
     if (k >= case_jobs.size()) return;
     std::map<std::string, SpecValues> spec_cache;  // this case's problems: input, expected
     for (size_t ji = case_jobs[k].first; ji < case_jobs[k].second; ++ji) {
+      if (stop_signal != 0) return;  // a stop asked for: the runs made are the report's
+      if (s.done[ji]) continue;      // kept from the run resumed
       const Job& job = s.jobs[ji];
       const Case& c = s.suite[job.case_index];
       const LoadedBackend& b = s.selection.backends[job.backend_index];
@@ -582,6 +584,54 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
   }
 }
 
+// A job as runs.jsonl names it: which backend, rules, case, problem and layout, and whether it
+// asked output_shape.
+std::string job_key(const std::string& backend, const std::string& rules, const std::string& label,
+                    const std::string& case_id, const std::string& layout,
+                    const std::string& problem, bool shape) {
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}", backend, rules, label, case_id, layout, problem,
+                     shape ? "shape" : "run");
+}
+
+// --resume: the finished runs of the run that `out` holds (a killed run's runs.jsonl.partial, or
+// a stopped run's runs.jsonl), after checking that it ran with these options. A last line cut
+// short by a kill is left out (that run is made again).
+Result<std::vector<JobResult>> finished_runs(const std::string& out, const std::string& print) {
+  const std::string partial = out + "/runs.jsonl.partial", stream = out + "/runs.jsonl";
+  std::string source = partial;
+  if (!std::filesystem::exists(partial)) {
+    std::ifstream report(out + "/report.json");
+    std::stringstream text;
+    text << report.rdbuf();
+    RunInfo info;
+    Result<std::vector<JobResult>> earlier = results_from_json(text.str(), &info);
+    if (!earlier)
+      return Error{
+          fmt::format("--resume: {} holds no run to go on with (no runs.jsonl.partial, "
+                      "no readable report.json)",
+                      out)};
+    if (info.stopped_by == 0)
+      return Error{fmt::format("--resume: the run in {} ended by itself: nothing to resume", out)};
+    source = stream;
+  }
+  std::ifstream mark(out + "/run.fingerprint");
+  std::string earlier_print;
+  std::getline(mark, earlier_print);
+  if (earlier_print != print)
+    return Error{fmt::format(
+        "--resume: the run in {} had other options (suite, shard, backends, rules, layouts, "
+        "filters, waivers or limits): run it again with them, or without --resume",
+        out)};
+  std::ifstream lines(source);
+  std::vector<JobResult> out_runs;
+  for (std::string line; std::getline(lines, line);) {
+    Result<JobResult> r = run_from_line(line);
+    if (!r) break;
+    out_runs.push_back(std::move(*r));
+  }
+  return out_runs;
+}
+
 }  // namespace
 
 int certify_command(const CertifyOptions& o) {
@@ -609,6 +659,8 @@ int certify_command(const CertifyOptions& o) {
     return refuse("--input: only with --problem (a replay)");
   if (!o.warmup.empty() && o.problem.empty())
     return refuse("--warmup: only with --problem (a replay)");
+  if (o.resume && (!o.problem.empty() || o.list))
+    return refuse("--resume: only for a suite's run (not with --problem or --list)");
   if ((!o.warmup_input.empty() || !o.warmup_layout.empty()) && o.warmup.empty())
     return refuse("--warmup-input, --warmup-layout: only with --warmup");
   Result<std::vector<Waiver>> waivers = read_waivers(o.waivers);
@@ -616,7 +668,7 @@ int certify_command(const CertifyOptions& o) {
   Result<std::vector<Case>> suite = make_suite(o.suite);
   if (!suite) return refuse(fmt::format("--suite: {}", suite.error().message));
   std::error_code ec;
-  if (o.problem.empty())
+  if (o.problem.empty() && !o.resume)
     std::filesystem::remove_all(o.out_dir + "/repro", ec);  // an earlier run's bundles
   std::filesystem::create_directories(o.out_dir + "/logs", ec);
   reset_logs();
@@ -654,7 +706,7 @@ int certify_command(const CertifyOptions& o) {
               "signal poolspec by its process id, and orphans are killed by /proc scans"
             : "workers run without PID namespaces (--no-pid-namespace)");
   if (!o.problem.empty()) return replay(o, *selection);
-  // From here a stop asked for by a signal ends the run between cases, with its reports.
+  // From here a stop asked for by a signal ends the run between two calls, with its reports.
   const StopSignals stop_signals;
 
   // Every job, before running any, case by case: the progress bar's total, the lanes' work.
@@ -692,18 +744,62 @@ int certify_command(const CertifyOptions& o) {
     return refuse(fmt::format("--filter {}: no case of suite {} matches", fmt::join(o.filters, ","),
                               o.suite));
   info.fingerprint = fingerprint(o, *selection, shard->second);
+  // What --resume checks: the options and this shard.
+  const std::string run_print = fmt::format("{} shard={}", info.fingerprint, info.shard);
+
+  std::vector<JobResult> results(jobs.size());
+  std::vector<bool> done(jobs.size(), false);
+  std::map<std::string, int> bundles_per_row;
+  size_t resumed = 0;
+  if (o.resume) {
+    Result<std::vector<JobResult>> finished = finished_runs(o.out_dir, run_print);
+    if (!finished) return refuse(finished.error().message);
+    std::map<std::string, size_t> job_of;
+    for (size_t ji = 0; ji < jobs.size(); ++ji) {
+      const Job& j = jobs[ji];
+      job_of[job_key(selection->backends[j.backend_index].name(), j.rules, j.problem.label,
+                     (*suite)[j.case_index].id, j.layout, format_problem(j.problem.problem),
+                     j.shape.has_value())] = ji;
+    }
+    for (JobResult& r : *finished) {
+      auto it = job_of.find(job_key(r.backend, r.rules, r.label, r.case_id, r.layout, r.problem,
+                                    r.column == "shape"));
+      if (it == job_of.end() || done[it->second]) continue;
+      const LoadedBackend& b = selection->backends[jobs[it->second].backend_index];
+      r.version = b.description.version;
+      r.claimed_rules = b.description.rules;
+      if (!r.repro_dir.empty()) ++bundles_per_row[r.backend + "@" + r.rules];
+      results[it->second] = std::move(r);
+      done[it->second] = true;
+      ++resumed;
+    }
+    info.notes.push_back(fmt::format("resumed: {} of {} runs kept from the run in {}", resumed,
+                                     jobs.size(), o.out_dir));
+  }
+  if (std::ofstream mark(o.out_dir + "/run.fingerprint"); !(mark << run_print << "\n"))
+    return refuse(fmt::format("--out {}: cannot write run.fingerprint", o.out_dir));
 
   const auto start = Clock::now();
-  Progress progress(jobs.size());
-  std::vector<JobResult> results(jobs.size());
-  RunState state{o, *suite, *selection, *waivers, jobs, results, progress, {}, {}, {}, nullptr, {}};
-  state.done.assign(jobs.size(), false);
-  // runs.jsonl.partial while the run goes; renamed to runs.jsonl with the reports.
+  Progress progress(jobs.size() - resumed);
+  RunState state{o,        *suite,  *selection,
+                 *waivers, jobs,    results,
+                 progress, {},      std::move(bundles_per_row),
+                 {},       nullptr, std::move(done)};
+  // runs.jsonl.partial while the run goes (the kept runs first); renamed to runs.jsonl with the
+  // reports.
   const std::string stream_path = o.out_dir + "/runs.jsonl.partial";
-  state.stream = std::fopen(stream_path.c_str(), "w");
+  const std::string stream_next = stream_path + ".next";
+  state.stream = std::fopen(stream_next.c_str(), "w");
   if (!state.stream)
     return refuse(fmt::format("--out {}: cannot write runs.jsonl.partial: {}", o.out_dir,
                               std::strerror(errno)));
+  for (size_t ji = 0; ji < jobs.size(); ++ji)
+    if (state.done[ji]) std::fputs(run_line(results[ji]).c_str(), state.stream);
+  std::fflush(state.stream);
+  std::filesystem::rename(stream_next, stream_path, ec);
+  if (ec)
+    return refuse(
+        fmt::format("--out {}: cannot write runs.jsonl.partial: {}", o.out_dir, ec.message()));
   std::atomic<size_t> next_case{0};
   if (o.jobs == 1) {
     run_lane(state, next_case, case_jobs);
@@ -716,6 +812,22 @@ int certify_command(const CertifyOptions& o) {
   std::fclose(state.stream);
   sweep_orphans();
   if (!state.spec_error.empty()) return refuse(state.spec_error);
+  // A shape rule that refuses every question its rules answer gets no FAIL (each refusal is
+  // UNSUPPORTED, each must-refuse question a PASS): said, so that its column is not read as a
+  // certified shape rule.
+  std::map<std::string, std::pair<int64_t, int64_t>> answerable;  // row -> asked, answered
+  for (size_t ji = 0; ji < jobs.size(); ++ji)
+    if (jobs[ji].shape && !jobs[ji].shape->extents.empty() && state.done[ji]) {
+      auto& [questions, answered] = answerable[results[ji].backend + "@" + results[ji].rules];
+      ++questions;
+      if (results[ji].verdict != Verdict::unsupported) ++answered;
+    }
+  for (const auto& [row, counts] : answerable)
+    if (counts.second == 0)
+      info.notes.push_back(fmt::format(
+          "{}: output_shape refused all {} shape questions its rules answer; its shape rule is "
+          "not certified (its shape column counts only the refusals it owed)",
+          row, counts.first));
   const int stopped_by = stop_signal;
   if (stopped_by != 0) {
     std::vector<JobResult> made;

@@ -508,6 +508,7 @@ constexpr InvalidChange invalid_changes[] = {
      [](AxisAttributes a) { a.pad_begin = a.pad_end = (a.kernel - 1) * a.dilation + 1; }},
     {"a zero stride", [](AxisAttributes a) { a.stride = 0; }},
     {"a zero kernel", [](AxisAttributes a) { a.kernel = 0; }},
+    {"a zero dilation", [](AxisAttributes a) { a.dilation = 0; }},
 };
 
 }  // namespace
@@ -525,37 +526,40 @@ std::vector<ShapeQuestion> shape_questions(const Case& c, const std::string& rul
   const std::vector<RuledProblem> valid = problems_under(c, rules);
   for (const RuledProblem& r : valid) add(r.label, r.problem, "as the case has it");
   if (c.fixed || rules == "xs3") return out;
-  for (const InvalidChange& change : invalid_changes) {
-    Intent in = c.intent;
-    change.apply({in.shape[2], in.kernel[0], in.strides[0], in.dilations[0], in.pads_begin[0],
-                  in.pads_end[0]});
-    // The problem as the case's, with the change: what a rule set that accepts these attributes
-    // in its framework's spelling resolves them to, or what it must refuse.
-    const auto changed = [&](const std::string& label) -> std::optional<Problem> {
-      for (const RuledProblem& r : valid) {
-        if (r.label != label || r.problem.axes[0].pad_end != c.intent.pads_end[0]) continue;
-        Problem p = r.problem;
-        Axis& a = p.axes[0];
-        change.apply({a.extent, a.kernel, a.stride, a.dilation, a.pad_begin, a.pad_end});
-        return p;
+  // Each change on the first axis and on the last: a rule checked on one axis only shows.
+  const size_t rank = c.intent.shape.size() - 2;
+  for (const size_t axis : rank > 1 ? std::vector<size_t>{0, rank - 1} : std::vector<size_t>{0})
+    for (const InvalidChange& change : invalid_changes) {
+      Intent in = c.intent;
+      change.apply({in.shape[axis + 2], in.kernel[axis], in.strides[axis], in.dilations[axis],
+                    in.pads_begin[axis], in.pads_end[axis]});
+      // The problem as the case's, with the change: what a rule set that accepts these
+      // attributes in its framework's spelling resolves them to, or what it must refuse.
+      const auto changed = [&](const std::string& label) -> std::optional<Problem> {
+        for (const RuledProblem& r : valid) {
+          if (r.label != label || r.problem.axes[axis].pad_end != c.intent.pads_end[axis]) continue;
+          Problem p = r.problem;
+          Axis& a = p.axes[axis];
+          change.apply({a.extent, a.kernel, a.stride, a.dilation, a.pad_begin, a.pad_end});
+          return p;
+        }
+        return std::nullopt;
+      };
+      if (rules == "spec") {  // any problem of the model: the spec's own rules decide
+        for (const RuledProblem& r : valid)
+          if (std::optional<Problem> p = changed(r.label)) add(r.label, *p, change.what);
+        continue;
       }
-      return std::nullopt;
-    };
-    if (rules == "spec") {  // any problem of the model: the spec's own rules decide
-      for (const RuledProblem& r : valid)
-        if (std::optional<Problem> p = changed(r.label)) add(r.label, *p, change.what);
-      continue;
-    }
-    for (const Translation& t : translate(in)) {
-      if (!t.reason.empty() || framework_name(t.framework) != rules) continue;
-      if (Result<Frontend> f = from_framework(t.framework, t.attributes, t.input)) {
-        add(t.label, f->problem, change.what);
-      } else if (std::optional<Problem> p = changed(t.label)) {
-        if (!seen.insert(t.label + " " + format_problem(*p)).second) continue;
-        out.push_back({t.label, *p, {}, fmt::format("{} ({})", f.error().message, change.what)});
+      for (const Translation& t : translate(in)) {
+        if (!t.reason.empty() || framework_name(t.framework) != rules) continue;
+        if (Result<Frontend> f = from_framework(t.framework, t.attributes, t.input)) {
+          add(t.label, f->problem, change.what);
+        } else if (std::optional<Problem> p = changed(t.label)) {
+          if (!seen.insert(t.label + " " + format_problem(*p)).second) continue;
+          out.push_back({t.label, *p, {}, fmt::format("{} ({})", f.error().message, change.what)});
+        }
       }
     }
-  }
   return out;
 }
 

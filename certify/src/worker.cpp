@@ -359,6 +359,9 @@ std::string Worker::death_text() {
     if (WIFEXITED(status) && WEXITSTATUS(status) == wire::exit_cannot_map)
       return "the worker could not map the call's buffers: the backend has used up its address "
              "space (--memory-limit-mb)";
+    if (WIFEXITED(status) && WEXITSTATUS(status) == wire::exit_bad_request)
+      return "the worker could not serve the call: the backend's struct no longer has what it "
+             "declared when loaded (changed after loading), or it exited with status 121";
     if (WIFEXITED(status))
       return fmt::format("the process exited with status {}", WEXITSTATUS(status));
   }
@@ -651,7 +654,9 @@ CallOutcome Worker::call(uint32_t index, const poolspec_problem& problem,
   }
   if (reply.supported != 1) {
     out.kind = CallOutcome::Kind::bad_supports;
-    out.message = fmt::format("supports() returned {}: it must return 1 or 0", reply.supported);
+    out.message =
+        fmt::format("{}() returned {}: it must return 1 or 0",
+                    buffers.shape_question ? "output_shape" : "supports", reply.supported);
     return out;
   }
   out.output.assign(data(wire::output), data(wire::output) + buffers.output_bytes);

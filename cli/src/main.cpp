@@ -199,6 +199,9 @@ int main(int argc, char** argv) {
                           "<prefix>/share/poolspec; '' for none)");
   certify_cmd->add_flag("!--no-shrink", certify.shrink,
                         "Do not shrink failures to a minimal counterexample");
+  certify_cmd->add_flag("--resume", certify.resume,
+                        "Go on with the run stopped or killed in --out: keep its finished runs, "
+                        "make the rest (the same options)");
   certify_cmd->add_flag("--list", certify.list,
                         "List the backends (and their claimed rules) and suites");
   certify_cmd->add_flag("--json", certify.json, "Print the JSON report instead of the matrix");
