@@ -193,6 +193,17 @@ Status check_dtype(DType d, const std::vector<DType>& allowed, std::string_view 
       fmt::format("dtype {}: {} takes {}", dtype_name(d), context, fmt::join(names, ", "))};
 }
 
+Result<int64_t> read_scalar(const Attributes& attrs, std::string_view name, int64_t min,
+                            std::optional<int64_t> absent) {
+  if (!attrs.has(name)) {
+    if (absent) return *absent;
+    return Error{fmt::format("{}: required attribute is missing", name)};
+  }
+  std::vector<int64_t> v;
+  if (Status s = read_axis_list(attrs, name, 1, min, v); !s) return s.error();
+  return v[0];
+}
+
 Result<Rounding> rounding_for_extents(const Problem& p, const std::vector<int64_t>& extents,
                                       const std::vector<Rounding>& candidates,
                                       std::string_view context) {

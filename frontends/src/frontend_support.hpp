@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,11 @@ Result<PadMode> pad_mode(std::string_view name, std::string_view value);
 // An integer list attribute with one value per spatial axis, each >= `min` and below 2^31.
 Status read_axis_list(const Attributes& attrs, std::string_view name, size_t rank, int64_t min,
                       std::vector<int64_t>& out);
+
+// A single-valued integer attribute (OpenCV's kernel_h, Arm NN's pool_width): >= `min` and below
+// 2^31; `absent` when it is not given, or an error naming it when it is required (nullopt).
+Result<int64_t> read_scalar(const Attributes& attrs, std::string_view name, int64_t min,
+                            std::optional<int64_t> absent);
 
 // kernel, strides, pad mode and pads (dilations are left at 1; a front-end that has them reads
 // them itself).

@@ -55,22 +55,13 @@ Result<Frontend> from_armnn(std::string_view text, const FrontendInput& in) {
   std::vector<int64_t> shape = in.input_shape;  // as (N, C, H, W)
   if (channels_last)
     shape = {in.input_shape[0], in.input_shape[3], in.input_shape[1], in.input_shape[2]};
-  const auto scalar = [&](std::string_view name, int64_t min,
-                          std::optional<int64_t> absent) -> Result<int64_t> {
-    if (!attrs->has(name)) {
-      if (absent) return *absent;
-      return Error{fmt::format("{}: required attribute is missing", name)};
-    }
-    std::vector<int64_t> v;
-    if (Status s = read_axis_list(*attrs, name, 1, min, v); !s) return s.error();
-    return v[0];
-  };
   const char* names[2][4] = {{"pool_height", "stride_y", "pad_top", "pad_bottom"},
                              {"pool_width", "stride_x", "pad_left", "pad_right"}};
   Geometry g;
   for (const auto& n : names) {
-    Result<int64_t> k = scalar(n[0], 1, std::nullopt), s = scalar(n[1], 1, std::nullopt),
-                    pb = scalar(n[2], 0, 0), pe = scalar(n[3], 0, 0);
+    Result<int64_t> k = read_scalar(*attrs, n[0], 1, std::nullopt),
+                    s = read_scalar(*attrs, n[1], 1, std::nullopt),
+                    pb = read_scalar(*attrs, n[2], 0, 0), pe = read_scalar(*attrs, n[3], 0, 0);
     for (const Result<int64_t>* r : {&k, &s, &pb, &pe})
       if (!*r) return r->error();
     g.kernel.push_back(*k);

@@ -41,22 +41,13 @@ Result<Frontend> from_opencv(std::string_view text, const FrontendInput& in) {
   if ((*pool == "max") != (in.op == Op::max))
     return Error{fmt::format("pool={}: the problem's op is {} (--op, or the other pool)", *pool,
                              op_name(in.op))};
-  const auto scalar = [&](std::string_view name, int64_t min,
-                          std::optional<int64_t> absent) -> Result<int64_t> {
-    if (!attrs->has(name)) {
-      if (absent) return *absent;
-      return Error{fmt::format("{}: required attribute is missing", name)};
-    }
-    std::vector<int64_t> v;
-    if (Status s = read_axis_list(*attrs, name, 1, min, v); !s) return s.error();
-    return v[0];
-  };
   Geometry g;
   for (const auto& [kernel, stride, begin, end] :
        {std::tuple{"kernel_h", "stride_h", "pad_t", "pad_b"},
         std::tuple{"kernel_w", "stride_w", "pad_l", "pad_r"}}) {
-    Result<int64_t> k = scalar(kernel, 1, std::nullopt), s = scalar(stride, 1, 1),
-                    pb = scalar(begin, 0, 0), pe = scalar(end, 0, 0);
+    Result<int64_t> k = read_scalar(*attrs, kernel, 1, std::nullopt),
+                    s = read_scalar(*attrs, stride, 1, 1), pb = read_scalar(*attrs, begin, 0, 0),
+                    pe = read_scalar(*attrs, end, 0, 0);
     for (const Result<int64_t>* r : {&k, &s, &pb, &pe})
       if (!*r) return r->error();
     g.kernel.push_back(*k);
