@@ -33,10 +33,14 @@ inline int64_t end_padding_for_extent(const poolspec_problem& p, int axis) {
 // span = d + pb + pe - K (what the library does when a caller leaves dst to it); ceil and
 // ceil_torch as the framework does, ceil(span / s) + 1, ceil_torch then dropping a last window
 // that starts in the end padding (docs/semantics.md 1a). The problem's outputs are then those
-// extents, and the library, given them as a run would give them, accepts or refuses.
-template <typename LibraryFloor, typename Accepts>
-int integration_output_shape(const poolspec_problem& question, LibraryFloor library_floor,
-                             Accepts accepts, int64_t* extents, char* reason, size_t size) {
+// extents, and the library, given them as a run would give them (the adapter's `supports`),
+// accepts or refuses.
+template <typename LibraryFloor>
+int integration_output_shape(const poolspec_backend* self, const poolspec_problem& question,
+                             LibraryFloor library_floor,
+                             int (*supports)(const poolspec_backend*, const poolspec_problem*,
+                                             char*, size_t),
+                             int64_t* extents, char* reason, size_t size) {
   poolspec_problem p = question;
   for (int i = 0; i < p.spatial_rank; ++i) {
     poolspec_axis& a = p.axes[i];
@@ -55,7 +59,7 @@ int integration_output_shape(const poolspec_problem& question, LibraryFloor libr
         (a.output - 1) * a.stride >= a.extent + a.pad_begin)
       --a.output;
   }
-  if (!accepts(p, reason, size)) return 0;
+  if (supports(self, &p, reason, size) != 1) return 0;
   for (int i = 0; i < p.spatial_rank; ++i) extents[i] = p.axes[i].output;
   return 1;
 }

@@ -146,11 +146,8 @@ int run(const poolspec_backend* self, const poolspec_problem* p, const void* inp
 int output_shape(const poolspec_backend* self, const poolspec_problem* p, int64_t* extents,
                  char* reason, size_t size) {
   return integration_output_shape(
-      *p, [](int64_t span, int64_t stride) { return span / stride + 1; },
-      [self](const poolspec_problem& q, char* why, size_t why_size) {
-        return supports(self, &q, why, why_size) == 1;
-      },
-      extents, reason, size);
+      self, *p, [](int64_t span, int64_t stride) { return span / stride + 1; }, supports, extents,
+      reason, size);
 }
 
 // oneDNN's reference and its jit kernels sum in f32 and divide once (docs/semantics.md 1b).

@@ -211,11 +211,9 @@ int run(const poolspec_backend*, const poolspec_problem* p, const void* input, v
 int output_shape(const poolspec_backend* self, const poolspec_problem* p, int64_t* extents,
                  char* reason, size_t size) {
   return integration_output_shape(
-      *p, [](int64_t span, int64_t stride) { return std::max<int64_t>(span, 0) / stride + 1; },
-      [self](const poolspec_problem& q, char* why, size_t why_size) {
-        return supports(self, &q, why, why_size) == 1;
-      },
-      extents, reason, size);
+      self, *p,
+      [](int64_t span, int64_t stride) { return std::max<int64_t>(span, 0) / stride + 1; },
+      supports, extents, reason, size);
 }
 
 }  // namespace

@@ -724,13 +724,16 @@ int certify_command(const CertifyOptions& o) {
       continue;
     info.cases.push_back(c.id);
     const size_t first = jobs.size();
+    std::map<std::string, std::vector<RuledProblem>> ruled;  // the case under each rule set, once
     for (size_t bi = 0; bi < selection->backends.size(); ++bi)
       for (const std::string& rules : rules_for(selection->backends[bi].description, o.rules)) {
-        for (RuledProblem& rp : problems_under(c, rules))
+        auto it = ruled.find(rules);
+        if (it == ruled.end()) it = ruled.emplace(rules, problems_under(c, rules)).first;
+        for (const RuledProblem& rp : it->second)
           for (const std::string& layout : o.layouts)
             jobs.push_back({ci, bi, rules, rp, layout, std::nullopt});
         if (selection->backends[bi].description.has_output_shape)
-          for (ShapeQuestion& q : shape_questions(c, rules))
+          for (ShapeQuestion& q : shape_questions(c, rules, it->second))
             for (const std::string& layout : o.layouts)
               if (asked
                       .insert(fmt::format("{} {} {} {} {}", bi, rules, layout, q.label,

@@ -513,7 +513,8 @@ constexpr InvalidChange invalid_changes[] = {
 
 }  // namespace
 
-std::vector<ShapeQuestion> shape_questions(const Case& c, const std::string& rules) {
+std::vector<ShapeQuestion> shape_questions(const Case& c, const std::string& rules,
+                                           const std::vector<RuledProblem>& valid) {
   std::vector<ShapeQuestion> out;
   std::set<std::string> seen;
   // `what`: the change that made the question, said beside the rule that refuses it.
@@ -523,7 +524,6 @@ std::vector<ShapeQuestion> shape_questions(const Case& c, const std::string& rul
     out.push_back({label, p, s ? spatial_extents(*s) : std::vector<int64_t>{},
                    s ? "" : fmt::format("{} ({})", s.error().message, what)});
   };
-  const std::vector<RuledProblem> valid = problems_under(c, rules);
   for (const RuledProblem& r : valid) add(r.label, r.problem, "as the case has it");
   if (c.fixed || rules == "xs3") return out;
   // Each change on the first axis and on the last: a rule checked on one axis only shows.

@@ -74,7 +74,9 @@ struct ShapeQuestion {
 // The case's problems under the rule set, and the same with one attribute of the first axis
 // changed into one a framework must check: a window longer than the padded input, pads as long
 // as the window, a zero stride, a zero kernel.
-std::vector<ShapeQuestion> shape_questions(const Case& c, const std::string& rules);
+// `valid` is problems_under(c, rules), which the caller has made for the runs.
+std::vector<ShapeQuestion> shape_questions(const Case& c, const std::string& rules,
+                                           const std::vector<RuledProblem>& valid);
 
 // The case's input for a problem: deterministic in (case, problem).
 Tensor make_input(const Case& c, const Problem& p);
