@@ -379,7 +379,7 @@ TEST_CASE("the sweeps' values: NaN in vector bodies, all-NaN windows, non-negati
 TEST_CASE("the sweeps catch each blind-spot backend, which the rest of the suite passes") {
   const char* blind[] = {"blind-nan-body",     "blind-all-nan",      "blind-channels-48",
                          "blind-wide-average", "blind-large-window", "blind-override",
-                         "blind-dilation3"};
+                         "blind-dilation3",    "blind-half-vector",  "blind-byte-vectors"};
   CertifyOptions o;
   o.suite = "ci";
   o.backends = {POOLSPEC_BLIND_SPOT_BACKENDS};

@@ -259,12 +259,18 @@ void add_values(std::vector<Case>& out, bool small) {
   }
 }
 
-// Sweeps of what kernels specialise on (docs/certification.md, "The suites"): channel counts on
-// both sides of every vector width (f32 lanes 4, 8, 16; 8-bit lanes up to 64) and of peers' tile
-// sizes, each crossed with every kind of values; widths and heights on both sides of 64, 256 and
-// 2^16; divisor overrides; dilations above 2 with odd pads; windows of hundreds and thousands of
-// taps. The operator, dtype and rounding vary with the case number, so that every pair of
-// (channels, values, operator) and (size, operator) appears without taking their product.
+// The widest vectors a kernel of the optimized engine or a peer runs: 16 f32 lanes (AVX-512; 4 for
+// SSE4 and NEON, 8 for AVX2) and 64 8-bit lanes (AVX-512BW). Channel counts 1..2V+1 reach, for
+// every narrower V too, the empty, partial and whole first and second vectors and the tail.
+constexpr int64_t widest_f32_lanes = 16;
+constexpr int64_t widest_byte_lanes = 64;
+
+// Sweeps of what kernels specialise on (docs/certification.md, "The suites"): every channel count
+// 1..2V+1 for every vector width V (and peers' tile of 48), the float ones crossed with every kind
+// of values, the 8-bit ones each with an integer kind in turn; widths and heights on both sides of
+// 64, 256 and 2^16; divisor overrides; dilations above 2 with odd pads; windows of hundreds and
+// thousands of taps. The operator, dtype and rounding vary with the case number, so that every pair
+// of (channels, values, operator) and (size, operator) appears without taking their product.
 void add_sweeps(std::vector<Case>& out) {
   const Mode modes[] = {Mode::max, Mode::avg_exclude, Mode::avg_include};
   const auto add = [&](std::string id, Intent in, Values v = Values::random, int64_t at = 0) {
@@ -276,10 +282,17 @@ void add_sweeps(std::vector<Case>& out) {
     c.at = at;
     out.push_back(std::move(c));
   };
-  // Channels x values: a 5x6 image, 3x3 windows at stride 2 with padding 1 (border and interior
-  // windows; with nan_rows, first-row windows of nothing but NaN).
-  const int64_t channels[] = {1,  2,  3,  4,  5,  7,  8,  9,  15, 16,
-                              17, 31, 32, 33, 47, 48, 49, 63, 64, 65};
+  // A 5x6 image, 3x3 windows at stride 2 with padding 1: border and interior windows; with
+  // nan_rows, first-row windows of nothing but NaN.
+  const auto add_channels = [&](int64_t ch, Values v, Mode m, DType dt, bool ceil) {
+    add(fmt::format("c{}:{}:{}:{}{}", ch, values_name(v), mode_name(m), dtype_name(dt),
+                    ceil ? ":ceil" : ""),
+        intent(m, dt, {1, ch, 5, 6}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, ceil), v, 5 * 6 * ch / 2 + 1);
+  };
+  // Channels x values (float lanes, and peers' 48 tile).
+  std::vector<int64_t> channels;
+  for (int64_t ch = 1; ch <= 2 * widest_f32_lanes + 1; ++ch) channels.push_back(ch);
+  for (const int64_t ch : {47, 48, 49}) channels.push_back(ch);
   const Values kinds[] = {Values::random,         Values::nan_sprinkled, Values::nan_rows,
                           Values::infinities,     Values::signed_zero,   Values::ties,
                           Values::extremes,       Values::subnormal,     Values::non_negative,
@@ -297,11 +310,22 @@ void add_sweeps(std::vector<Case>& out) {
                                     : DType::f32;
       const bool ceil = (n + n / 10) % 2 == 1;  // not tied to the kind's place in the list
       ++n;
-      add(fmt::format("c{}:{}:{}:{}{}", ch, values_name(v), mode_name(m), dtype_name(dt),
-                      ceil ? ":ceil" : ""),
-          intent(m, dt, {1, ch, 5, 6}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, ceil), v,
-          5 * 6 * ch / 2 + 1);
+      add_channels(ch, v, m, dt, ceil);
     }
+  // The 8-bit lanes past the float ones: each count with i8 and u8, the integer kinds, operators
+  // and rounding in turn (the counts of 63-65 and 127-129 also with f32).
+  const Values integer_kinds[] = {Values::random, Values::ties, Values::extremes,
+                                  Values::non_negative, Values::large_magnitude};
+  n = 0;
+  for (int64_t ch = 2 * widest_f32_lanes + 2; ch <= 2 * widest_byte_lanes + 1; ++ch) {
+    if (ch >= 47 && ch <= 49) continue;
+    for (const DType dt : {DType::i8, DType::u8}) {
+      add_channels(ch, integer_kinds[n % 5], modes[(n + n / 5) % 3], dt, (n / 2) % 2 == 1);
+      ++n;
+    }
+    if (ch % widest_byte_lanes <= 1 || ch % widest_byte_lanes == widest_byte_lanes - 1)
+      add_channels(ch, kinds[n % 10], modes[n % 3], DType::f32, n % 2 == 0);
+  }
   // Widths and heights on both sides of 64 and 256 (2 channels), and of 2^16 (1-D).
   n = 0;
   for (const int64_t e : {63, 64, 65, 255, 256, 257})

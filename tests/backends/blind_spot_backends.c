@@ -1,11 +1,16 @@
 /* Blind-spot backends: the minimal backend (minimal_backend.c) with one bug each, of the kinds real
  * kernels have shipped, each in a place only the suites' sweeps reach: the other parts of ci pass
- * the first seven, the sweeps fail them (tests/test_certify.cpp). blind-rank3 is smoke's: its 3-D
+ * the first nine, the sweeps fail them (tests/test_certify.cpp). blind-rank3 is smoke's: its 3-D
  * shapes fail it (ci's 3-D shapes do too).
  *   blind-nan-body        a max lets a NaN through in channels 4..7 of each group of 8, whatever
  *                         the NaN rule (a SIMD body that treats NaN unlike its tail)
  *   blind-all-nan         a max over nothing but NaN gives +0
  *   blind-channels-48     channel 47 is off by one when there are 16 more than a multiple of 32
+ *   blind-half-vector     f32: the last channel is off by one when a half vector (8 lanes) and a
+ *                         tail of 2 to 6 lanes follow the whole 16-lane vectors (channels % 16 of
+ *                         10 to 14), a count none of peers' tiles and vector edges is
+ *   blind-byte-vectors    int8: channel 65 (the second 64-lane vector's second lane) is off by
+ *                         one when there are more than 65 channels
  *   blind-wide-average    an average's last column scaled by taps / (taps + 1) in rows 64 or more wide
  *   blind-large-window    an f32 average of over 100 taps summed in f16
  *   blind-override        divisor_override ignored (the in-bounds count used)
@@ -81,13 +86,37 @@ static int all_nan_run(const poolspec_backend* self, const poolspec_problem* p, 
   return max_then(self, p, in, out, indices, message, size, all_nan_fix);
 }
 
+/* Adds one to every output of channel `channel` (NCHW, the minimal backend's layout; f32 or i8),
+ * or takes one away from an i8 output of `top`. */
+static void nudge_channel(const poolspec_problem* p, void* out, int64_t channel, double top) {
+  const int64_t outputs = plane_size(p, 1);
+  for (int64_t n = 0; n < p->batch; ++n)
+    for (int64_t i = 0; i < outputs; ++i) {
+      const int64_t at = (n * p->channels + channel) * outputs + i;
+      if (p->dtype == POOLSPEC_F32) ((float*)out)[at] += 1.0f;
+      if (p->dtype == POOLSPEC_I8) ((int8_t*)out)[at] += ((int8_t*)out)[at] < top ? 1 : -1;
+    }
+}
+
 static int channels_48_run(const poolspec_backend* self, const poolspec_problem* p, const void* in, void* out,
                            int64_t* indices, char* message, size_t size) {
   const int status = minimal_run(self, p, in, out, indices, message, size);
-  if (p->dtype != POOLSPEC_F32 || p->channels <= 32 || p->channels % 32 != 16) return status;
-  const int64_t outputs = plane_size(p, 1);
-  for (int64_t n = 0; n < p->batch; ++n)
-    for (int64_t i = 0; i < outputs; ++i) ((float*)out)[(n * p->channels + 47) * outputs + i] += 1.0f;
+  if (p->dtype == POOLSPEC_F32 && p->channels > 32 && p->channels % 32 == 16) nudge_channel(p, out, 47, 0);
+  return status;
+}
+
+static int half_vector_run(const poolspec_backend* self, const poolspec_problem* p, const void* in, void* out,
+                           int64_t* indices, char* message, size_t size) {
+  const int status = minimal_run(self, p, in, out, indices, message, size);
+  if (p->dtype == POOLSPEC_F32 && p->channels % 16 >= 10 && p->channels % 16 <= 14)
+    nudge_channel(p, out, p->channels - 1, 0);
+  return status;
+}
+
+static int byte_vectors_run(const poolspec_backend* self, const poolspec_problem* p, const void* in, void* out,
+                            int64_t* indices, char* message, size_t size) {
+  const int status = minimal_run(self, p, in, out, indices, message, size);
+  if (p->channels > 65 && p->dtype == POOLSPEC_I8) nudge_channel(p, out, 65, 127);
   return status;
 }
 
@@ -209,6 +238,7 @@ const poolspec_backend* poolspec_backend_entry(uint32_t index) {
       BLIND("blind-channels-48", channels_48_run),   BLIND("blind-wide-average", wide_average_run),
       BLIND("blind-large-window", large_window_run), BLIND("blind-override", override_run),
       BLIND("blind-dilation3", dilation3_run),       BLIND("blind-rank3", rank3_run),
+      BLIND("blind-half-vector", half_vector_run),   BLIND("blind-byte-vectors", byte_vectors_run),
       {POOLSPEC_BACKEND_ABI_VERSION, "blind-shape", "1.0", "spec", {POOLSPEC_F64, 1, 1.0, 0}, NULL, minimal_supports,
        minimal_run, NULL, shape_never_empty}};
   return index < sizeof blind / sizeof blind[0] ? &blind[index] : NULL;
