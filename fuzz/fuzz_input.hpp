@@ -76,7 +76,14 @@ inline Problem consume_problem(FuzzedDataProvider& in, const ProblemLimits& limi
   for (int i = 0; i < rank; ++i)
     p.axes.push_back(consume_axis(in, max_extent, limits.raw_attributes));
   p.batch = in.ConsumeIntegralInRange<int64_t>(1, 2);
-  p.channels = pick(in, std::array<int64_t, 10>{1, 1, 2, 3, 4, 5, 8, 16, 17, 33});
+  // Channel counts. A byte below 200 picks from the common counts by its value modulo 10 (as a
+  // pick from ten does: the committed regressions decode as they were found); the rest sweep
+  // every count 1..2V+1 for the widest vectors, 16 f32 lanes and 64 8-bit ones.
+  const uint8_t channel_byte = in.ConsumeIntegral<uint8_t>();
+  const bool channel_sweep = channel_byte >= 200;
+  p.channels = channel_sweep
+                   ? in.ConsumeIntegralInRange<int64_t>(1, 2 * 64 + 1)
+                   : std::array<int64_t, 10>{1, 1, 2, 3, 4, 5, 8, 16, 17, 33}[channel_byte % 10];
 
   p.rounding =
       pick(in, std::array<Rounding, 3>{Rounding::floor, Rounding::ceil, Rounding::ceil_torch});
@@ -113,9 +120,21 @@ inline Problem consume_problem(FuzzedDataProvider& in, const ProblemLimits& limi
     }
   }
 
-  // Keep the input below the limit: fewer channels, then a single batch.
-  int64_t spatial = 1;
-  for (const Axis& a : p.axes) spatial *= std::max<int64_t>(1, a.extent);
+  // Keep the input below the limit: a swept channel count keeps its channels and gives up plane
+  // size first (each axis down to the smallest extent its window fits in); then fewer channels,
+  // then a single batch.
+  const auto spatial_size = [&p] {
+    int64_t n = 1;
+    for (const Axis& a : p.axes) n *= std::max<int64_t>(1, a.extent);
+    return n;
+  };
+  for (Axis& a : p.axes) {
+    if (!channel_sweep || p.batch * p.channels * spatial_size() <= limits.max_elements) break;
+    const int64_t window =
+        (std::max<int64_t>(1, a.kernel) - 1) * std::max<int64_t>(1, a.dilation) + 1;
+    a.extent = std::min(a.extent, std::max<int64_t>(1, window - a.pad_begin - a.pad_end));
+  }
+  const int64_t spatial = spatial_size();
   while (p.batch * p.channels * spatial > limits.max_elements && (p.channels > 1 || p.batch > 1)) {
     if (p.channels > 1)
       p.channels = std::max<int64_t>(1, p.channels / 2);
