@@ -32,18 +32,19 @@ int main(int argc, char** argv) {
     fields >> file >> expected;
     std::ifstream input(folder + "/" + file, std::ios::binary);
     if (!input || expected.empty()) {
-      std::fprintf(stderr, "decoded.txt: '%s': no such input, or no problem after it\n", line.c_str());
+      std::fprintf(stderr, "decoded.txt: '%s': no such input, or no problem after it\n",
+                   line.c_str());
       return 2;
     }
     const std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(input), {}};
     FuzzedDataProvider in(bytes.data(), bytes.size());
-    const std::string got =
-        poolspec::format_problem(poolspec::fuzz::consume_problem(in, poolspec::fuzz::ProblemLimits{}));
+    const std::string got = poolspec::format_problem(
+        poolspec::fuzz::consume_problem(in, poolspec::fuzz::ProblemLimits{}));
     ++checked;
     if (got != expected) {
       ++moved;
-      std::fprintf(stderr, "%s decodes to\n  %s\nnot to the problem it was found as\n  %s\n", file.c_str(),
-                   got.c_str(), expected.c_str());
+      std::fprintf(stderr, "%s decodes to\n  %s\nnot to the problem it was found as\n  %s\n",
+                   file.c_str(), got.c_str(), expected.c_str());
     }
   }
   if (checked == 0) {

@@ -12,6 +12,10 @@
 #include <fmt/format.h>
 #include <xnnpack.h>
 #include <oneapi/dnnl/dnnl.hpp>
+#ifdef POOLSPEC_BENCH_OPENCV
+#include <opencv2/core/utils/logger.hpp>
+#include <opencv2/dnn.hpp>
+#endif
 
 #include "poolspec/shape.hpp"
 
@@ -338,6 +342,71 @@ class NaiveRunner final : public Runner {
   LineAligned<T> in_, out_;
 };
 
+#ifdef POOLSPEC_BENCH_OPENCV
+// ---- OpenCV DNN 4.6: a one-layer net, NCHW f32, 2-D -------------------------------------------
+
+// A Caffe-style Pooling layer on OpenCV's own CPU backend. The net is built and its input set
+// once; a call is one forward(), which reuses the output blob it allocated on the first. One
+// thread only: Debian's OpenCV runs its threads on TBB, a second pool of workers beside the
+// OpenMP pool every other row uses, and two pools in one process on two cores would time how
+// they share the cores rather than the pooling.
+class OpencvRunner final : public Runner {
+ public:
+  OpencvRunner(const Problem& p, const Tensor& input)
+      : in_(input.values.begin(), input.values.end()) {
+    cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
+    cv::setNumThreads(1);  // OpenCV's parallel loops run in the calling thread
+    cv::dnn::LayerParams lp;
+    lp.type = "Pooling";
+    lp.name = "pool";
+    lp.set("pool", p.op == Op::max ? "max" : "ave");
+    const auto i = [](int64_t v) { return static_cast<int>(v); };
+    const Axis &h = p.axes[0], &w = p.axes[1];
+    lp.set("kernel_h", i(h.kernel));
+    lp.set("kernel_w", i(w.kernel));
+    lp.set("stride_h", i(h.stride));
+    lp.set("stride_w", i(w.stride));
+    lp.set("pad_t", i(h.pad_begin));
+    lp.set("pad_b", i(h.pad_end));
+    lp.set("pad_l", i(w.pad_begin));
+    lp.set("pad_r", i(w.pad_end));
+    lp.set("ceil_mode", false);
+    if (p.op == Op::avg) lp.set("ave_pool_padded_area", p.divisor != Divisor::exclude);
+    net_.addLayerToPrev(lp.name, lp.type, lp);
+    net_.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
+    net_.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
+    const int dims[4] = {i(p.batch), i(p.channels), i(h.extent), i(w.extent)};
+    net_.setInput(cv::Mat(4, dims, CV_32F, in_.data()));
+    detail = "Pooling layer, DNN_BACKEND_OPENCV on the CPU";
+  }
+  bool runs_at(int threads) const override { return threads == 1; }
+  bool run(int threads) override {
+    if (threads != 1) return false;
+    try {
+      out_ = net_.forward();
+    } catch (const cv::Exception&) {
+      return false;
+    }
+    return true;
+  }
+  void flush_buffers() override {
+    flush(in_.data(), in_.size() * sizeof(float));
+    if (!out_.empty()) flush(out_.data, out_.total() * sizeof(float));
+  }
+  std::vector<double> output_in_spec_order() override {
+    const cv::Mat dense = out_.isContinuous() ? out_ : out_.clone();
+    return {dense.ptr<float>(), dense.ptr<float>() + dense.total()};
+  }
+
+  std::string detail;
+
+ private:
+  LineAligned<float> in_;
+  cv::dnn::Net net_;
+  cv::Mat out_;
+};
+#endif
+
 bool whole_plane(const Problem& p) {
   for (const Axis& a : p.axes)
     if (a.kernel != a.extent || a.pad_begin != 0 || a.pad_end != 0) return false;
@@ -395,6 +464,17 @@ std::vector<PeerRunner> make_peers(const Problem& p, const Tensor& input) {
         fmt::print("   (oneDNN {}: {})\n", name, e.what());
       }
     }
+#ifdef POOLSPEC_BENCH_OPENCV
+  // OpenCV's padded area is clipped at the padded extent (include_clip); with floor rounding no
+  // window crosses it, so a full-include divisor is the same there. It has no dilation.
+  if (rank == 2 && p.dtype == DType::f32 && p.rounding == Rounding::floor &&
+      p.axes[0].dilation == 1 && p.axes[1].dilation == 1 &&
+      (p.op == Op::max || p.divisor != Divisor::override_value)) {
+    auto runner = std::make_unique<OpencvRunner>(p, input);
+    std::string detail = runner->detail;
+    peers.push_back({"opencv", "nchw", std::move(detail), std::move(runner)});
+  }
+#endif
   static const bool xnnpack_ready = xnn_initialize(nullptr) == xnn_status_success;
   if (!xnnpack_ready || rank != 2 || p.rounding != Rounding::floor) return peers;
   std::optional<XnnKind> kind;

@@ -1,6 +1,7 @@
-// The benchmark's peers: oneDNN (nchw, nhwc, nChw16c) and XNNPACK (nhwc), each behind the same
-// small runner interface as the project's engines. A peer that cannot express a problem (a
-// layout, an algorithm, a dtype) is simply not listed for it.
+// The benchmark's peers: oneDNN (nchw, nhwc, nChw16c), XNNPACK (nhwc) and, where installed,
+// OpenCV DNN (nchw, 1 thread), each behind the same small runner interface as the project's
+// engines. A peer that cannot express a problem (a layout, an algorithm, a dtype) is simply not
+// listed for it.
 #pragma once
 
 #include <cstddef>
@@ -46,6 +47,7 @@ class Runner {
  public:
   virtual ~Runner() = default;
   virtual bool run(int threads) = 0;
+  virtual bool runs_at(int threads) const { return threads >= 1; }  // a row for this thread count
   virtual void flush_buffers() = 0;                        // input and output out of the caches
   virtual std::vector<double> output_in_spec_order() = 0;  // (N, C, o...) values
 };
