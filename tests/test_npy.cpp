@@ -1,11 +1,20 @@
 // .npy reading and writing: every dtype round-trips bit for bit; malformed files are refused.
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
+#include <string>
 
 #include <doctest/doctest.h>
 
+#include "poolspec/files.hpp"
 #include "poolspec/npy.hpp"
 
 namespace poolspec {
@@ -97,13 +106,101 @@ TEST_CASE("malformed .npy files are refused with a reason") {
              .ok());
 }
 
-TEST_CASE("writing is atomic: a failed write leaves no file") {
+std::string file_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+// Whether `folder` holds a temporary left by write_files_atomically.
+bool temporaries_left(const std::string& folder) {
+  for (const auto& entry : std::filesystem::directory_iterator(folder))
+    if (entry.path().filename().string().find(".poolspec-partial") != std::string::npos)
+      return true;
+  return false;
+}
+
+TEST_CASE("writing is atomic: a failed write leaves no file, and an existing one as it was") {
   const Tensor t = make_tensor(DType::f32, {2}, {1, 2}).value();
+  const std::string folder = "poolspec_test_files";
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directory(folder);
+  const std::string out = folder + "/out.npy", indices = folder + "/indices.npy";
   CHECK(!write_file_atomically("/nonexistent-folder/out.npy", encode_npy(t)).ok());
-  const std::string path = "poolspec_test_atomic.npy";
-  REQUIRE(write_file_atomically(path, encode_npy(t)).ok());
-  CHECK(read_npy(path)->values == std::vector<double>{1, 2});
-  CHECK(!std::ifstream(path + ".poolspec-partial").good());
+  REQUIRE(write_file_atomically(out, encode_npy(t)).ok());
+  CHECK(read_npy(out)->values == std::vector<double>{1, 2});
+  // A set whose second file cannot be written: the first keeps its old bytes, nothing is left.
+  const Tensor u = make_tensor(DType::f32, {2}, {3, 4}).value();
+  const std::string u_bytes = encode_npy(u);
+  CHECK(!write_files_atomically({{out, u_bytes}, {folder + "/missing/indices.npy", u_bytes}}).ok());
+  CHECK(read_npy(out)->values == std::vector<double>{1, 2});
+  CHECK(!temporaries_left(folder));
+  // Refused before anything is written: one file twice (under two spellings), a folder, "".
+  const Status twice = write_files_atomically({{out, u_bytes}, {folder + "/./out.npy", u_bytes}});
+  REQUIRE(!twice.ok());
+  CHECK(twice.error().message.find("the same file") != std::string::npos);
+  CHECK(!write_files_atomically({{folder, u_bytes}}).ok());
+  CHECK(!write_files_atomically({{"", u_bytes}}).ok());
+  CHECK(!write_files_atomically({{"-", u_bytes}, {"-", u_bytes}}).ok());
+  CHECK(read_npy(out)->values == std::vector<double>{1, 2});
+  // A whole set: both written.
+  REQUIRE(write_files_atomically({{out, u_bytes}, {indices, u_bytes}}).ok());
+  CHECK(read_npy(out)->values == std::vector<double>{3, 4});
+  CHECK(file_text(indices) == u_bytes);
+  CHECK(!temporaries_left(folder));
+  std::filesystem::remove_all(folder);
+}
+
+TEST_CASE("a stop by SIGTERM during a write removes the temporary and leaves no file") {
+  const std::string folder = "poolspec_test_stop";
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directory(folder);
+  // 4 GiB of zero pages (never touched, so never allocated): writing them takes seconds, and the
+  // stop arrives while the temporary is being written.
+  const size_t size = size_t{4} << 30;
+  void* zeros =
+      ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  REQUIRE(zeros != MAP_FAILED);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::signal(SIGTERM, SIG_DFL);  // as in a program that does not handle it (doctest does)
+    (void)write_file_atomically(folder + "/big.bin", {static_cast<const char*>(zeros), size});
+    ::_exit(0);
+  }
+  bool started = false;  // the temporary exists: the write is under way
+  for (int i = 0; i < 2000 && !started; ++i) {
+    started = temporaries_left(folder);
+    if (!started) ::usleep(1000);
+  }
+  ::kill(child, SIGTERM);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ::munmap(zeros, size);
+  CHECK(started);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGTERM);  // the signal's own effect, after the cleanup
+  CHECK(!temporaries_left(folder));
+  CHECK(!std::filesystem::exists(folder + "/big.bin"));
+  std::filesystem::remove_all(folder);
+}
+
+TEST_CASE("a file is read header first: folders, endless and oversized inputs are refused") {
+  const auto refusal = [](const std::string& path, const NpyLimits& limits = {}) {
+    const Result<Tensor> r = read_npy(path, limits);
+    return r ? std::string() : r.error().message;
+  };
+  CHECK(refusal(".").find("a folder") != std::string::npos);
+  CHECK(refusal("/dev/zero").find("not a .npy file") != std::string::npos);
+  CHECK(refusal("/nonexistent/x.npy").find("cannot open") != std::string::npos);
+  const Tensor t = make_tensor(DType::f32, {4}, {1, 2, 3, 4}).value();
+  const std::string path = "poolspec_test_read.npy";
+  std::ofstream(path, std::ios::binary) << encode_npy(t);
+  CHECK(refusal(path).empty());
+  const std::string limited = refusal(path, NpyLimits{3, "--max-elements raises it"});
+  CHECK(limited.find("4 elements, over the limit of 3 (--max-elements raises it)") !=
+        std::string::npos);
+  std::ofstream(path, std::ios::binary | std::ios::app) << "x";  // one byte past the data
+  CHECK(refusal(path).find("the file holds 17") != std::string::npos);
   std::remove(path.c_str());
 }
 

@@ -298,6 +298,15 @@ TEST_CASE("explain: taps, padding kinds, divisor and exact value of a corner win
   CHECK(ex->exact_value.rfind("1/4", 0) == 0);
   CHECK(ex->result == 0.25);
   CHECK(!explain(p, Tensor{DType::f32, {1, 1, 3, 3}, iota(9)}, {0, 0, 2, 0}).ok());
+  // A corner tap in the begin padding of one axis and past the padded extent of another is
+  // overhang: window (0,2) of a 4x4 input, kernel 3, stride 2, pads 1, ceil, has tap (0,2) at
+  // input (-1,5), and 5 >= 4 + 1.
+  const Problem q = problem("avg:f32:n1c1:h4w4:k3x3:s2x2:pb1x1:pe1x1:include_clip:ceil");
+  Result<Explanation> corner = explain(q, Tensor{DType::f32, {1, 1, 4, 4}, iota(16)}, {0, 0, 0, 2});
+  REQUIRE(corner.ok());
+  CHECK(corner->taps[2].coordinate == std::vector<int64_t>{-1, 5});
+  CHECK(corner->taps[2].kind == TapKind::overhang);
+  CHECK(corner->taps[1].kind == TapKind::pad_begin);  // (-1,4): begin padding, end padding
 }
 
 TEST_CASE("problem strings: canonical form, round trip, errors") {

@@ -49,6 +49,7 @@ Result<Shard> read_shard(const std::string& dir) {
 }  // namespace
 
 int merge_command(const std::vector<std::string>& dirs, const std::string& out_dir, bool json) {
+  if (out_dir.empty()) return refuse("--out '': must name a folder");
   if (dirs.empty()) return refuse("certify merge: give the shards' output folders");
   std::vector<Shard> shards;
   for (const std::string& d : dirs) {

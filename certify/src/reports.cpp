@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "certify.hpp"
+#include "poolspec/files.hpp"
 #include "poolspec/npy.hpp"
 #include "poolspec/problem.hpp"
 
@@ -358,17 +359,11 @@ std::string junit_report(const std::vector<JobResult>& results, const RunInfo& i
 
 Status write_reports(const std::string& dir,
                      const std::vector<std::pair<std::string, std::string>>& files) {
-  // Every report written whole beside its place first, then all renamed: a failure leaves the
-  // earlier set as it was.
-  for (const auto& [file, text] : files)
-    if (Status s = write_file_atomically(dir + "/" + file + ".next", text); !s) {
-      for (const auto& [f, t] : files) std::remove((dir + "/" + f + ".next").c_str());
-      return s;
-    }
-  for (const auto& [file, text] : files)
-    if (std::rename((dir + "/" + file + ".next").c_str(), (dir + "/" + file).c_str()) != 0)
-      return Error{fmt::format("{}/{}: cannot rename it into place", dir, file)};
-  return Ok{};
+  // A set: every report written whole, then all renamed into place; a failure leaves the earlier
+  // set as it was.
+  std::vector<std::pair<std::string, std::string_view>> set;
+  for (const auto& [file, text] : files) set.emplace_back(dir + "/" + file, text);
+  return write_files_atomically(set);
 }
 
 Result<JobResult> run_from_line(const std::string& line) {

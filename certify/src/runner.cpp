@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include "backends.hpp"
 #include "certify.hpp"
@@ -26,6 +27,7 @@
 #include "judge.hpp"
 #include "poolspec/backend.hpp"
 #include "poolspec/evaluate.hpp"
+#include "poolspec/files.hpp"
 #include "poolspec/npy.hpp"
 #include "poolspec/problem_string.hpp"
 #include "poolspec/shape.hpp"
@@ -231,7 +233,10 @@ std::vector<std::string> rules_for(const BackendDescription& b,
 }
 
 Result<Tensor> read_input(const std::string& option, const std::string& path, const Problem& p) {
-  Result<Tensor> t = read_npy(path);
+  // The file must hold the problem's input: a larger one is refused before it is read.
+  Result<int64_t> elements = element_count(input_shape(p));
+  if (!elements) return Error{fmt::format("{} {}: {}", option, path, elements.error().message)};
+  Result<Tensor> t = read_npy(path, NpyLimits{*elements, ""});
   if (!t) return Error{fmt::format("{} {}: {}", option, path, t.error().message)};
   if (t->dtype != p.dtype || t->shape != input_shape(p))
     return Error{fmt::format("{} {}: {} ({}) where the problem takes {} ({})", option, path,
@@ -267,6 +272,15 @@ Result<std::pair<Problem, SpecValues>> replayed(const std::string& problem_optio
                                                 const std::string& input) {
   Result<Problem> p = parse_valid(problem_option, text);
   if (!p) return p.error();
+  // The spec's evaluation holds the input and the output as doubles, and the backend's worker
+  // its own copies: both are bounded before any is made.
+  constexpr int64_t most_elements = int64_t{1} << 28;
+  if (Result<ShapeInfo> shape = validated_shape(*p);
+      shape && std::max(shape->input_elements, shape->output_elements) > most_elements)
+    return Error{fmt::format(
+        "{} {}: input {} and output {} elements; a replayed problem has at "
+        "most {} of each",
+        problem_option, text, shape->input_elements, shape->output_elements, most_elements)};
   SpecValues spec;
   if (!input.empty()) {
     Result<Tensor> t = read_input(input_option, input, *p);
@@ -690,6 +704,22 @@ int certify_command(const CertifyOptions& o) {
   Result<BackendSelection> selection =
       select_backends(o.backends, worker_config(o), o.list ? "" : o.out_dir);
   if (!selection) return refuse(selection.error().message);
+  if (o.list && o.json) {
+    nlohmann::json backends = nlohmann::json::array();
+    for (const LoadedBackend& b : selection->backends)
+      backends.push_back({{"name", b.name()},
+                          {"version", b.description.version},
+                          {"rules", b.description.rules},
+                          {"library", b.origin()}});
+    nlohmann::json failures = nlohmann::json::array();
+    for (const LoadFailure& f : selection->failures)
+      failures.push_back({{"name", f.name}, {"library", f.library}, {"detail", f.detail}});
+    fmt::print("{}\n", nlohmann::json{{"backends", backends},
+                                      {"load_errors", failures},
+                                      {"suites", {"smoke", "ci", "full"}}}
+                           .dump());
+    return selection->failures.empty() ? exit_ok : exit_check_failed;
+  }
   if (o.list) {
     for (const LoadedBackend& b : selection->backends)
       fmt::print("{:<14} {:<44} rules {:<10} {}\n", b.name(), b.description.version,

@@ -1,11 +1,15 @@
 #include "poolspec/npy.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <bit>
-#include <cstdio>
+#include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -224,78 +228,185 @@ std::string encode_raw(std::string_view descr, const std::vector<int64_t>& shape
 
 }  // namespace
 
-Result<Tensor> parse_npy(std::string_view bytes) {
-  if (bytes.size() < 10 || bytes.substr(0, magic.size()) != magic)
+namespace {
+
+// What the header says: the format, the shape, and where the data starts and how long it is.
+struct Header {
+  Format format;
+  std::string descr;
+  bool fortran = false;
+  std::vector<int64_t> shape;
+  int64_t count = 0;
+  size_t data_start = 0;
+  uint64_t data_bytes = 0;
+};
+
+// NumPy's headers are a few hundred bytes (version 1.0 caps them at 65,535); a longer one is not
+// read.
+constexpr uint64_t longest_header = uint64_t{1} << 20;
+
+// The prelude (magic, version, header length) from the file's first bytes: where the header text
+// starts and how long it is. `first` may hold more than the prelude.
+Result<std::pair<size_t, uint64_t>> read_prelude(std::string_view first) {
+  if (first.size() < 10 || first.substr(0, magic.size()) != magic)
     return npy_error("not a .npy file (missing the \\x93NUMPY magic)");
-  const auto* u = reinterpret_cast<const unsigned char*>(bytes.data());
+  const auto* u = reinterpret_cast<const unsigned char*>(first.data());
   const int major = u[6], minor = u[7];
   if (major < 1 || major > 3 || minor != 0)
     return npy_error(
         fmt::format("format version {}.{}: only 1.0, 2.0 and 3.0 exist", major, minor));
   const size_t length_bytes = major == 1 ? 2 : 4;
-  if (bytes.size() < 8 + length_bytes) return npy_error("truncated before the header length");
+  if (first.size() < 8 + length_bytes) return npy_error("truncated before the header length");
   const uint64_t header_length = load(u + 8, static_cast<int>(length_bytes), false);
-  const size_t data_start = 8 + length_bytes;
-  if (header_length > bytes.size() - data_start)
-    return npy_error(fmt::format("header length {} runs past the end of the file ({} bytes)",
-                                 header_length, bytes.size()));
-  const std::string_view header = bytes.substr(data_start, header_length);
+  if (header_length > longest_header)
+    return npy_error(fmt::format("header length {}: poolspec reads headers of at most {} bytes",
+                                 header_length, longest_header));
+  return std::pair{8 + length_bytes, header_length};
+}
 
-  std::string descr;
-  bool fortran = false;
-  std::vector<int64_t> shape;
-  if (Status s = HeaderReader(header).read(descr, fortran, shape); !s) return s.error();
-  const std::optional<Format> format = format_of(descr);
+Result<Header> parse_header(std::string_view text, size_t data_start) {
+  Header h;
+  if (Status s = HeaderReader(text).read(h.descr, h.fortran, h.shape); !s) return s.error();
+  const std::optional<Format> format = format_of(h.descr);
   if (!format)
     return npy_error(
-        fmt::format("descr '{}': poolspec reads f8 f4 f2 u2(bfloat16) i4 i1 u1", descr));
-  Result<int64_t> count = element_count(shape);
+        fmt::format("descr '{}': poolspec reads f8 f4 f2 u2(bfloat16) i4 i1 u1", h.descr));
+  h.format = *format;
+  Result<int64_t> count = element_count(h.shape);
   if (!count) return npy_error(count.error().message);
-
-  const int itemsize = storage_bytes(format->dtype);
-  const std::string_view data = bytes.substr(data_start + header_length);
-  const uint64_t expected = static_cast<uint64_t>(*count) * static_cast<uint64_t>(itemsize);
-  if (*count > 0 && expected / static_cast<uint64_t>(*count) != static_cast<uint64_t>(itemsize))
+  h.count = *count;
+  const auto itemsize = static_cast<uint64_t>(storage_bytes(h.format.dtype));
+  h.data_bytes = static_cast<uint64_t>(h.count) * itemsize;
+  if (h.count > 0 && h.data_bytes / static_cast<uint64_t>(h.count) != itemsize)
     return npy_error("the data size overflows");
-  if (data.size() != expected)
-    return npy_error(
-        fmt::format("the header promises {} bytes of data ({} elements of {}), the "
-                    "file holds {}",
-                    expected, *count, descr, data.size()));
+  h.data_start = data_start;
+  return h;
+}
 
-  std::vector<double> values(static_cast<size_t>(*count));
+Error size_error(const Header& h, uint64_t held) {
+  return npy_error(
+      fmt::format("the header promises {} bytes of data ({} elements of {}), the file holds {}",
+                  h.data_bytes, h.count, h.descr, held));
+}
+
+Result<Tensor> decode_data(Header h, std::string_view data) {
+  if (data.size() != h.data_bytes) return size_error(h, data.size());
+  const int itemsize = storage_bytes(h.format.dtype);
+  std::vector<double> values(static_cast<size_t>(h.count));
   const auto* d = reinterpret_cast<const unsigned char*>(data.data());
   for (size_t i = 0; i < values.size(); ++i)
-    values[i] = decode(format->dtype,
-                       load(d + i * static_cast<size_t>(itemsize), itemsize, format->big_endian));
-  if (fortran && shape.size() > 1) {
+    values[i] = decode(h.format.dtype,
+                       load(d + i * static_cast<size_t>(itemsize), itemsize, h.format.big_endian));
+  if (h.fortran && h.shape.size() > 1) {
     // Column-major file order: element (x0..xr) is at x0 + d0*(x1 + d1*(...)). Reorder.
     std::vector<double> row_major(values.size());
-    std::vector<int64_t> x(shape.size(), 0);
+    std::vector<int64_t> x(h.shape.size(), 0);
     for (size_t flat = 0; flat < values.size(); ++flat) {
       size_t column_index = 0;
-      for (size_t a = shape.size(); a > 0; --a)
+      for (size_t a = h.shape.size(); a > 0; --a)
         column_index =
-            column_index * static_cast<size_t>(shape[a - 1]) + static_cast<size_t>(x[a - 1]);
+            column_index * static_cast<size_t>(h.shape[a - 1]) + static_cast<size_t>(x[a - 1]);
       row_major[flat] = values[column_index];
-      for (size_t a = shape.size(); a > 0; --a) {
-        if (++x[a - 1] < shape[a - 1]) break;
+      for (size_t a = h.shape.size(); a > 0; --a) {
+        if (++x[a - 1] < h.shape[a - 1]) break;
         x[a - 1] = 0;
       }
     }
     values = std::move(row_major);
   }
-  return make_tensor(format->dtype, std::move(shape), std::move(values));
+  return make_tensor(h.format.dtype, std::move(h.shape), std::move(values));
 }
 
-Result<Tensor> read_npy(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Error{fmt::format("{}: cannot open for reading", path)};
-  const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  if (file.bad()) return Error{fmt::format("{}: read error", path)};
-  Result<Tensor> t = parse_npy(bytes);
-  if (!t) return Error{fmt::format("{}: {}", path, t.error().message)};
-  return t;
+// Up to `n` bytes from `fd` (fewer at the end of the file); -1 on a read error.
+int64_t read_up_to(int fd, char* out, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::read(fd, out + got, n - got);
+    if (r == 0) break;
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    got += static_cast<size_t>(r);
+  }
+  return static_cast<int64_t>(got);
+}
+
+}  // namespace
+
+Result<Tensor> parse_npy(std::string_view bytes) {
+  Result<std::pair<size_t, uint64_t>> prelude = read_prelude(bytes);
+  if (!prelude) return prelude.error();
+  const auto [data_start, header_length] = *prelude;
+  if (header_length > bytes.size() - data_start)
+    return npy_error(fmt::format("header length {} runs past the end of the file ({} bytes)",
+                                 header_length, bytes.size()));
+  Result<Header> h =
+      parse_header(bytes.substr(data_start, header_length), data_start + header_length);
+  if (!h) return h.error();
+  return decode_data(std::move(*h), bytes.substr(data_start + header_length));
+}
+
+Result<Tensor> read_npy(const std::string& path, const NpyLimits& limits) {
+  const bool standard_input = path == "-";
+  const std::string name = standard_input ? "standard input" : path;
+  const int fd = standard_input ? 0 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return Error{fmt::format("{}: cannot open for reading ({})", name, std::strerror(errno))};
+  struct Closer {
+    int fd;
+    bool owned;
+    ~Closer() {
+      if (owned) ::close(fd);
+    }
+  } closer{fd, !standard_input};
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) return Error{fmt::format("{}: cannot be examined", name)};
+  if (S_ISDIR(info.st_mode)) return Error{fmt::format("{}: a folder, not a .npy file", name)};
+  const auto fail = [&](const Error& e) { return Error{fmt::format("{}: {}", name, e.message)}; };
+
+  // The prelude and the header first: nothing more is read until they are checked.
+  std::string head(12, '\0');
+  const int64_t first = read_up_to(fd, head.data(), head.size());
+  if (first < 0) return Error{fmt::format("{}: read error ({})", name, std::strerror(errno))};
+  head.resize(static_cast<size_t>(first));
+  Result<std::pair<size_t, uint64_t>> prelude = read_prelude(head);
+  if (!prelude) return fail(prelude.error());
+  const auto [data_start, header_length] = *prelude;
+  const size_t header_end = data_start + static_cast<size_t>(header_length);
+  if (head.size() < header_end) {
+    const size_t had = head.size();
+    head.resize(header_end);
+    const int64_t more = read_up_to(fd, head.data() + had, header_end - had);
+    if (more < 0) return Error{fmt::format("{}: read error ({})", name, std::strerror(errno))};
+    if (static_cast<size_t>(more) < header_end - had)
+      return fail(npy_error(fmt::format("header length {} runs past the end of the file ({} bytes)",
+                                        header_length, had + static_cast<size_t>(more))));
+  }
+  Result<Header> h =
+      parse_header(std::string_view(head).substr(data_start, header_length), header_end);
+  if (!h) return fail(h.error());
+  if (h->count > limits.max_elements)
+    return Error{fmt::format("{}: {} elements, over the limit of {}{}", name, h->count,
+                             limits.max_elements,
+                             limits.how_to_raise.empty() ? "" : " (" + limits.how_to_raise + ")")};
+  const std::string_view already = std::string_view(head).substr(std::min(head.size(), header_end));
+  const auto file_size = static_cast<uint64_t>(std::max<off_t>(0, info.st_size));
+  if (S_ISREG(info.st_mode) && file_size != header_end + h->data_bytes)
+    return fail(size_error(*h, file_size > header_end ? file_size - header_end : 0));
+
+  // Then exactly the data the header promises, and a check that nothing follows it.
+  std::string data(already);
+  data.resize(static_cast<size_t>(h->data_bytes));
+  const int64_t got = read_up_to(fd, data.data() + already.size(), data.size() - already.size());
+  if (got < 0) return Error{fmt::format("{}: read error ({})", name, std::strerror(errno))};
+  const uint64_t held = already.size() + static_cast<uint64_t>(got);
+  if (held < h->data_bytes) return fail(size_error(*h, held));
+  char extra = 0;
+  if (read_up_to(fd, &extra, 1) > 0)
+    return fail(npy_error(
+        fmt::format("more data follows the {} bytes the header promises", h->data_bytes)));
+  return decode_data(std::move(*h), data);
 }
 
 std::string encode_npy(const Tensor& t) {
@@ -307,26 +418,6 @@ std::string encode_npy_indices(const std::vector<int64_t>& shape,
                                const std::vector<int64_t>& indices) {
   return encode_raw("<i8", shape, 8, indices.size(),
                     [&](size_t i) { return static_cast<uint64_t>(indices[i]); });
-}
-
-Status write_file_atomically(const std::string& path, std::string_view bytes) {
-  const std::string temporary = path + ".poolspec-partial";
-  {
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    if (!file) return Error{fmt::format("{}: cannot open for writing", path)};
-    file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    file.flush();
-    if (!file) {
-      file.close();
-      std::remove(temporary.c_str());
-      return Error{fmt::format("{}: write error", path)};
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    return Error{fmt::format("{}: cannot rename the finished file into place", path)};
-  }
-  return Ok{};
 }
 
 }  // namespace poolspec

@@ -23,6 +23,6 @@ nlohmann::json json_number(double v) {
   return v;
 }
 
-void print_json(const nlohmann::json& j) { fmt::print("{}\n", j.dump()); }
+void print_json(const nlohmann::json& j, std::FILE* to) { fmt::print(to, "{}\n", j.dump()); }
 
 }  // namespace poolspec::cli

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,7 @@ std::string coordinate_text(const std::vector<int64_t>& shape, size_t flat);
 // JSON has no NaN or infinity: such values are written as the strings "nan", "inf", "-inf".
 nlohmann::json json_number(double v);
 
-// One JSON document on stdout, on one line.
-void print_json(const nlohmann::json& j);
+// One JSON document on one line, on stdout (or `to`).
+void print_json(const nlohmann::json& j, std::FILE* to = stdout);
 
 }  // namespace poolspec::cli

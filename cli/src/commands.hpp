@@ -19,8 +19,9 @@ struct RunOptions {
 };
 int run_command(const ProblemOptions& options, const RunOptions& run, bool json);
 
+// Lists every tap of one window: refused when the window has more than `max_taps`.
 int explain_command(const ProblemOptions& options, const std::string& input, const std::string& at,
-                    bool json);
+                    int64_t max_taps, bool json);
 
 struct ProveOptions {
   std::string filter;           // run the proofs whose name contains it

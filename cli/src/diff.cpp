@@ -161,7 +161,7 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
   std::optional<Tensor> given;
   std::string input_text = input_path;
   if (!input_path.empty()) {
-    Result<Tensor> t = read_npy(input_path);
+    Result<Tensor> t = read_input(input_path, options);
     if (!t) return refuse(t.error().message);
     given = std::move(*t);
   } else if (!values.empty()) {

@@ -18,13 +18,29 @@
 namespace poolspec::cli {
 
 int explain_command(const ProblemOptions& options, const std::string& input_path,
-                    const std::string& at, bool json) {
-  if (input_path.empty()) return refuse("--input: required (a .npy file)");
+                    const std::string& at, int64_t max_taps, bool json) {
+  if (input_path.empty()) return refuse("--input: required (a .npy file, or - for standard input)");
   if (at.empty()) return refuse("--at: required (the output coordinate n,c,o1,...)");
-  Result<Tensor> input = read_npy(input_path);
+  if (max_taps < 1) return refuse(fmt::format("--max-taps={}: must be 1 or more", max_taps));
+  Result<Tensor> input = read_input(input_path, options);
   if (!input) return refuse(input.error().message);
   Result<ResolvedProblem> r = resolve_problem(options, &*input);
   if (!r) return refuse(r.error().message);
+  // Every tap is listed: the window's size is checked before any is.
+  int64_t window_taps = 1;
+  for (const Axis& a : r->problem.axes) {
+    if (a.kernel < 1) continue;  // explain() refuses the problem
+    if (a.kernel > max_taps / window_taps) {
+      window_taps = max_taps + 1;
+      break;
+    }
+    window_taps *= a.kernel;
+  }
+  if (window_taps > max_taps)
+    return refuse(
+        fmt::format("the window has more than {} taps, the most explain lists "
+                    "(--max-taps raises it)",
+                    max_taps));
   Result<std::vector<int64_t>> coordinate = parse_int_list("--at", at);
   if (!coordinate) return refuse(coordinate.error().message);
   // The coordinate is in the spec's (N, C, o1..on) layout.

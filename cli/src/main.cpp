@@ -1,7 +1,13 @@
 // poolspec: the executable specification of pooling, on the command line (docs/design.md §7).
 // Exit codes: 0 ok, 1 check failed, 2 bad input.
+#include <algorithm>
+#include <exception>
 #include <map>
+#include <new>
+#include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -40,6 +46,35 @@ const std::pair<poolspec::Framework, const char*> framework_option_help[] = {
      "padding_method=Exclude data_layout=NCHW'"},
 };
 
+// Edit distance (insertions, deletions, substitutions) between two short words.
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// The command `word` was probably meant to be: within two edits of it; "" when it is a command
+// or near none.
+std::string nearest_command(CLI::App& app, std::string_view word) {
+  std::string best;
+  size_t best_distance = 3;
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    const size_t d = edit_distance(word, sub->get_name());
+    if (d == 0) return "";
+    if (d < best_distance) best_distance = d, best = sub->get_name();
+  }
+  return best;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -48,10 +83,12 @@ int main(int argc, char** argv) {
       "poolspec: the executable, machine-checked specification of pooling.\n"
       "With no command, runs the spec over the seed documents' examples."};
   app.require_subcommand(0, 1);
+  app.set_version_flag("--version", std::string("poolspec ") + POOLSPEC_VERSION);
 
   ProblemOptions problem;
   std::map<poolspec::Framework, std::string> framework_text;
   std::vector<std::pair<poolspec::Framework, CLI::Option*>> framework_options;
+  std::vector<CLI::Option*> opset_options;
   bool json = false;
   const auto add_problem_options = [&](CLI::App* sub) {
     sub->add_option("problem", problem.problem,
@@ -62,8 +99,12 @@ int main(int argc, char** argv) {
                                      framework_text[framework], help));
     sub->add_option("--op", problem.op,
                     "avg, max, global_avg or global_max (with a framework's attributes)");
-    sub->add_option("--opset", problem.opset,
-                    "OpenVINO opset (default 1) or ONNX opset (default 22)");
+    opset_options.push_back(
+        sub->add_option("--opset", problem.opset,
+                        "OpenVINO opset (1 to 16, default 1) or ONNX opset (1 to 22, default 22)"));
+    sub->add_option("--max-elements", problem.max_elements,
+                    "The largest input or output tensor, in elements (default 2^28); a larger "
+                    "one is refused before any work");
     sub->add_option("--input-shape", problem.input_shape,
                     "The input's shape in the framework's layout, e.g. N,C,H,W (or from --input)");
     sub->add_option("--dtype", problem.dtype,
@@ -79,9 +120,11 @@ int main(int argc, char** argv) {
   RunOptions run;
   CLI::App* run_cmd = app.add_subcommand("run", "Evaluate the spec: .npy in, .npy out");
   add_problem_options(run_cmd);
-  run_cmd->add_option("--input", run.input, "Input tensor (.npy)");
-  run_cmd->add_option("--output", run.output, "Output tensor to write (.npy)");
-  run_cmd->add_option("--indices", run.indices, "Max indices to write (.npy, int64)");
+  run_cmd->add_option("--input", run.input, "Input tensor (.npy; - for standard input)");
+  run_cmd->add_option("--output", run.output,
+                      "Output tensor to write (.npy; - for standard output)");
+  run_cmd->add_option("--indices", run.indices,
+                      "Max indices to write (.npy, int64; - for standard output)");
   run_cmd->add_option("--xs3", run.xs3,
                       "Run lib_nn's XS3 model on an (H, W, C) int8 image: 'op=avgpool2d_global "
                       "bias=-40 symmetric=0', 'op=avgpool2d window=2,2 start=0,0 stride=2,2', "
@@ -92,8 +135,11 @@ int main(int argc, char** argv) {
                                          "One output element: its window's taps, "
                                          "which are padding, the divisor, the exact value");
   add_problem_options(explain);
-  explain->add_option("--input", explain_input, "Input tensor (.npy)");
+  explain->add_option("--input", explain_input, "Input tensor (.npy; - for standard input)");
   explain->add_option("--at", at, "Output coordinate n,c,o1,...,on");
+  int64_t max_taps = 100000;
+  explain->add_option("--max-taps", max_taps,
+                      "The largest window explain lists, in taps (default 100000)");
 
   CLI::App* seeds = app.add_subcommand("seeds",
                                        "Run the spec over the seed documents' examples "
@@ -216,26 +262,53 @@ int main(int argc, char** argv) {
   merge_cmd->add_option("--out", merge_out, "Where the merged reports go (default certify-out)");
   merge_cmd->add_flag("--json", merge_json, "Print the JSON report instead of the matrix");
 
+  // Parser errors read like every other refusal: "poolspec: error: ...", exit 2.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return fmt::format("poolspec: error: {}\nRun with --help for the commands and options.\n",
+                       e.what());
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // A word where a command belongs that is close to one: say which.
+    if (argc > 1 && argv[1][0] != '-')
+      if (const std::string near = nearest_command(app, argv[1]); !near.empty())
+        return poolspec::refuse(
+            fmt::format("'{}' is not a command; did you mean '{}'? (poolspec --help lists them)",
+                        argv[1], near));
     const int code = app.exit(e);
     return code == 0 ? poolspec::exit_ok : poolspec::exit_bad_input;
   }
   // A framework given with empty text (ONNX's Global ops have no attributes) still counts.
   for (const auto& [framework, option] : framework_options)
     if (option->count() > 0) problem.attributes[framework] = framework_text[framework];
-  if (*merge_cmd) return poolspec::certify::merge_command(merge_dirs, merge_out, merge_json);
-  if (*certify_cmd) {
-    if (!certify_rules.empty()) certify.rules = certify_rules;
-    if (!certify_layouts.empty()) certify.layouts = certify_layouts;
-    return poolspec::certify::certify_command(certify);
+  for (const CLI::Option* option : opset_options)
+    if (option->count() > 0 && problem.opset < 1)
+      return poolspec::refuse(fmt::format("--opset={}: opsets are numbered from 1", problem.opset));
+  if (problem.max_elements < 1)
+    return poolspec::refuse(
+        fmt::format("--max-elements={}: must be 1 or more", problem.max_elements));
+  // No exception leaves poolspec: memory that runs out anywhere is a refusal of the problem's
+  // size, anything else an error that names itself.
+  try {
+    if (*merge_cmd) return poolspec::certify::merge_command(merge_dirs, merge_out, merge_json);
+    if (*certify_cmd) {
+      if (!certify_rules.empty()) certify.rules = certify_rules;
+      if (!certify_layouts.empty()) certify.layouts = certify_layouts;
+      return poolspec::certify::certify_command(certify);
+    }
+    if (*shape) return shape_command(problem, json);
+    if (*run_cmd) return run_command(problem, run, json);
+    if (*diff) return diff_command(problem, diff_input, diff_values, json);
+    if (*onnx_test) return onnx_test_command(onnx_dirs, json);
+    if (*prove_cmd) return prove_command(prove, json);
+    if (*explain) return explain_command(problem, explain_input, at, max_taps, json);
+    return seeds_command(json);
+  } catch (const std::bad_alloc&) {
+    return poolspec::refuse(
+        "out of memory: the problem or its tensors are too large for this machine "
+        "(--max-elements lowers the size refused up front)");
+  } catch (const std::exception& e) {
+    return poolspec::refuse(fmt::format("{}", e.what()));
   }
-  if (*shape) return shape_command(problem, json);
-  if (*run_cmd) return run_command(problem, run, json);
-  if (*diff) return diff_command(problem, diff_input, diff_values, json);
-  if (*onnx_test) return onnx_test_command(onnx_dirs, json);
-  if (*prove_cmd) return prove_command(prove, json);
-  if (*explain) return explain_command(problem, explain_input, at, json);
-  return seeds_command(json);
 }

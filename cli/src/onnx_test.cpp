@@ -202,8 +202,26 @@ Result<OnnxCaseReport> run_onnx_case(const std::string& directory,
   if (!model) return model.error();
   OnnxCaseReport report;
   report.directory = directory;
+  int64_t opset = 0;
+  int default_domain_imports = 0;
   for (const onnx::OperatorSetIdProto& o : model->opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx") report.opset = static_cast<int>(o.version());
+    if (o.domain().empty() || o.domain() == "ai.onnx") {
+      opset = o.version();
+      ++default_domain_imports;
+    }
+  // The model's opset decides the operator's version: a model that does not state it exactly
+  // once, or states one that is not an opset, has no meaning to test.
+  if (default_domain_imports != 1)
+    return Error{
+        fmt::format("{}: model.onnx imports the default (ai.onnx) domain {} times; a "
+                    "model states its opset exactly once",
+                    directory, default_domain_imports)};
+  if (opset < 1 || opset > 22)
+    return Error{
+        fmt::format("{}: model.onnx's opset_import version {}: ONNX opsets run from 1 "
+                    "(poolspec knows 1 to 22)",
+                    directory, opset)};
+  report.opset = static_cast<int>(opset);
   const onnx::GraphProto& graph = model->graph();
   if (graph.node_size() != 1)
     return Error{fmt::format("{}: the graph has {} nodes; onnx-test runs single pooling nodes",

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "poolspec/frontends.hpp"
+#include "poolspec/npy.hpp"
 #include "poolspec/problem_string.hpp"
 #include "poolspec/shape.hpp"
 
@@ -25,6 +26,21 @@ Result<std::vector<int64_t>> parse_int_list(std::string_view option, std::string
     if (comma == std::string_view::npos) return out;
     begin = comma + 1;
   }
+}
+
+Result<Tensor> read_input(const std::string& path, const ProblemOptions& options) {
+  return read_npy(path, NpyLimits{options.max_elements, "--max-elements raises it"});
+}
+
+Status check_output_size(const Problem& p, const ProblemOptions& options) {
+  Result<ShapeInfo> shape = validated_shape(p);
+  if (!shape) return shape.error();
+  if (shape->output_elements > options.max_elements)
+    return Error{fmt::format(
+        "the output ({}) has {} elements, over the limit of {} "
+        "(--max-elements raises it)",
+        fmt::join(shape->output_shape, "x"), shape->output_elements, options.max_elements)};
+  return Ok{};
 }
 
 Result<FrontendInput> frontend_input(const ProblemOptions& o, const Tensor* input) {

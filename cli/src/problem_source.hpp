@@ -19,10 +19,11 @@ struct ProblemOptions {
   // --openvino '<attributes of an IR <data> element>', --onnx 'kernel_shape=3,3 ...', ...: the
   // attribute text given for each framework.
   std::map<Framework, std::string> attributes;
-  std::string op;           // --op avg|max|global_avg|global_max (front-ends only)
-  std::string input_shape;  // --input-shape 1,3,32,32, in the framework's layout
-  std::string dtype;        // --dtype f32
-  int opset = 0;            // --opset N (OpenVINO, ONNX)
+  std::string op;                           // --op avg|max|global_avg|global_max (front-ends only)
+  std::string input_shape;                  // --input-shape 1,3,32,32, in the framework's layout
+  std::string dtype;                        // --dtype f32
+  int opset = 0;                            // --opset N (OpenVINO, ONNX); 0: not given
+  int64_t max_elements = int64_t{1} << 28;  // --max-elements: the largest input or output
 };
 
 struct ResolvedProblem {
@@ -39,6 +40,13 @@ Result<ResolvedProblem> resolve_problem(const ProblemOptions& options, const Ten
 
 // The front-end's input: --op, --opset, and the shape and dtype (from the options or the input).
 Result<FrontendInput> frontend_input(const ProblemOptions& options, const Tensor* input);
+
+// The tensor of `path` (a .npy file, "-" for standard input), refused before it is read when
+// larger than --max-elements.
+Result<Tensor> read_input(const std::string& path, const ProblemOptions& options);
+
+// Whether the problem's output stays within --max-elements: asked before the work starts.
+Status check_output_size(const Problem& p, const ProblemOptions& options);
 
 Result<std::vector<int64_t>> parse_int_list(std::string_view option, std::string_view text);
 

@@ -3,6 +3,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -10,6 +14,7 @@
 
 #include "command_support.hpp"
 #include "poolspec/evaluate.hpp"
+#include "poolspec/files.hpp"
 #include "poolspec/frontends.hpp"
 #include "poolspec/npy.hpp"
 #include "poolspec/problem_string.hpp"
@@ -45,6 +50,7 @@ int run_xs3(const ProblemOptions& options, const RunOptions& run, const Tensor& 
   }
   if (Status s = write_file_atomically(run.output, encode_npy(*model)); !s)
     return refuse(s.error().message);
+  std::FILE* report = run.output == "-" ? stderr : stdout;  // "-": the tensor has stdout
   if (json) {
     print_json(
         {{"xs3", run.xs3},
@@ -55,13 +61,15 @@ int run_xs3(const ProblemOptions& options, const RunOptions& run, const Tensor& 
          {"largest_difference", static_cast<int64_t>(largest)},
          {"values", model->values.size() <= 64 ? nlohmann::json(std::vector<int64_t>(
                                                      model->values.begin(), model->values.end()))
-                                               : nlohmann::json(nullptr)}});
+                                               : nlohmann::json(nullptr)}},
+        report);
   } else {
-    fmt::print("xs3      {}\nspec     {}\nwrote    {} (i8 {})\n", run.xs3,
+    fmt::print(report, "xs3      {}\nspec     {}\nwrote    {} (i8 {})\n", run.xs3,
                format_problem(f->problem), run.output, fmt::join(model->shape, "x"));
-    fmt::print("versus   the spec's meaning: {} of {} outputs differ, by at most {}\n", differing,
-               model->values.size(), largest);
-    if (model->values.size() <= 16) fmt::print("output   {}\n", fmt::join(model->values, " "));
+    fmt::print(report, "versus   the spec's meaning: {} of {} outputs differ, by at most {}\n",
+               differing, model->values.size(), largest);
+    if (model->values.size() <= 16)
+      fmt::print(report, "output   {}\n", fmt::join(model->values, " "));
   }
   return exit_ok;
 }
@@ -69,9 +77,14 @@ int run_xs3(const ProblemOptions& options, const RunOptions& run, const Tensor& 
 }  // namespace
 
 int run_command(const ProblemOptions& options, const RunOptions& run, bool json) {
-  if (run.input.empty()) return refuse("--input: required (a .npy file)");
-  if (run.output.empty()) return refuse("--output: required (the .npy file to write)");
-  Result<Tensor> input = read_npy(run.input);
+  if (run.input.empty()) return refuse("--input: required (a .npy file, or - for standard input)");
+  if (run.output.empty())
+    return refuse("--output: required (the .npy file to write, or - for standard output)");
+  // Before any work: outputs that collide or point nowhere.
+  std::vector<std::string> outputs{run.output};
+  if (!run.indices.empty()) outputs.push_back(run.indices);
+  if (Status s = check_output_paths(outputs); !s) return refuse(s.error().message);
+  Result<Tensor> input = read_input(run.input, options);
   if (!input) return refuse(input.error().message);
   if (!run.xs3.empty()) return run_xs3(options, run, *input, json);
   Result<ResolvedProblem> r = resolve_problem(options, &*input);
@@ -82,30 +95,32 @@ int run_command(const ProblemOptions& options, const RunOptions& run, bool json)
         fmt::format("--indices={}: the problem has no indices output (add idx=plane or "
                     "idx=tensor to a max problem)",
                     run.indices));
+  if (Status s = check_output_size(p, options); !s) return refuse(s.error().message);
   Result<Output> out = evaluate(p, to_spec_layout(r->framing, *input));
   if (!out) return refuse(out.error().message);
-  // Encode everything first, then write: an error leaves no file behind.
+  // Encode everything first, then write the files as a set: an error leaves every file as it
+  // was.
   const std::string values = encode_npy(to_framework_layout(r->framing, out->values));
-  if (Status s = write_file_atomically(run.output, values); !s) return refuse(s.error().message);
+  std::string indices;
+  std::vector<std::pair<std::string, std::string_view>> files{{run.output, values}};
   if (!run.indices.empty()) {
-    const std::string indices = encode_npy_indices(out->values.shape, out->indices);
-    if (Status s = write_file_atomically(run.indices, indices); !s) {
-      std::remove(run.output.c_str());
-      return refuse(s.error().message);
-    }
+    indices = encode_npy_indices(out->values.shape, out->indices);
+    files.emplace_back(run.indices, indices);
   }
+  if (Status s = write_files_atomically(files); !s) return refuse(s.error().message);
+  std::FILE* report = run.output == "-" || run.indices == "-" ? stderr : stdout;
   if (json) {
     nlohmann::json j;
     j["problem"] = format_problem(p);
     j["output_shape"] = to_framework_shape(r->framing, out->values.shape);
     j["output"] = run.output;
     j["indices"] = run.indices.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.indices);
-    print_json(j);
+    print_json(j, report);
   } else {
-    fmt::print("problem  {}\nwrote    {} ({} {})\n", format_problem(p), run.output,
+    fmt::print(report, "problem  {}\nwrote    {} ({} {})\n", format_problem(p), run.output,
                dtype_name(p.dtype),
                fmt::join(to_framework_shape(r->framing, out->values.shape), "x"));
-    if (!run.indices.empty()) fmt::print("wrote    {} (i64 indices)\n", run.indices);
+    if (!run.indices.empty()) fmt::print(report, "wrote    {} (i64 indices)\n", run.indices);
   }
   return exit_ok;
 }

@@ -91,7 +91,10 @@ Result<Problem> from_ngraph(std::string_view text, const FrontendInput& in) {
 //    stride a ceil rounding can add a window (3 G10).
 Result<Problem> from_openvino(std::string_view text, const FrontendInput& in) {
   const int opset = in.version == 0 ? 1 : in.version;
-  if (opset < 1) return Error{fmt::format("opset {}: OpenVINO opsets start at 1", opset)};
+  if (opset < 1 || opset > 16)
+    return Error{fmt::format(
+        "opset {}: poolspec knows OpenVINO opsets 1 to 16 (AvgPool-16 is the newest pooling op)",
+        opset)};
   const bool avg = in.op == Op::avg;
   const int version = openvino_op_version(in.op, opset);
   const std::string context = fmt::format("OpenVINO {}-{}", avg ? "AvgPool" : "MaxPool", version);

@@ -32,6 +32,7 @@
 #include "peers.hpp"
 #include "poolspec/engine.hpp"
 #include "poolspec/evaluate.hpp"
+#include "poolspec/files.hpp"
 #include "poolspec/network_layers.hpp"
 #include "poolspec/npy.hpp"
 #include "poolspec/optimized/optimized.hpp"

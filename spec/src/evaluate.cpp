@@ -86,7 +86,9 @@ class Evaluator {
         const TapKind k = tap_kind(a, x[i]);
         if (k != TapKind::input) inside = false;
         if (k == TapKind::overhang) in_padded = false;
-        if (kind == TapKind::input) kind = k;
+        // A tap past the padded extent on any axis is overhang (outside every divisor that
+        // counts padding); otherwise the first axis that is not `input` names its padding.
+        if (k == TapKind::overhang || kind == TapKind::input) kind = k;
         offset = offset * a.extent + x[i];
       }
       ++w.taps;

@@ -55,6 +55,8 @@ expect 2 'kernel\[0\]=0' -- "$poolspec" shape 'avg:f32:n1c1:w4:k0:s1:pb0:pe0:exc
 expect 2 'exactly one of' -- "$poolspec" shape
 expect 2 'op: must be avg or max|--op=mean' -- "$poolspec" shape --op mean --input-shape 1,1,4 --openvino 'kernel="2" strides="1" exclude-pad="true" auto_pad="valid"'
 expect 2 '' -- "$poolspec" shape --no-such-flag
+expect 0 '^poolspec [0-9]+\.[0-9]+\.[0-9]+' -- "$poolspec" --version
+expect 0 '^\{"backends":\[\{"library":"built-in","name":"reference"' -- "$poolspec" certify --list --json --backend reference
 
 # --- run and explain on real .npy files ---
 # f32 [1e8, 1, -1e8, 1]: 0x4cbebc20, 0x3f800000, 0xccbebc20, 0x3f800000, little-endian.

@@ -37,7 +37,8 @@ enum class TapKind { input, pad_begin, pad_end, overhang };  // overhang: past t
 struct Tap {
   std::vector<int64_t> offset;      // kernel offset per axis
   std::vector<int64_t> coordinate;  // input coordinate per axis (may be outside [0, d))
-  TapKind kind = TapKind::input;    // the kind of the first axis that is not `input`
+  TapKind kind = TapKind::input;    // overhang when some axis is past the padded extent, else
+                                    // the kind of the first axis that is not `input`
   std::optional<double> value;      // in-bounds taps only
   int64_t input_index = -1;         // flat row-major index into the input, in-bounds taps only
 };

@@ -1,0 +1,223 @@
+#include "poolspec/files.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <iterator>
+#include <memory>
+#include <mutex>
+
+#include <fmt/format.h>
+
+namespace poolspec {
+
+namespace {
+
+// The temporaries that exist now, for the signal handler. Fixed storage, because a handler may
+// not allocate; changed under a mutex with the cleanup signals blocked in the changing thread.
+constexpr int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
+constexpr size_t slots = 32;
+constexpr size_t longest_path = 4096;
+char pending_path[slots][longest_path];
+volatile sig_atomic_t pending[slots];
+int pending_count = 0;
+struct sigaction previous_action[std::size(cleanup_signals)];
+bool handler_installed[std::size(cleanup_signals)];
+std::mutex registry;
+
+extern "C" void remove_temporaries_then_default(int signal) {
+  for (size_t i = 0; i < slots; ++i)
+    if (pending[i]) ::unlink(pending_path[i]);
+  // The signal's usual effect: the default action, raised again (it is delivered once this
+  // handler returns and unblocks it).
+  struct sigaction default_action {};
+  default_action.sa_handler = SIG_DFL;
+  sigemptyset(&default_action.sa_mask);
+  ::sigaction(signal, &default_action, nullptr);
+  ::raise(signal);
+}
+
+class CleanupSignalsBlocked {
+ public:
+  CleanupSignalsBlocked() {
+    sigset_t block;
+    sigemptyset(&block);
+    for (const int s : cleanup_signals) sigaddset(&block, s);
+    ::pthread_sigmask(SIG_BLOCK, &block, &before_);
+  }
+  ~CleanupSignalsBlocked() { ::pthread_sigmask(SIG_SETMASK, &before_, nullptr); }
+  CleanupSignalsBlocked(const CleanupSignalsBlocked&) = delete;
+  CleanupSignalsBlocked& operator=(const CleanupSignalsBlocked&) = delete;
+
+ private:
+  sigset_t before_;
+};
+
+// Installs the handler for the signals whose action is still the default one (a program that
+// handles a signal itself keeps its handler), and restores them when the last temporary goes.
+void install_handlers() {
+  for (size_t k = 0; k < std::size(cleanup_signals); ++k) {
+    struct sigaction current {};
+    ::sigaction(cleanup_signals[k], nullptr, &current);
+    handler_installed[k] = !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_DFL;
+    if (!handler_installed[k]) continue;
+    previous_action[k] = current;
+    struct sigaction cleanup {};
+    cleanup.sa_handler = remove_temporaries_then_default;
+    sigemptyset(&cleanup.sa_mask);
+    for (const int s : cleanup_signals) sigaddset(&cleanup.sa_mask, s);
+    ::sigaction(cleanup_signals[k], &cleanup, nullptr);
+  }
+}
+
+void restore_handlers() {
+  for (size_t k = 0; k < std::size(cleanup_signals); ++k)
+    if (handler_installed[k]) ::sigaction(cleanup_signals[k], &previous_action[k], nullptr);
+}
+
+// A temporary file: registered for the signal handler from before it exists until it is renamed
+// into place or removed.
+class Temporary {
+ public:
+  explicit Temporary(const std::string& target) : name_(target + ".poolspec-partial-XXXXXX") {}
+  ~Temporary() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!renamed_ && created_) ::unlink(name_.c_str());
+    forget();
+  }
+  Temporary(const Temporary&) = delete;
+  Temporary& operator=(const Temporary&) = delete;
+
+  Status write(const std::string& target, std::string_view bytes) {
+    {
+      const CleanupSignalsBlocked blocked;
+      const std::lock_guard lock(registry);
+      fd_ = ::mkstemp(name_.data());
+      if (fd_ < 0)
+        return Error{fmt::format("{}: cannot create a file in its folder ({})", target,
+                                 std::strerror(errno))};
+      created_ = true;
+      remember();
+    }
+    // mkstemp creates the file 0600; a finished file gets the usual 0666 less the umask.
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    (void)::fchmod(fd_, 0666 & ~mask);
+    for (size_t done = 0; done < bytes.size();) {
+      const ssize_t w = ::write(fd_, bytes.data() + done, bytes.size() - done);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) return Error{fmt::format("{}: write error ({})", target, std::strerror(errno))};
+      done += static_cast<size_t>(w);
+    }
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0)
+      return Error{fmt::format("{}: write error ({})", target, std::strerror(errno))};
+    return Ok{};
+  }
+
+  Status rename_to(const std::string& target) {
+    if (::rename(name_.c_str(), target.c_str()) != 0)
+      return Error{fmt::format("{}: cannot rename the finished file into place ({})", target,
+                               std::strerror(errno))};
+    renamed_ = true;
+    return Ok{};
+  }
+
+ private:
+  void remember() {  // with the registry locked and the signals blocked
+    if (name_.size() >= longest_path) return;
+    for (size_t i = 0; i < slots; ++i)
+      if (!pending[i]) {
+        std::memcpy(pending_path[i], name_.c_str(), name_.size() + 1);
+        pending[i] = 1;
+        slot_ = static_cast<int>(i);
+        if (pending_count++ == 0) install_handlers();
+        return;
+      }
+  }
+  void forget() {
+    if (slot_ < 0) return;
+    const CleanupSignalsBlocked blocked;
+    const std::lock_guard lock(registry);
+    pending[slot_] = 0;
+    if (--pending_count == 0) restore_handlers();
+    slot_ = -1;
+  }
+
+  std::string name_;
+  int fd_ = -1;
+  int slot_ = -1;
+  bool created_ = false, renamed_ = false;
+};
+
+// Why `path` cannot be an output, or "".
+std::string unusable_output(const std::string& path) {
+  if (path.empty()) return "an output path is empty (give a file name)";
+  if (path == "-") return "";
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error))
+    return fmt::format("{}: a folder (give a file name in it)", path);
+  return "";
+}
+
+}  // namespace
+
+Status check_output_paths(const std::vector<std::string>& paths) {
+  int to_stdout = 0;
+  std::vector<std::filesystem::path> resolved;
+  for (const std::string& path : paths) {
+    if (std::string why = unusable_output(path); !why.empty()) return Error{why};
+    if (path == "-") {
+      if (++to_stdout > 1) return Error{"'-' (standard output) is given for two outputs"};
+      resolved.emplace_back();
+      continue;
+    }
+    std::error_code error;
+    std::filesystem::path full = std::filesystem::weakly_canonical(path, error);
+    if (error) full = std::filesystem::absolute(path, error).lexically_normal();
+    for (size_t i = 0; i < resolved.size(); ++i)
+      if (!resolved[i].empty() && resolved[i] == full)
+        return Error{fmt::format("{} and {}: the same file; give each output a path of its own",
+                                 paths[i], path)};
+    resolved.push_back(full);
+  }
+  return Ok{};
+}
+
+Status write_files_atomically(const std::vector<std::pair<std::string, std::string_view>>& files) {
+  std::vector<std::string> paths;
+  for (const auto& file : files) paths.push_back(file.first);
+  if (Status s = check_output_paths(paths); !s) return s;
+  // Every file written to its temporary, then every one renamed into place; standard output
+  // last, once the files are there.
+  std::vector<std::unique_ptr<Temporary>> temporaries;
+  for (const auto& [path, bytes] : files) {
+    if (path == "-") continue;
+    temporaries.push_back(std::make_unique<Temporary>(path));
+    if (Status s = temporaries.back()->write(path, bytes); !s) return s;
+  }
+  size_t next = 0;
+  for (const auto& [path, bytes] : files) {
+    if (path == "-") continue;
+    if (Status s = temporaries[next++]->rename_to(path); !s) return s;
+  }
+  for (const auto& [path, bytes] : files) {
+    if (path != "-") continue;
+    if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size() || std::fflush(stdout) != 0)
+      return Error{"standard output: write error"};
+  }
+  return Ok{};
+}
+
+Status write_file_atomically(const std::string& path, std::string_view bytes) {
+  return write_files_atomically({{path, bytes}});
+}
+
+}  // namespace poolspec

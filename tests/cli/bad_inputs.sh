@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Bad inputs, one row each (docs/cli.md, "Bad input"): every one is refused with exit 2 and a
+# "poolspec: error:" line that names what is wrong, before any work, within seconds, leaving no
+# file behind and every existing file as it was. Usage: bad_inputs.sh path/to/poolspec
+set -u
+poolspec=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+rows=0
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# bad PATTERN -- COMMAND...: exit 2 within 20 s, "poolspec: error:" and PATTERN (an extended
+# regular expression) in stderr, nothing on stdout but what the row allows.
+bad() {
+  local pattern=$1
+  shift 2
+  rows=$((rows + 1))
+  local err status
+  err=$(timeout 20 "$@" 2>&1 >/dev/null)
+  status=$?
+  if [ "$status" -ne 2 ]; then fail "exit $status (wanted 2): $*"; echo "$err" | head -5; return; fi
+  grep -q '^poolspec: error: ' <<<"$err" || { fail "no 'poolspec: error:' line: $*"; echo "$err" | head -3; }
+  grep -Eq -- "$pattern" <<<"$err" || { fail "no /$pattern/ in the error of: $*"; echo "$err" | head -3; }
+}
+
+# npy FILE DESCR SHAPE BYTES: a version 1.0 .npy file; BYTES is a printf escape string.
+npy() {
+  local dict="{'descr': '$2', 'fortran_order': False, 'shape': ($3), }"
+  local len=$((${#dict} + 1))
+  { printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $((len & 255)))\\x$(printf %02x $((len >> 8)))";
+    printf '%s\n' "$dict"; printf "$4"; } >"$1"
+}
+
+p4='avg:f32:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:exclude:floor'
+npy "$work/x.npy" '<f4' '1, 1, 4, 4' "$(for i in $(seq 16); do printf '\\x00\\x00\\x80\\x3f'; done)"
+mkdir "$work/folder"
+printf 'KEEP' >"$work/keep.npy"
+
+# --- input files: read header first, never whole before their header is checked ---
+for command in run explain diff; do
+  extra=()
+  [ $command = run ] && extra=(--output "$work/keep.npy")
+  [ $command = explain ] && extra=(--at 0,0,0,0)
+  if [ $command = diff ]; then
+    bad 'a folder, not a .npy file' -- "$poolspec" diff --op avg --pytorch 'kernel_size=2' --input "$work/folder"
+  else
+    bad 'a folder, not a .npy file' -- "$poolspec" $command "$p4" --input "$work/folder" "${extra[@]}"
+  fi
+done
+bad 'a folder, not a .npy file' -- "$poolspec" certify --backend reference --problem "$p4" --input "$work/folder" --out "$work/cert"
+bad 'not a .npy file' -- "$poolspec" run "$p4" --input /dev/zero --output "$work/keep.npy"
+truncate -s 1G "$work/huge.bin"  # sparse: a gigabyte that is not a .npy file
+bad 'not a .npy file' -- "$poolspec" run "$p4" --input "$work/huge.bin" --output "$work/keep.npy"
+rm -f "$work/huge.bin"
+npy "$work/claims.npy" '<f4' '1099511627776,' ''  # a header promising 2^40 elements
+bad '1099511627776 elements, over the limit of 268435456 \(--max-elements raises it\)' -- \
+  "$poolspec" run "$p4" --input "$work/claims.npy" --output "$work/keep.npy"
+bad '16 elements, over the limit of 8 \(--max-elements raises it\)' -- \
+  "$poolspec" run "$p4" --input "$work/x.npy" --output "$work/keep.npy" --max-elements 8
+cp "$work/x.npy" "$work/longer.npy" && printf 'x' >>"$work/longer.npy"
+bad 'the header promises 64 bytes of data .*the file holds 65' -- \
+  "$poolspec" run "$p4" --input "$work/longer.npy" --output "$work/keep.npy"
+bad '--max-elements=0: must be 1 or more' -- "$poolspec" run "$p4" --input "$work/x.npy" --output "$work/keep.npy" --max-elements 0
+
+# --- sizes checked before the work: the output, the taps explain lists, a replayed problem ---
+bad 'the output \(1x1x8x8\) has 64 elements, over the limit of 20' -- "$poolspec" run \
+  'avg:f32:n1c1:h4w4:k1x1:s1x1:pb2x2:pe2x2:include_clip:floor' --input "$work/x.npy" --output "$work/keep.npy" --max-elements 20
+bad 'more than 3 taps, the most explain lists \(--max-taps raises it\)' -- \
+  "$poolspec" explain "$p4" --input "$work/x.npy" --at 0,0,0,0 --max-taps 3
+bad 'a replayed problem has at most 268435456' -- "$poolspec" certify --backend reference \
+  --problem 'avg:f32:n1c1:h100000w100000:k1x1:s1x1:pb0x0:pe0x0:exclude:floor' --out "$work/cert"
+
+# --- output paths: refused before any work when they collide or point nowhere ---
+bad 'the same file' -- "$poolspec" run 'max:f32:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:floor:idx=plane' \
+  --input "$work/x.npy" --output "$work/y.npy" --indices "$work/y.npy"
+bad 'the same file' -- "$poolspec" run 'max:f32:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:floor:idx=plane' \
+  --input "$work/x.npy" --output "$work/y.npy" --indices "$work/./y.npy"
+bad "'-' \(standard output\) is given for two outputs" -- "$poolspec" run \
+  'max:f32:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:floor:idx=plane' --input "$work/x.npy" --output - --indices -
+bad 'a folder \(give a file name in it\)' -- "$poolspec" run "$p4" --input "$work/x.npy" --output "$work/folder"
+bad '--output: required' -- "$poolspec" run "$p4" --input "$work/x.npy" --output ''
+bad 'cannot create a file in its folder' -- "$poolspec" run "$p4" --input "$work/x.npy" --output "$work/missing/y.npy"
+bad "--out '': must name a folder" -- "$poolspec" certify --backend reference --suite smoke --out ''
+bad "--out '': must name a folder" -- "$poolspec" certify merge "$work/folder" --out ''
+[ ! -e "$work/y.npy" ] || fail "a refused run wrote y.npy"
+
+# --- a failure leaves an existing file as it was ---
+bad 'empty=error' -- "$poolspec" run 'avg:f32:n1c1:h4w4:k1x1:s4x4:pb0x0:pe0x0:exclude:ceil' --input "$work/x.npy" --output "$work/keep.npy"
+bad 'cannot create a file in its folder' -- "$poolspec" run 'max:f32:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:floor:idx=plane' \
+  --input "$work/x.npy" --output "$work/keep.npy" --indices "$work/missing/i.npy"
+[ "$(cat "$work/keep.npy")" = KEEP ] || fail "a failed run changed an existing output file"
+
+# --- numbers the command does not know ---
+bad '--opset=0: opsets are numbered from 1' -- "$poolspec" shape --op avg --input-shape 1,1,4,4 --opset 0 --onnx 'kernel_shape=2,2'
+bad 'poolspec knows OpenVINO opsets 1 to 16' -- "$poolspec" shape --op avg --input-shape 1,1,4,4 --opset 999 \
+  --openvino 'kernel="2,2" strides="2,2" exclude-pad="true" auto_pad="valid"'
+bad 'poolspec knows ONNX opsets 1 to 22' -- "$poolspec" shape --op avg --input-shape 1,1,4,4 --opset 23 --onnx 'kernel_shape=2,2'
+bad 'no case of suite smoke matches' -- "$poolspec" certify --backend reference --suite smoke --filter no-such-case --out "$work/cert"
+bad '--input: only with --problem' -- "$poolspec" certify --backend reference --input "$work/x.npy" --out "$work/cert"
+
+# --- the parser's own errors read the same way ---
+bad "'shap' is not a command; did you mean 'shape'" -- "$poolspec" shap
+bad 'no-such-flag' -- "$poolspec" run --no-such-flag
+
+ls -A "$work" | grep -q 'poolspec-partial' && fail "a temporary file was left behind"
+
+# --- "-": standard input and standard output ---
+out=$("$poolspec" run "$p4" --input - --output - <"$work/x.npy" 2>"$work/report.txt" | head -c 6 | od -An -c | tr -d ' ')
+[ "$out" = '223NUMPY' ] || fail "run --input - --output - did not write a .npy file to stdout (got '$out')"
+grep -q 'wrote    -' "$work/report.txt" || fail "run --output -: the report is not on stderr"
+
+echo "$rows bad inputs, $failures failures"
+[ "$failures" -eq 0 ]
