@@ -6,6 +6,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace poolspec {
 
@@ -13,9 +14,23 @@ inline constexpr int exit_ok = 0;
 inline constexpr int exit_check_failed = 1;
 inline constexpr int exit_bad_input = 2;
 
-// Prints "poolspec: error: <message>" on stderr and returns exit_bad_input.
+// Whether the command was asked for JSON (--json): its refusal is then a JSON document on stdout
+// too, {"error": {"message": "...", "exit_code": 2}}, so a program reading stdout always gets
+// JSON. Set once by main before any command runs.
+inline bool& errors_as_json() {
+  static bool on = false;
+  return on;
+}
+
+// Prints "poolspec: error: <message>" on stderr (and the JSON document above on stdout when
+// asked for) and returns exit_bad_input.
 inline int refuse(const std::string& message) {
   fmt::print(stderr, "poolspec: error: {}\n", message);
+  if (errors_as_json()) {
+    const nlohmann::json error = {{"error", {{"exit_code", exit_bad_input}, {"message", message}}}};
+    // A message may quote a file name that is not UTF-8: replaced, never a throw.
+    fmt::print("{}\n", error.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  }
   return exit_bad_input;
 }
 

@@ -210,7 +210,8 @@ Status write_files_atomically(const std::vector<std::pair<std::string, std::stri
   }
   for (const auto& [path, bytes] : files) {
     if (path != "-") continue;
-    if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size() || std::fflush(stdout) != 0)
+    if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size() ||
+        std::fflush(stdout) != 0)
       return Error{"standard output: write error"};
   }
   return Ok{};

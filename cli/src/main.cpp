@@ -262,6 +262,9 @@ int main(int argc, char** argv) {
   merge_cmd->add_option("--out", merge_out, "Where the merged reports go (default certify-out)");
   merge_cmd->add_flag("--json", merge_json, "Print the JSON report instead of the matrix");
 
+  // With --json anywhere on the line, a refusal is JSON on stdout too (parser errors included).
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--json") poolspec::errors_as_json() = true;
   // Parser errors read like every other refusal: "poolspec: error: ...", exit 2.
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
     return fmt::format("poolspec: error: {}\nRun with --help for the commands and options.\n",
@@ -276,6 +279,7 @@ int main(int argc, char** argv) {
         return poolspec::refuse(
             fmt::format("'{}' is not a command; did you mean '{}'? (poolspec --help lists them)",
                         argv[1], near));
+    if (poolspec::errors_as_json() && e.get_exit_code() != 0) return poolspec::refuse(e.what());
     const int code = app.exit(e);
     return code == 0 ? poolspec::exit_ok : poolspec::exit_bad_input;
   }

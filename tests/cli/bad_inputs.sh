@@ -106,6 +106,23 @@ bad 'no-such-flag' -- "$poolspec" run --no-such-flag
 
 ls -A "$work" | grep -q 'poolspec-partial' && fail "a temporary file was left behind"
 
+# --- with --json, a refusal is a JSON document on stdout too ---
+json_error() {  # PATTERN -- COMMAND...: exit 2, and stdout is one JSON error document matching it
+  local pattern=$1
+  shift 2
+  rows=$((rows + 1))
+  local out status
+  out=$(timeout 20 "$@" 2>/dev/null)
+  status=$?
+  [ "$status" -eq 2 ] || { fail "exit $status (wanted 2): $*"; return; }
+  grep -Eq -- "^\{\"error\":\{\"exit_code\":2,\"message\":\".*$pattern.*\"\}\}$" <<<"$out" ||
+    { fail "no JSON error /$pattern/ on stdout of: $*"; echo "$out" | head -3; }
+}
+json_error 'kernel\[0\]=0' -- "$poolspec" shape --json 'avg:f32:n1c1:w4:k0:s1:pb0:pe0:exclude:floor'
+json_error 'no-such-flag' -- "$poolspec" run --json --no-such-flag
+json_error 'a folder, not a .npy file' -- "$poolspec" explain --json "$p4" --input "$work/folder" --at 0,0,0,0
+json_error 'no case of suite smoke matches' -- "$poolspec" certify --json --backend reference --suite smoke --filter nothing --out "$work/cert"
+
 # --- "-": standard input and standard output ---
 out=$("$poolspec" run "$p4" --input - --output - <"$work/x.npy" 2>"$work/report.txt" | head -c 6 | od -An -c | tr -d ' ')
 [ "$out" = '223NUMPY' ] || fail "run --input - --output - did not write a .npy file to stdout (got '$out')"
