@@ -191,23 +191,35 @@ void write_bundle(JobResult& r, const std::string& dir, const CertifyOptions& o,
                                           r.layout, r.case_id, x.judged.detail, x.reproduces));
 }
 
+// Progress on stderr: a bar redrawn on every run on a terminal; elsewhere (a CI log) a line every
+// 10 seconds once a run has taken that long, so a long run is never silent.
 class Progress {
  public:
-  explicit Progress(size_t total) : total_(total), on_(isatty(STDERR_FILENO) == 1) {}
+  explicit Progress(size_t total) : total_(total), terminal_(isatty(STDERR_FILENO) == 1) {}
   void step(const std::string& what) {
     const std::lock_guard lock(mutex_);
     ++done_;
-    if (!on_) return;
-    const size_t width = 30, filled = total_ ? done_ * width / total_ : width;
-    fmt::print(stderr, "\r[{}{}] {}/{} {:<60.60}", std::string(filled, '#'),
-               std::string(width - filled, ' '), done_, total_, what);
-    if (done_ == total_) fmt::print(stderr, "\n");
+    if (terminal_) {
+      const size_t width = 30, filled = total_ ? done_ * width / total_ : width;
+      fmt::print(stderr, "\r[{}{}] {}/{} {:<60.60}", std::string(filled, '#'),
+                 std::string(width - filled, ' '), done_, total_, what);
+      if (done_ == total_) fmt::print(stderr, "\n");
+      return;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_line_ < std::chrono::seconds(10)) return;
+    last_line_ = now;
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(now - start_).count();
+    fmt::print(stderr, "certify: {} of {} runs ({}%) after {} s; now {}\n", done_, total_,
+               total_ ? done_ * 100 / total_ : 100, seconds, what);
   }
 
  private:
   std::mutex mutex_;
   size_t total_, done_ = 0;
-  bool on_;
+  bool terminal_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_line_ = start_;
 };
 
 Result<std::pair<int64_t, int64_t>> parse_shard(const std::string& text) {
