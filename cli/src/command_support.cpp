@@ -23,6 +23,20 @@ nlohmann::json json_number(double v) {
   return v;
 }
 
+std::string value_text(DType dtype, double v) {
+  if (!std::isfinite(v)) return fmt::format("{}", v);  // nan, inf, -inf
+  switch (dtype) {
+    case DType::f64: return fmt::format("{}", v);
+    case DType::f32:
+    case DType::f16:  // f16 and bf16 values are f32 values: their shortest f32 text reads back
+    case DType::bf16: return fmt::format("{}", static_cast<float>(v));
+    case DType::i32:
+    case DType::i8:
+    case DType::u8: return fmt::format("{}", static_cast<int64_t>(v));
+  }
+  return fmt::format("{}", v);
+}
+
 void print_json(const nlohmann::json& j, std::FILE* to) { fmt::print(to, "{}\n", j.dump()); }
 
 }  // namespace poolspec::cli

@@ -8,10 +8,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "poolspec/dtype.hpp"
+
 namespace poolspec::cli {
 
 // "(n,c,o1,...)": the coordinate of the flat (row-major) element `flat` of a tensor of `shape`.
 std::string coordinate_text(const std::vector<int64_t>& shape, size_t flat);
+
+// A value of `dtype` as text, in the fewest digits that read back as the same value of that
+// dtype: an f32 1.3333333730697632 is "1.3333334", an integer has no decimal point.
+std::string value_text(DType dtype, double v);
 
 // JSON has no NaN or infinity: such values are written as the strings "nan", "inf", "-inf".
 nlohmann::json json_number(double v);

@@ -86,21 +86,22 @@ Row evaluate_row(const Translation& t, const Tensor& spec_input) {
   return row;
 }
 
-void compare(Row& row, const Row& source) {
+void compare(Row& row, const Row& source, DType dtype) {
   if (!row.refusal.empty() || !source.refusal.empty()) return;
   row.differing = 0;
   if (row.shape != source.shape) {
     row.differing = static_cast<int64_t>(std::max(row.values.size(), source.values.size()));
-    row.first_difference = fmt::format("output shape {} vs {}", fmt::join(row.shape, "x"),
-                                       fmt::join(source.shape, "x"));
+    row.first_difference = fmt::format("output shape {} here, {} in the source",
+                                       fmt::join(row.shape, "x"), fmt::join(source.shape, "x"));
     return;
   }
   for (size_t i = 0; i < row.values.size(); ++i) {
     if (same(row.values[i], source.values[i])) continue;
     const double d = std::fabs(row.values[i] - source.values[i]);
     if (row.differing == 0)
-      row.first_difference = fmt::format("at {}: {} vs {}", coordinate_text(row.shape, i),
-                                         row.values[i], source.values[i]);
+      row.first_difference =
+          fmt::format("at {}: {} here, {} in the source", coordinate_text(row.shape, i),
+                      value_text(dtype, row.values[i]), value_text(dtype, source.values[i]));
     ++row.differing;
     if (!(d <= row.largest)) row.largest = d;  // NaN against a number: the largest is NaN
   }
@@ -193,7 +194,7 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
   rows[0].differing = 0;
   for (const Translation& t : translate(intent)) {
     Row row = evaluate_row(t, *input);
-    compare(row, rows[0]);
+    compare(row, rows[0], input->dtype);
     rows.push_back(std::move(row));
   }
 

@@ -75,12 +75,13 @@ int explain_command(const ProblemOptions& options, const std::string& input_path
   for (const Tap& t : ex->taps)
     fmt::print("             ({}) -> ({})  {:<10} {}\n", fmt::join(t.offset, ","),
                fmt::join(t.coordinate, ","), tap_kind_name(t.kind),
-               t.value ? fmt::format("{}", *t.value) : std::string("-"));
+               t.value ? value_text(p.dtype, *t.value) : std::string("-"));
   fmt::print("counts       {} in the input, {} in the padded extent, {} taps\n", ex->in_bounds,
              ex->in_padded_extent, ex->taps.size());
   if (ex->divisor) fmt::print("divisor      {} ({})\n", *ex->divisor, divisor_name(p.divisor));
   fmt::print("exact value  {}\n", ex->exact_value);
-  fmt::print("result       {} {}   [{}]\n", dtype_name(p.dtype), ex->result, ex->rule);
+  fmt::print("result       {} {}   [{}]\n", dtype_name(p.dtype), value_text(p.dtype, ex->result),
+             ex->rule);
   if (ex->index) fmt::print("index        {} ({})\n", *ex->index, indices_name(p.indices));
   return exit_ok;
 }

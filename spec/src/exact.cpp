@@ -163,8 +163,9 @@ std::string quotient_text(const mpz_class& units, const mpz_class& divisor) {
   value.canonicalize();
   std::string text = value.get_str();
   if (value.get_den() != 1) {
-    // A 20-significant-digit decimal next to the fraction, for reading.
-    mpf_class approx(value, 128);
+    // The decimal next to the fraction, for reading: "= 12.5" when it ends within 20 significant
+    // digits (the denominator has no prime factor but 2 and 5), else "~" and 20 digits.
+    mpf_class approx(value, 256);
     mp_exp_t exp10 = 0;
     std::string digits = approx.get_str(exp10, 10, 20);
     std::string sign;
@@ -172,7 +173,25 @@ std::string quotient_text(const mpz_class& units, const mpz_class& divisor) {
       sign = "-";
       digits.erase(0, 1);
     }
-    text += " ~ " + sign + "0." + digits + "e" + std::to_string(exp10);
+    mpz_class rest = value.get_den();
+    while (mpz_divisible_ui_p(rest.get_mpz_t(), 2)) rest /= 2;
+    while (mpz_divisible_ui_p(rest.get_mpz_t(), 5)) rest /= 5;
+    const bool ends = rest == 1 && digits.size() < 20;
+    // Plain notation for magnitudes from 1e-6 to 1e20, scientific beyond.
+    std::string decimal;
+    if (exp10 > 0 && exp10 <= 20) {
+      const auto whole = static_cast<size_t>(exp10);
+      if (digits.size() <= whole)
+        decimal = digits + std::string(whole - digits.size(), '0');
+      else
+        decimal = digits.substr(0, whole) + "." + digits.substr(whole);
+    } else if (exp10 <= 0 && exp10 > -6) {
+      decimal = "0." + std::string(static_cast<size_t>(-exp10), '0') + digits;
+    } else {
+      decimal = digits.substr(0, 1) + (digits.size() > 1 ? "." + digits.substr(1) : "") + "e" +
+                std::to_string(exp10 - 1);
+    }
+    text += (ends ? " = " : " ~ ") + sign + decimal;
   }
   return text;
 }

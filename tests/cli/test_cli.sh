@@ -72,6 +72,14 @@ expect 0 'i8 1x1x2x2' -- "$poolspec" run --op max --openvino 'kernel="2,2" strid
 [ "$(tail -c 4 "$work/max.npy" | od -An -tx1 | tr -d ' \n')" = "06080e10" ] || fail "max.npy does not hold 6 8 14 16"
 expect 0 'pad_begin' -- "$poolspec" explain 'avg:i8:n1c1:h4w4:k3x3:s2x2:pb1x1:pe1x1:include_clip:ceil' --input "$work/x.npy" --at 0,0,0,2
 expect 0 'divisor      6 \(include_clip\)' -- "$poolspec" explain 'avg:i8:n1c1:h4w4:k3x3:s2x2:pb1x1:pe1x1:include_clip:ceil' --input "$work/x.npy" --at 0,0,0,2
+# The README's example: the corner tap (-1,5) lies past the padded extent of the last axis.
+expect 0 '\(0,2\) -> \(-1,5\)  overhang' -- "$poolspec" explain 'avg:i8:n1c1:h4w4:k3x3:s2x2:pb1x1:pe1x1:include_clip:ceil' --input "$work/x.npy" --at 0,0,0,2
+# The exact value as a fraction and a decimal ("=" when it ends, "~" when not); the result in the
+# dtype's fewest digits. (0,0,0,0) of the i8 ramp 1..16: 1 + 2 + 5 + 6 = 14 over 9 taps.
+expect 0 'exact value  14/9 ~ 1\.5555555555555555556' -- "$poolspec" explain 'avg:i8:n1c1:h4w4:k3x3:s2x2:pb1x1:pe1x1:include_clip:ceil' --input "$work/x.npy" --at 0,0,0,0
+expect 0 'exact value  1/2 = 0\.5' -- "$poolspec" explain 'avg:f32:n1c1:w4:k4:s4:pb0:pe0:exclude:floor' --input "$work/sum.npy" --at 0,0,0
+expect 1 'first at \(0,0,0,2\): 1\.3333334 here, 2 in the source' -- "$poolspec" diff --op avg --input-shape 1,1,4,4 \
+  --pytorch 'kernel_size=3 stride=2 padding=1 ceil_mode=True count_include_pad=True'
 expect 0 '"index":5' -- "$poolspec" explain 'max:i8:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:floor:idx=plane' --input "$work/x.npy" --at 0,0,0,0 --json
 expect 0 'i64 indices' -- "$poolspec" run 'max:i8:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:floor:idx=tensor' --input "$work/x.npy" --output "$work/m.npy" --indices "$work/i.npy"
 
