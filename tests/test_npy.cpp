@@ -101,6 +101,8 @@ TEST_CASE("malformed .npy files are refused with a reason") {
         std::string::npos);
   CHECK(reason(header("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}\n"))
             .find("unknown key") != std::string::npos);
+  CHECK(reason(header("{'descr': '<f4', 'fortran_order': False, 'shape': (02,), }\n"))
+            .find("shape") != std::string::npos);  // NumPy writes no leading zeros
   // An f16 value of a signalling pattern still decodes; an i8 file of the wrong length does not.
   CHECK(!parse_npy(header("{'descr': '|i1', 'fortran_order': False, 'shape': (3,), }\n") + "ab")
              .ok());

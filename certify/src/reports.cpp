@@ -174,7 +174,9 @@ nlohmann::ordered_json run_json(const JobResult& r) {
 
 }  // namespace
 
-std::string run_line(const JobResult& r) { return run_json(r).dump() + "\n"; }
+std::string run_line(const JobResult& r) {
+  return run_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
 
 std::string json_report(const std::vector<JobResult>& results, const RunInfo& info) {
   nlohmann::ordered_json j;

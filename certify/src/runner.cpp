@@ -729,7 +729,7 @@ int certify_command(const CertifyOptions& o) {
     fmt::print("{}\n", nlohmann::json{{"backends", backends},
                                       {"load_errors", failures},
                                       {"suites", {"smoke", "ci", "full"}}}
-                           .dump());
+                           .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     return selection->failures.empty() ? exit_ok : exit_check_failed;
   }
   if (o.list) {

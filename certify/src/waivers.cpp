@@ -1,5 +1,7 @@
 #include "waivers.hpp"
 
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -10,6 +12,17 @@ namespace poolspec::certify {
 Result<std::vector<Waiver>> read_waivers(const std::string& path) {
   std::vector<Waiver> out;
   if (path.empty()) return out;
+  // A regular file of at most a mebibyte (the shipped one is a few kilobytes): a folder, a device
+  // or an endless stream is refused before it is read.
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (error || !std::filesystem::is_regular_file(status))
+    return Error{fmt::format("--waivers {}: not a regular file", path)};
+  constexpr uintmax_t largest = uintmax_t{1} << 20;
+  const uintmax_t size = std::filesystem::file_size(path, error);
+  if (error || size > largest)
+    return Error{
+        fmt::format("--waivers {}: {} bytes; a waivers file has at most {}", path, size, largest)};
   std::ifstream in(path);
   if (!in) return Error{fmt::format("--waivers {}: cannot read it", path)};
   std::string line;
@@ -28,6 +41,7 @@ Result<std::vector<Waiver>> read_waivers(const std::string& path) {
     w.reason.erase(0, w.reason.find_first_not_of(' '));
     out.push_back(w);
   }
+  if (in.bad()) return Error{fmt::format("--waivers {}: read error", path)};
   return out;
 }
 

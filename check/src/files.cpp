@@ -85,7 +85,10 @@ void restore_handlers() {
 // into place or removed.
 class Temporary {
  public:
-  explicit Temporary(const std::string& target) : name_(target + ".poolspec-partial-XXXXXX") {}
+  // In the target's folder (so that the rename stays in one file system), a name of its own
+  // that fits any file system's limit whatever the target's length.
+  explicit Temporary(const std::filesystem::path& target)
+      : name_((target.parent_path() / ".poolspec-partial-XXXXXX").string()) {}
   ~Temporary() {
     if (fd_ >= 0) ::close(fd_);
     if (!renamed_ && created_) ::unlink(name_.c_str());
@@ -157,36 +160,80 @@ class Temporary {
   bool created_ = false, renamed_ = false;
 };
 
-// Why `path` cannot be an output, or "".
+// Why `path` cannot be an output, or "". A symbolic link is followed: its target is written.
 std::string unusable_output(const std::string& path) {
   if (path.empty()) return "an output path is empty (give a file name)";
   if (path == "-") return "";
   std::error_code error;
-  if (std::filesystem::is_directory(path, error))
+  const std::filesystem::file_status status = std::filesystem::status(path, error);
+  if (std::filesystem::is_directory(status))
     return fmt::format("{}: a folder (give a file name in it)", path);
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status) &&
+      !std::filesystem::is_character_file(status))
+    return fmt::format(
+        "{}: a FIFO, socket or block device; an output is a file, a character "
+        "device such as /dev/null, or - for standard output",
+        path);
   return "";
+}
+
+// Where `path` really is: a symbolic link's target (so the link is kept), else the path.
+std::filesystem::path resolved(const std::string& path) {
+  std::error_code error;
+  std::filesystem::path target = path;  // a chain of links followed by hand: one may dangle
+  for (int hops = 0; hops < 40 && std::filesystem::is_symlink(target, error); ++hops) {
+    const std::filesystem::path next = std::filesystem::read_symlink(target, error);
+    if (error) break;
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
+  std::filesystem::path full = std::filesystem::weakly_canonical(target, error);
+  if (error) full = std::filesystem::absolute(target, error).lexically_normal();
+  return full;
+}
+
+bool is_device(const std::filesystem::path& path) {
+  std::error_code error;
+  return std::filesystem::is_character_file(path, error);
+}
+
+// Writes `bytes` to an existing character device (/dev/null), which cannot be replaced.
+Status write_to_device(const std::string& path, std::string_view bytes) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0)
+    return Error{fmt::format("{}: cannot open for writing ({})", path, std::strerror(errno))};
+  for (size_t done = 0; done < bytes.size();) {
+    const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      const int saved = errno;
+      ::close(fd);
+      return Error{fmt::format("{}: write error ({})", path, std::strerror(saved))};
+    }
+    done += static_cast<size_t>(w);
+  }
+  if (::close(fd) != 0)
+    return Error{fmt::format("{}: write error ({})", path, std::strerror(errno))};
+  return Ok{};
 }
 
 }  // namespace
 
 Status check_output_paths(const std::vector<std::string>& paths) {
   int to_stdout = 0;
-  std::vector<std::filesystem::path> resolved;
+  std::vector<std::filesystem::path> seen;
   for (const std::string& path : paths) {
     if (std::string why = unusable_output(path); !why.empty()) return Error{why};
     if (path == "-") {
       if (++to_stdout > 1) return Error{"'-' (standard output) is given for two outputs"};
-      resolved.emplace_back();
+      seen.emplace_back();
       continue;
     }
-    std::error_code error;
-    std::filesystem::path full = std::filesystem::weakly_canonical(path, error);
-    if (error) full = std::filesystem::absolute(path, error).lexically_normal();
-    for (size_t i = 0; i < resolved.size(); ++i)
-      if (!resolved[i].empty() && resolved[i] == full)
+    const std::filesystem::path full = resolved(path);
+    for (size_t i = 0; i < seen.size(); ++i)
+      if (!seen[i].empty() && seen[i] == full)
         return Error{fmt::format("{} and {}: the same file; give each output a path of its own",
                                  paths[i], path)};
-    resolved.push_back(full);
+    seen.push_back(full);
   }
   return Ok{};
 }
@@ -195,18 +242,25 @@ Status write_files_atomically(const std::vector<std::pair<std::string, std::stri
   std::vector<std::string> paths;
   for (const auto& file : files) paths.push_back(file.first);
   if (Status s = check_output_paths(paths); !s) return s;
-  // Every file written to its temporary, then every one renamed into place; standard output
-  // last, once the files are there.
+  // Every file written to its temporary, then every one renamed into place (a symbolic link's
+  // target replaced, the link kept); devices and standard output last, once the files are there.
+  const auto direct = [](const std::string& path) {
+    return path == "-" || is_device(resolved(path));
+  };
   std::vector<std::unique_ptr<Temporary>> temporaries;
   for (const auto& [path, bytes] : files) {
-    if (path == "-") continue;
-    temporaries.push_back(std::make_unique<Temporary>(path));
+    if (direct(path)) continue;
+    temporaries.push_back(std::make_unique<Temporary>(resolved(path)));
     if (Status s = temporaries.back()->write(path, bytes); !s) return s;
   }
   size_t next = 0;
   for (const auto& [path, bytes] : files) {
-    if (path == "-") continue;
-    if (Status s = temporaries[next++]->rename_to(path); !s) return s;
+    if (direct(path)) continue;
+    if (Status s = temporaries[next++]->rename_to(resolved(path).string()); !s) return s;
+  }
+  for (const auto& [path, bytes] : files) {
+    if (!direct(path) || path == "-") continue;
+    if (Status s = write_to_device(path, bytes); !s) return s;
   }
   for (const auto& [path, bytes] : files) {
     if (path != "-") continue;

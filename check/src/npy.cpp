@@ -111,7 +111,8 @@ class HeaderReader {
         ++digits;
       }
       if (digits == 0) return false;
-      if (pos_ < s_.size() && s_[pos_] == 'L') ++pos_;  // Python 2 long suffix
+      if (digits > 1 && s_[pos_ - digits] == '0') return false;  // "01" is no Python integer
+      if (pos_ < s_.size() && s_[pos_] == 'L') ++pos_;           // Python 2 long suffix
       out.push_back(v);
       skip();
       if (eat(')')) return true;
@@ -350,9 +351,12 @@ Result<Tensor> parse_npy(std::string_view bytes) {
 Result<Tensor> read_npy(const std::string& path, const NpyLimits& limits) {
   const bool standard_input = path == "-";
   const std::string name = standard_input ? "standard input" : path;
-  const int fd = standard_input ? 0 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Opened without waiting for a writer (a FIFO nobody writes to is then an empty file), then
+  // read blocking.
+  const int fd = standard_input ? 0 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return Error{fmt::format("{}: cannot open for reading ({})", name, std::strerror(errno))};
+  if (!standard_input) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   struct Closer {
     int fd;
     bool owned;
@@ -395,13 +399,20 @@ Result<Tensor> read_npy(const std::string& path, const NpyLimits& limits) {
   if (S_ISREG(info.st_mode) && file_size != header_end + h->data_bytes)
     return fail(size_error(*h, file_size > header_end ? file_size - header_end : 0));
 
-  // Then exactly the data the header promises, and a check that nothing follows it.
+  // Then exactly the data the header promises, and a check that nothing follows it. The buffer
+  // grows as data arrives (a pipe's header may promise more than ever comes).
   std::string data(already);
-  data.resize(static_cast<size_t>(h->data_bytes));
-  const int64_t got = read_up_to(fd, data.data() + already.size(), data.size() - already.size());
-  if (got < 0) return Error{fmt::format("{}: read error ({})", name, std::strerror(errno))};
-  const uint64_t held = already.size() + static_cast<uint64_t>(got);
-  if (held < h->data_bytes) return fail(size_error(*h, held));
+  constexpr uint64_t chunk = uint64_t{1} << 24;
+  while (data.size() < h->data_bytes) {
+    const size_t had = data.size();
+    const auto want = static_cast<size_t>(std::min<uint64_t>(chunk, h->data_bytes - had));
+    data.resize(had + want);
+    const int64_t got = read_up_to(fd, data.data() + had, want);
+    if (got < 0) return Error{fmt::format("{}: read error ({})", name, std::strerror(errno))};
+    data.resize(had + static_cast<size_t>(got));
+    if (static_cast<size_t>(got) < want) break;  // the end of the file
+  }
+  if (data.size() < h->data_bytes) return fail(size_error(*h, data.size()));
   char extra = 0;
   if (read_up_to(fd, &extra, 1) > 0)
     return fail(npy_error(

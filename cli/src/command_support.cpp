@@ -37,6 +37,8 @@ std::string value_text(DType dtype, double v) {
   return fmt::format("{}", v);
 }
 
-void print_json(const nlohmann::json& j, std::FILE* to) { fmt::print(to, "{}\n", j.dump()); }
+void print_json(const nlohmann::json& j, std::FILE* to) {
+  fmt::print(to, "{}\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
 
 }  // namespace poolspec::cli

@@ -22,7 +22,8 @@ std::string value_text(DType dtype, double v);
 // JSON has no NaN or infinity: such values are written as the strings "nan", "inf", "-inf".
 nlohmann::json json_number(double v);
 
-// One JSON document on one line, on stdout (or `to`).
+// One JSON document on one line, on stdout (or `to`); text that is not UTF-8 (a file name) is
+// replaced, never a throw.
 void print_json(const nlohmann::json& j, std::FILE* to = stdout);
 
 }  // namespace poolspec::cli

@@ -64,7 +64,7 @@ Result<Tensor> diff_input(const ResolvedProblem& source, const Intent& intent,
   return make_tensor(intent.dtype, intent.shape, ramp);
 }
 
-Row evaluate_row(const Translation& t, const Tensor& spec_input) {
+Row evaluate_row(const Translation& t, const Tensor& spec_input, const ProblemOptions& options) {
   Row row{t, "", "", t.reason, {}, {}, -1, 0, ""};
   if (!t.reason.empty()) return row;
   Result<Frontend> f = from_framework(t.framework, t.attributes, t.input);
@@ -74,6 +74,10 @@ Row evaluate_row(const Translation& t, const Tensor& spec_input) {
   }
   row.operator_name = f->operator_name;
   row.problem = format_problem(f->problem);
+  if (Status s = check_output_size(f->problem, options); !s) {  // before evaluating it
+    row.refusal = s.error().message;
+    return row;
+  }
   // The framework sees the input in its layout; its Problem takes it back (and crops).
   const Tensor framework_input = to_framework_layout(f->framing, spec_input);
   Result<Output> out = evaluate(f->problem, to_spec_layout(f->framing, framework_input));
@@ -177,6 +181,12 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
   if (!source) return refuse(source.error().message);
   const Frontend source_frontend{source->problem, source->framing, source->operator_name};
   const Intent intent = intent_of(source_frontend);
+  if (Result<int64_t> count = element_count(intent.shape);
+      !given && count && *count > options.max_elements)
+    return refuse(
+        fmt::format("the input ({}) has {} elements, over the limit of {} "
+                    "(--max-elements raises it)",
+                    fmt::join(intent.shape, "x"), *count, options.max_elements));
   Result<Tensor> input = diff_input(*source, intent, given ? &*given : nullptr);
   if (!input) return refuse(input.error().message);
 
@@ -189,11 +199,11 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
   Result<FrontendInput> in = frontend_input(options, given ? &*given : nullptr);
   if (!in) return refuse(in.error().message);
   own.input = *in;
-  std::vector<Row> rows{evaluate_row(own, *input)};
+  std::vector<Row> rows{evaluate_row(own, *input, options)};
   if (!rows[0].refusal.empty()) return refuse(rows[0].refusal);
   rows[0].differing = 0;
   for (const Translation& t : translate(intent)) {
-    Row row = evaluate_row(t, *input);
+    Row row = evaluate_row(t, *input, options);
     compare(row, rows[0], input->dtype);
     rows.push_back(std::move(row));
   }
@@ -226,14 +236,11 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
       }
       list.push_back(j);
     }
-    fmt::print(
-        "{}\n",
-        nlohmann::json{{"source", rows[0].translation.label},
-                       {"input_shape", intent.shape},
-                       {"input", given ? input_text : "ramp 1, 2, 3, ... in (N, C, spatial) order"},
-                       {"frameworks", list},
-                       {"disagreeing", disagreeing}}
-            .dump());
+    print_json({{"source", rows[0].translation.label},
+                {"input_shape", intent.shape},
+                {"input", given ? input_text : "ramp 1, 2, 3, ... in (N, C, spatial) order"},
+                {"frameworks", list},
+                {"disagreeing", disagreeing}});
   } else {
     fmt::print("source  {} ({}): {}\n", rows[0].translation.label, rows[0].operator_name,
                rows[0].translation.attributes);

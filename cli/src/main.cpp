@@ -1,7 +1,9 @@
 // poolspec: the executable specification of pooling, on the command line (docs/design.md §7).
 // Exit codes: 0 ok, 1 check failed, 2 bad input.
 #include <algorithm>
+#include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <map>
 #include <new>
 #include <string>
@@ -73,6 +75,13 @@ std::string nearest_command(CLI::App& app, std::string_view word) {
     if (d < best_distance) best_distance = d, best = sub->get_name();
   }
   return best;
+}
+
+// Whether two paths name one folder, however spelt.
+bool same_folder(const std::string& a, const std::string& b) {
+  std::error_code error;
+  return !a.empty() && !b.empty() &&
+         std::filesystem::weakly_canonical(a, error) == std::filesystem::weakly_canonical(b, error);
 }
 
 }  // namespace
@@ -286,6 +295,21 @@ int main(int argc, char** argv) {
   // A framework given with empty text (ONNX's Global ops have no attributes) still counts.
   for (const auto& [framework, option] : framework_options)
     if (option->count() > 0) problem.attributes[framework] = framework_text[framework];
+  // Options whose value names something: given empty, they are refused, not taken as absent.
+  for (CLI::App* sub : {run_cmd, explain, diff})
+    for (const char* name : {"--input", "--output", "--indices", "--at", "--values", "--xs3"})
+      if (const CLI::Option* option = sub->get_option_no_throw(name);
+          option && option->count() > 0 && option->as<std::string>().empty())
+        return poolspec::refuse(
+            fmt::format("{} '': empty (give it a value, or leave it out)", name));
+  for (const std::string& directory : onnx_dirs)
+    if (directory.empty()) return poolspec::refuse("onnx-test '': an empty folder name");
+  if (merge_cmd->parsed())
+    for (const std::string& shard : merge_dirs)
+      if (same_folder(shard, merge_out))
+        return poolspec::refuse(fmt::format(
+            "--out {}: the folder of shard {}; the merged reports need a folder of their own",
+            merge_out, shard));
   for (const CLI::Option* option : opset_options)
     if (option->count() > 0 && problem.opset < 1)
       return poolspec::refuse(fmt::format("--opset={}: opsets are numbered from 1", problem.opset));
@@ -294,7 +318,7 @@ int main(int argc, char** argv) {
         fmt::format("--max-elements={}: must be 1 or more", problem.max_elements));
   // No exception leaves poolspec: memory that runs out anywhere is a refusal of the problem's
   // size, anything else an error that names itself.
-  try {
+  const auto command = [&] {
     if (*merge_cmd) return poolspec::certify::merge_command(merge_dirs, merge_out, merge_json);
     if (*certify_cmd) {
       if (!certify_rules.empty()) certify.rules = certify_rules;
@@ -308,6 +332,15 @@ int main(int argc, char** argv) {
     if (*prove_cmd) return prove_command(prove, json);
     if (*explain) return explain_command(problem, explain_input, at, max_taps, json);
     return seeds_command(json);
+  };
+  try {
+    const int status = command();
+    // What was printed must have arrived (a full disk, a closed pipe, /dev/full): else exit 2.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      poolspec::errors_as_json() = false;  // stdout is what failed
+      return poolspec::refuse("standard output: write error; what was printed is incomplete");
+    }
+    return status;
   } catch (const std::bad_alloc&) {
     return poolspec::refuse(
         "out of memory: the problem or its tensors are too large for this machine "

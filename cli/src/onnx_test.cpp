@@ -393,8 +393,7 @@ int onnx_test_command(const std::vector<std::string>& directories, bool json) {
     }
   }
   if (json)
-    fmt::print("{}\n",
-               nlohmann::json{{"cases", cases}, {"passed", passed}, {"failed", failed}}.dump());
+    print_json({{"cases", cases}, {"passed", passed}, {"failed", failed}});
   else
     fmt::print("{} passed, {} failed\n", passed, failed);
   return failed == 0 ? exit_ok : exit_check_failed;

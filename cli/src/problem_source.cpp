@@ -88,7 +88,8 @@ Result<ResolvedProblem> resolve_problem(const ProblemOptions& o, const Tensor* i
   if (sources != 1)
     return Error{
         "problem: give exactly one of a problem string or one framework's attributes "
-        "(--openvino, --ngraph, --onnx, --pytorch, --tensorflow, --tflite, --onednn)"};
+        "(--openvino, --ngraph, --onnx, --pytorch, --tensorflow, --tflite, --onednn, --opencv, "
+        "--armnn)"};
 
   if (!o.problem.empty()) {
     for (const auto& [name, value] :

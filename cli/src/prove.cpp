@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+
+#include "command_support.hpp"
 #include "poolspec/proofs/proof.hpp"
 
 namespace poolspec::cli {
@@ -67,8 +69,7 @@ int prove_command(const ProveOptions& options, bool json) {
     }
   }
   if (json) {
-    fmt::print("{}\n",
-               nlohmann::json{{"proofs", rows}, {"failed", failed}, {"seconds", total}}.dump());
+    print_json({{"proofs", rows}, {"failed", failed}, {"seconds", total}});
   } else {
     fmt::print("\n{} proofs: {} as expected, {} failed, {:.1f} s in all\n", selected.size(),
                selected.size() - static_cast<size_t>(failed), failed, total);

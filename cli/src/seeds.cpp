@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+
+#include "command_support.hpp"
 #include "poolspec/evaluate.hpp"
 #include "poolspec/frontends.hpp"
 #include "poolspec/problem_string.hpp"
@@ -133,7 +135,7 @@ int seeds_command(bool json) {
       j["divisor_modes"].push_back(
           {{"divisor", r.mode}, {"problem", r.problem}, {"output", r.output}});
     j["ok"] = !failed;
-    fmt::print("{}\n", j.dump());
+    print_json(j);
     return failed ? exit_check_failed : exit_ok;
   }
 

@@ -67,6 +67,10 @@ bad '--max-elements=0: must be 1 or more' -- "$poolspec" run "$p4" --input "$wor
 # --- sizes checked before the work: the output, the taps explain lists, a replayed problem ---
 bad 'the output \(1x1x8x8\) has 64 elements, over the limit of 20' -- "$poolspec" run \
   'avg:f32:n1c1:h4w4:k1x1:s1x1:pb2x2:pe2x2:include_clip:floor' --input "$work/x.npy" --output "$work/keep.npy" --max-elements 20
+bad 'the output \(1x1x4002x4002\) has 16016004 elements, over the limit of 100' -- "$poolspec" diff --op avg \
+  --input-shape 1,1,2,2 --onnx 'kernel_shape=1,1 pads=2000,2000,2000,2000 count_include_pad=1' --max-elements 100
+bad 'the input \(1x1x4x4\) has 16 elements, over the limit of 3' -- "$poolspec" diff --op avg --input-shape 1,1,4,4 \
+  --pytorch 'kernel_size=2' --max-elements 3
 bad 'more than 3 taps, the most explain lists \(--max-taps raises it\)' -- \
   "$poolspec" explain "$p4" --input "$work/x.npy" --at 0,0,0,0 --max-taps 3
 bad 'a replayed problem has at most 268435456' -- "$poolspec" certify --backend reference \
@@ -80,11 +84,26 @@ bad 'the same file' -- "$poolspec" run 'max:f32:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:
 bad "'-' \(standard output\) is given for two outputs" -- "$poolspec" run \
   'max:f32:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:floor:idx=plane' --input "$work/x.npy" --output - --indices -
 bad 'a folder \(give a file name in it\)' -- "$poolspec" run "$p4" --input "$work/x.npy" --output "$work/folder"
-bad '--output: required' -- "$poolspec" run "$p4" --input "$work/x.npy" --output ''
+bad "--output '': empty" -- "$poolspec" run "$p4" --input "$work/x.npy" --output ''
+bad "--indices '': empty" -- "$poolspec" run 'max:f32:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:floor:idx=plane' --input "$work/x.npy" --output "$work/y.npy" --indices ''
+bad "onnx-test '': an empty folder name" -- "$poolspec" onnx-test ''
+bad 'the merged reports need a folder of their own' -- "$poolspec" certify merge "$work/folder" --out "$work/./folder"
+bad '--waivers .*: not a regular file' -- "$poolspec" certify --backend reference --suite smoke --waivers /dev/zero --out "$work/cert"
+bad '--waivers .*: not a regular file' -- "$poolspec" certify --backend reference --suite smoke --waivers "$work/folder" --out "$work/cert"
 bad 'cannot create a file in its folder' -- "$poolspec" run "$p4" --input "$work/x.npy" --output "$work/missing/y.npy"
 bad "--out '': must name a folder" -- "$poolspec" certify --backend reference --suite smoke --out ''
 bad "--out '': must name a folder" -- "$poolspec" certify merge "$work/folder" --out ''
+bad 'the input file; give the output a path of its own' -- "$poolspec" run "$p4" --input "$work/x.npy" --output "$work/./x.npy"
+mkfifo "$work/fifo"
+bad 'a FIFO, socket or block device' -- "$poolspec" run "$p4" --input "$work/x.npy" --output "$work/fifo"
+bad 'not a .npy file' -- "$poolspec" run "$p4" --input "$work/fifo" --output "$work/y.npy"  # no writer: empty
 [ ! -e "$work/y.npy" ] || fail "a refused run wrote y.npy"
+# A character device is written, not replaced; a symbolic link's target is replaced, the link kept.
+"$poolspec" run "$p4" --input "$work/x.npy" --output /dev/null >/dev/null 2>&1 || fail "run --output /dev/null failed"
+[ -c /dev/null ] || fail "run --output /dev/null replaced the device"
+ln -s "$work/target.npy" "$work/link.npy"
+"$poolspec" run "$p4" --input "$work/x.npy" --output "$work/link.npy" >/dev/null 2>&1 || fail "run --output LINK failed"
+[ -L "$work/link.npy" ] && [ -s "$work/target.npy" ] || fail "run --output LINK did not write through the link"
 
 # --- a failure leaves an existing file as it was ---
 bad 'empty=error' -- "$poolspec" run 'avg:f32:n1c1:h4w4:k1x1:s4x4:pb0x0:pe0x0:exclude:ceil' --input "$work/x.npy" --output "$work/keep.npy"
@@ -99,6 +118,9 @@ bad 'poolspec knows OpenVINO opsets 1 to 16' -- "$poolspec" shape --op avg --inp
 bad 'poolspec knows ONNX opsets 1 to 22' -- "$poolspec" shape --op avg --input-shape 1,1,4,4 --opset 23 --onnx 'kernel_shape=2,2'
 bad 'no case of suite smoke matches' -- "$poolspec" certify --backend reference --suite smoke --filter no-such-case --out "$work/cert"
 bad '--input: only with --problem' -- "$poolspec" certify --backend reference --input "$work/x.npy" --out "$work/cert"
+
+# --- what was printed must arrive ---
+bad 'standard output: write error' -- bash -c "'$poolspec' shape '$p4' >/dev/full"
 
 # --- the parser's own errors read the same way ---
 bad "'shap' is not a command; did you mean 'shape'" -- "$poolspec" shap

@@ -14,6 +14,8 @@
 
 namespace poolspec {
 
+// A symbolic link is followed (its target is replaced, the link kept); an existing character
+// device (/dev/null) is written directly; a FIFO, socket or block device is refused.
 // Writes `bytes` to `path` as described above. "-" writes to standard output.
 Status write_file_atomically(const std::string& path, std::string_view bytes);
 
@@ -21,8 +23,9 @@ Status write_file_atomically(const std::string& path, std::string_view bytes);
 // was. Refused before anything is written: what check_output_paths refuses.
 Status write_files_atomically(const std::vector<std::pair<std::string, std::string_view>>& files);
 
-// Whether these paths can be a set of outputs: none empty or a folder, no two naming one file
-// (however spelt), "-" (standard output) at most once. For a command to ask before its work.
+// Whether these paths can be a set of outputs: none empty, a folder, a FIFO, socket or block
+// device, no two naming one file (however spelt, through links), "-" (standard output) at most
+// once. For a command to ask before its work.
 Status check_output_paths(const std::vector<std::string>& paths);
 
 }  // namespace poolspec
