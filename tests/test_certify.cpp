@@ -190,6 +190,19 @@ TEST_CASE("merge joins the shards of one run into its reports, and refuses what 
         poolspec::exit_bad_input);
   CHECK(poolspec::certify::merge_command({dirs[0], dirs[1], "/nonexistent"}, out, false) ==
         poolspec::exit_bad_input);
+  // A shard whose runs were cut short, or repeated, is not the shard: refused.
+  const std::string report_path = dirs[1] + "/report.json";
+  const std::string original = read_text(report_path);
+  auto edited = nlohmann::json::parse(original);
+  edited["runs"] = nlohmann::json::array();
+  std::ofstream(report_path) << edited.dump();
+  CHECK(poolspec::certify::merge_command(dirs, out, false) == poolspec::exit_bad_input);
+  edited = nlohmann::json::parse(original);
+  edited["runs"].push_back(edited["runs"][0]);
+  std::ofstream(report_path) << edited.dump();
+  CHECK(poolspec::certify::merge_command(dirs, out, false) == poolspec::exit_bad_input);
+  std::ofstream(report_path) << original;
+  CHECK(poolspec::certify::merge_command(dirs, out, false) == poolspec::exit_check_failed);
   // A shard a signal stopped before its end holds only some of its cases' runs: refused.
   auto stopped = nlohmann::json::parse(read_text(dirs[2] + "/report.json"));
   stopped["stopped_by_signal"] = 15;

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include "certify.hpp"
 #include "exit_status.hpp"
@@ -39,6 +40,26 @@ Result<Shard> read_shard(const std::string& dir) {
   Result<std::vector<JobResult>> results = results_from_json(text.str(), &s.info);
   if (!results) return Error{fmt::format("{}: {}", path, results.error().message)};
   s.results = std::move(*results);
+  // Its runs are the ones its summary counts, each once: a report whose runs were cut short or
+  // repeated is not the shard's.
+  std::set<std::string> keys;
+  for (const JobResult& r : s.results)
+    if (!keys.insert(fmt::format("{}|{}|{}|{}|{}|{}|{}", r.origin, r.backend, r.rules, r.case_id,
+                                 r.problem, r.layout, r.column))
+             .second)
+      return Error{fmt::format("{}: the run of {}@{} on {} ({}, {}) is given twice", path,
+                               r.backend, r.rules, r.case_id, r.layout, r.column)};
+  int64_t counted = 0;
+  try {
+    const nlohmann::json report = nlohmann::json::parse(text.str());
+    for (const auto& tally : report.at("summary"))
+      for (const auto& n : tally) counted += n.get<int64_t>();
+  } catch (const std::exception& e) {
+    return Error{fmt::format("{}: its summary cannot be read: {}", path, e.what())};
+  }
+  if (counted != static_cast<int64_t>(s.results.size()))
+    return Error{fmt::format("{}: its summary counts {} runs, its runs list holds {}", path,
+                             counted, s.results.size())};
   char slash = 0, extra = 0;
   if (std::sscanf(s.info.shard.c_str(), "%ld%c%ld%c", &s.index, &slash, &s.count, &extra) != 3 ||
       slash != '/' || s.count < 1 || s.index < 0 || s.index >= s.count)
