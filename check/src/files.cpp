@@ -81,6 +81,23 @@ void restore_handlers() {
     if (handler_installed[k]) ::sigaction(cleanup_signals[k], &previous_action[k], nullptr);
 }
 
+// Writes all of `bytes` to `fd` and closes it (in every case); `name` is for the error.
+Status write_all_and_close(int fd, const std::string& name, std::string_view bytes) {
+  for (size_t done = 0; done < bytes.size();) {
+    const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      const int saved = errno;
+      ::close(fd);
+      return Error{fmt::format("{}: write error ({})", name, std::strerror(saved))};
+    }
+    done += static_cast<size_t>(w);
+  }
+  if (::close(fd) != 0)
+    return Error{fmt::format("{}: write error ({})", name, std::strerror(errno))};
+  return Ok{};
+}
+
 // A temporary file: registered for the signal handler from before it exists until it is renamed
 // into place or removed.
 class Temporary {
@@ -112,17 +129,9 @@ class Temporary {
     const mode_t mask = ::umask(0);
     ::umask(mask);
     (void)::fchmod(fd_, 0666 & ~mask);
-    for (size_t done = 0; done < bytes.size();) {
-      const ssize_t w = ::write(fd_, bytes.data() + done, bytes.size() - done);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) return Error{fmt::format("{}: write error ({})", target, std::strerror(errno))};
-      done += static_cast<size_t>(w);
-    }
     const int fd = fd_;
     fd_ = -1;
-    if (::close(fd) != 0)
-      return Error{fmt::format("{}: write error ({})", target, std::strerror(errno))};
-    return Ok{};
+    return write_all_and_close(fd, target, bytes);
   }
 
   Status rename_to(const std::string& target) {
@@ -201,19 +210,7 @@ Status write_to_device(const std::string& path, std::string_view bytes) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0)
     return Error{fmt::format("{}: cannot open for writing ({})", path, std::strerror(errno))};
-  for (size_t done = 0; done < bytes.size();) {
-    const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      const int saved = errno;
-      ::close(fd);
-      return Error{fmt::format("{}: write error ({})", path, std::strerror(saved))};
-    }
-    done += static_cast<size_t>(w);
-  }
-  if (::close(fd) != 0)
-    return Error{fmt::format("{}: write error ({})", path, std::strerror(errno))};
-  return Ok{};
+  return write_all_and_close(fd, path, bytes);
 }
 
 }  // namespace
@@ -244,24 +241,22 @@ Status write_files_atomically(const std::vector<std::pair<std::string, std::stri
   if (Status s = check_output_paths(paths); !s) return s;
   // Every file written to its temporary, then every one renamed into place (a symbolic link's
   // target replaced, the link kept); devices and standard output last, once the files are there.
-  const auto direct = [](const std::string& path) {
-    return path == "-" || is_device(resolved(path));
-  };
-  std::vector<std::unique_ptr<Temporary>> temporaries;
-  for (const auto& [path, bytes] : files) {
-    if (direct(path)) continue;
-    temporaries.push_back(std::make_unique<Temporary>(resolved(path)));
-    if (Status s = temporaries.back()->write(path, bytes); !s) return s;
+  // Each path is resolved once: `where[i]` is empty for standard output.
+  std::vector<std::filesystem::path> where;
+  for (const auto& file : files) where.push_back(file.first == "-" ? "" : resolved(file.first));
+  const auto direct = [&](size_t i) { return where[i].empty() || is_device(where[i]); };
+  std::vector<std::unique_ptr<Temporary>> temporaries(files.size());
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (direct(i)) continue;
+    temporaries[i] = std::make_unique<Temporary>(where[i]);
+    if (Status s = temporaries[i]->write(files[i].first, files[i].second); !s) return s;
   }
-  size_t next = 0;
-  for (const auto& [path, bytes] : files) {
-    if (direct(path)) continue;
-    if (Status s = temporaries[next++]->rename_to(resolved(path).string()); !s) return s;
-  }
-  for (const auto& [path, bytes] : files) {
-    if (!direct(path) || path == "-") continue;
-    if (Status s = write_to_device(path, bytes); !s) return s;
-  }
+  for (size_t i = 0; i < files.size(); ++i)
+    if (temporaries[i])
+      if (Status s = temporaries[i]->rename_to(where[i].string()); !s) return s;
+  for (size_t i = 0; i < files.size(); ++i)
+    if (!temporaries[i] && !where[i].empty())
+      if (Status s = write_to_device(files[i].first, files[i].second); !s) return s;
   for (const auto& [path, bytes] : files) {
     if (path != "-") continue;
     if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size() ||
