@@ -10,6 +10,7 @@
 
 #include "command_support.hpp"
 #include "commands.hpp"
+#include "framework_comparison.hpp"
 #include "poolspec/evaluate.hpp"
 #include "poolspec/npy.hpp"
 #include "poolspec/problem_string.hpp"
@@ -20,98 +21,7 @@ namespace poolspec::cli {
 
 namespace {
 
-struct Row {
-  Translation translation;
-  std::string operator_name, problem, refusal;
-  std::vector<int64_t> shape;  // spec layout (N, C, o...)
-  std::vector<double> values;
-  // Against the source: -1 = not comparable (refused); else outputs that differ.
-  int64_t differing = -1;
-  double largest = 0;
-  std::string first_difference;
-};
-
-bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
-
-// The input in the spec's layout: the given .npy (in the source framework's layout), or the
-// ramp 1, 2, 3, ... in row-major (N, C, d...) order, which makes every window's sum distinct
-// (0, 1, 2, ... wrapping at the dtype's maximum for integers, so that pairs average to k + 1/2).
-Result<Tensor> diff_input(const ResolvedProblem& source, const Intent& intent,
-                          const Tensor* given) {
-  if (given) {
-    // Undo the source's layout and crop: channels-last back to first, and nothing cropped.
-    Framing full = source.framing;
-    full.crop_end.assign(full.crop_end.size(), 0);
-    return to_spec_layout(full, *given);
-  }
-  Result<int64_t> count = element_count(intent.shape);
-  if (!count || *count > (int64_t{1} << 24))
-    return Error{
-        fmt::format("--input-shape: {} elements; without --input, diff evaluates a ramp of "
-                    "at most 2^24 elements",
-                    fmt::join(intent.shape, "x"))};
-  std::vector<double> ramp;
-  for (int64_t i = 0; i < *count; ++i) {
-    double v = static_cast<double>(i + 1);
-    if (!is_float(intent.dtype))
-      v = static_cast<double>(i % (int_max(intent.dtype) + 1));  // 0, 1, 2, ...
-    ramp.push_back(v);
-  }
-  if (is_float(intent.dtype) && intent.dtype != DType::f64 && intent.dtype != DType::f32 &&
-      *count > 256)
-    return Error{
-        "without --input, diff's ramp of a 16-bit float input must have at most 256 elements"};
-  return make_tensor(intent.dtype, intent.shape, ramp);
-}
-
-Row evaluate_row(const Translation& t, const Tensor& spec_input, const ProblemOptions& options) {
-  Row row{t, "", "", t.reason, {}, {}, -1, 0, ""};
-  if (!t.reason.empty()) return row;
-  Result<Frontend> f = from_framework(t.framework, t.attributes, t.input);
-  if (!f) {
-    row.refusal = f.error().message;
-    return row;
-  }
-  row.operator_name = f->operator_name;
-  row.problem = format_problem(f->problem);
-  if (Status s = check_output_size(f->problem, options); !s) {  // before evaluating it
-    row.refusal = s.error().message;
-    return row;
-  }
-  // The framework sees the input in its layout; its Problem takes it back (and crops).
-  const Tensor framework_input = to_framework_layout(f->framing, spec_input);
-  Result<Output> out = evaluate(f->problem, to_spec_layout(f->framing, framework_input));
-  if (!out) {
-    row.refusal = out.error().message;
-    return row;
-  }
-  row.shape = out->values.shape;
-  row.values = out->values.values;
-  return row;
-}
-
-void compare(Row& row, const Row& source, DType dtype) {
-  if (!row.refusal.empty() || !source.refusal.empty()) return;
-  row.differing = 0;
-  if (row.shape != source.shape) {
-    row.differing = static_cast<int64_t>(std::max(row.values.size(), source.values.size()));
-    row.first_difference = fmt::format("output shape {} here, {} in the source",
-                                       fmt::join(row.shape, "x"), fmt::join(source.shape, "x"));
-    return;
-  }
-  for (size_t i = 0; i < row.values.size(); ++i) {
-    if (same(row.values[i], source.values[i])) continue;
-    const double d = std::fabs(row.values[i] - source.values[i]);
-    if (row.differing == 0)
-      row.first_difference =
-          fmt::format("at {}: {} here, {} in the source", coordinate_text(row.shape, i),
-                      value_text(dtype, row.values[i]), value_text(dtype, source.values[i]));
-    ++row.differing;
-    if (!(d <= row.largest)) row.largest = d;  // NaN against a number: the largest is NaN
-  }
-}
-
-std::string plane_text(const Row& row) {
+std::string plane_text(const FrameworkRow& row) {
   // The first (n, c) plane, rows of the last axis separated by '/'.
   if (row.shape.size() < 3) return "";
   size_t plane = 1;
@@ -187,7 +97,7 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
         fmt::format("the input ({}) has {} elements, over the limit of {} "
                     "(--max-elements raises it)",
                     fmt::join(intent.shape, "x"), *count, options.max_elements));
-  Result<Tensor> input = diff_input(*source, intent, given ? &*given : nullptr);
+  Result<Tensor> input = comparison_input(*source, intent, given ? &*given : nullptr);
   if (!input) return refuse(input.error().message);
 
   // The source itself first, with the user's own attributes; then every translation.
@@ -199,20 +109,14 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
   Result<FrontendInput> in = frontend_input(options, given ? &*given : nullptr);
   if (!in) return refuse(in.error().message);
   own.input = *in;
-  std::vector<Row> rows{evaluate_row(own, *input, options)};
+  const std::vector<FrameworkRow> rows = compare_frameworks(own, intent, *input, options);
   if (!rows[0].refusal.empty()) return refuse(rows[0].refusal);
-  rows[0].differing = 0;
-  for (const Translation& t : translate(intent)) {
-    Row row = evaluate_row(t, *input, options);
-    compare(row, rows[0], input->dtype);
-    rows.push_back(std::move(row));
-  }
 
   int64_t disagreeing = 0;
   for (size_t i = 1; i < rows.size(); ++i) disagreeing += rows[i].differing > 0;
   if (json) {
     nlohmann::json list = nlohmann::json::array();
-    for (const Row& r : rows) {
+    for (const FrameworkRow& r : rows) {
       nlohmann::json j = {{"framework", r.translation.label},
                           {"attributes", r.translation.attributes}};
       if (!r.refusal.empty()) {
@@ -248,7 +152,7 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
                given                    ? input_text
                : is_float(intent.dtype) ? "values 1, 2, 3, ... in (N, C, spatial) order"
                                         : "values 0, 1, 2, ... in (N, C, spatial) order");
-    for (const Row& r : rows) {
+    for (const FrameworkRow& r : rows) {
       if (!r.refusal.empty()) {
         fmt::print("{:<12} cannot express it: {}\n", r.translation.label, r.refusal);
         continue;

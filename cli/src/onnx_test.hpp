@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "onnx_files.hpp"
+#include "poolspec/evaluate.hpp"
 #include "poolspec/problem.hpp"
 #include "poolspec/result.hpp"
 
@@ -40,6 +42,15 @@ Result<OnnxCaseReport> run_onnx_case(const std::string& directory,
 // The allowed error of a float average against a reference that sums in the dtype: the standard
 // bound for a sum of n terms, gamma_n * sum|x| / divisor, plus half an ulp of the result.
 double float_average_bound(DType dtype, int64_t taps, double mean_of_abs, double expected);
+
+// The spec's output (`out`, of `problem` on `input`) against a framework's stored output: shapes
+// equal, values equal (float averages: within float_average_bound), indices equal when given.
+Result<OnnxDataSetReport> compare_with_stored(const Problem& problem, const Tensor& input,
+                                              const Output& out, const OnnxValues& expected,
+                                              const OnnxValues* expected_indices);
+
+// The largest stored tensor onnx-test reads, in elements.
+inline constexpr int64_t default_max_elements = int64_t{1} << 28;
 
 int onnx_test_command(const std::vector<std::string>& directories, bool json);
 
