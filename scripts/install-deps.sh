@@ -16,7 +16,8 @@ packages=(
   libcli11-dev                                     # the poolspec command line
   nlohmann-json3-dev                               # --json output
   libz3-dev z3                                     # the proofs (z3++ API) and the SMT-LIB rechecks
-  libonnx-dev libprotobuf-dev protobuf-compiler    # onnx-test reads ONNX models and tensors
+  libonnx-dev libprotobuf-dev protobuf-compiler    # onnx-test and check-model read ONNX models and tensors
+  libpugixml-dev                                   # check-model reads OpenVINO IR (XML)
   libonnx-testdata                                 # the ONNX backend node tests (conformance)
   libhwy-dev                                       # Highway: the optimized engine's SIMD kernels
   libomp-14-dev                                    # OpenMP for clang (g++ brings libgomp)

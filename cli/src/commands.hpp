@@ -3,6 +3,7 @@
 // and `certify merge` are the certification runner's (certify/src/certify.hpp).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,18 @@ int prove_command(const ProveOptions& options, bool json);
 // `poolspec diff`: the problem under every framework's rules; 1 when some disagree.
 int diff_command(const ProblemOptions& options, const std::string& input, const std::string& values,
                  bool json);
+
+// `poolspec check-model`: every pooling node of an ONNX model (.onnx) or OpenVINO IR (.xml).
+struct CheckModelOptions {
+  std::string model;
+  std::string format;                 // onnx, openvino; "" = by the file name's ending
+  std::vector<std::string> shapes;    // NAME=1,3,224,224: a graph input's or a node's input
+  std::vector<std::string> inputs;    // NODE=x.npy (or an ONNX TensorProto .pb): evaluate it
+  std::vector<std::string> expected;  // NODE=y.npy: the runtime's output, to compare with
+  std::string output_dir;             // where each evaluated node's output goes, NODE.npy
+  int64_t max_elements = int64_t{1} << 28;
+};
+int check_model_command(const CheckModelOptions& options, bool json);
 
 // `poolspec seeds` (and `poolspec` with no command): the spec over the seed documents' examples.
 int seeds_command(bool json);

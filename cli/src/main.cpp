@@ -180,6 +180,30 @@ int main(int argc, char** argv) {
                    "The input's values, row-major in the framework's layout: "
                    "'nan,1,3,3' (with --input-shape)");
 
+  CheckModelOptions check_model;
+  CLI::App* check_model_cmd = app.add_subcommand(
+      "check-model",
+      "Every pooling node of an ONNX model (.onnx) or OpenVINO IR (.xml): its problem, output "
+      "shape against the model's, empty windows, and where other frameworks' rules differ "
+      "(exit 1 on an invalid node or a finding)");
+  check_model_cmd->add_option("model", check_model.model, "The model file")->required();
+  check_model_cmd->add_option("--format", check_model.format,
+                              "onnx or openvino (default: by the file name's ending)");
+  check_model_cmd->add_option("--shape", check_model.shapes,
+                              "NAME=1,3,224,224: an ONNX graph input's shape (symbolic batch "
+                              "sizes), or a pooling node's input shape; repeatable");
+  check_model_cmd->add_option("--input", check_model.inputs,
+                              "NODE=x.npy: evaluate the pooling node NODE on this input (.npy or "
+                              "an ONNX TensorProto .pb, in the model's layout); repeatable");
+  check_model_cmd->add_option("--expect", check_model.expected,
+                              "NODE=y.npy: a runtime's output of NODE, compared with the spec's "
+                              "(float averages within the derived bound); repeatable");
+  check_model_cmd->add_option("--output-dir", check_model.output_dir,
+                              "Write each evaluated node's output here as NODE.npy");
+  check_model_cmd->add_option("--max-elements", check_model.max_elements,
+                              "The largest input or output tensor, in elements (default 2^28)");
+  check_model_cmd->add_flag("--json", json, "Print machine-readable JSON");
+
   std::vector<std::string> onnx_dirs;
   CLI::App* onnx_test = app.add_subcommand(
       "onnx-test",
@@ -313,6 +337,11 @@ int main(int argc, char** argv) {
   for (const CLI::Option* option : opset_options)
     if (option->count() > 0 && problem.opset < 1)
       return poolspec::refuse(fmt::format("--opset={}: opsets are numbered from 1", problem.opset));
+  if (check_model_cmd->parsed() && check_model.model.empty())
+    return poolspec::refuse("check-model '': an empty file name");
+  if (check_model.max_elements < 1)
+    return poolspec::refuse(
+        fmt::format("--max-elements={}: must be 1 or more", check_model.max_elements));
   if (problem.max_elements < 1)
     return poolspec::refuse(
         fmt::format("--max-elements={}: must be 1 or more", problem.max_elements));
@@ -329,6 +358,7 @@ int main(int argc, char** argv) {
     if (*run_cmd) return run_command(problem, run, json);
     if (*diff) return diff_command(problem, diff_input, diff_values, json);
     if (*onnx_test) return onnx_test_command(onnx_dirs, json);
+    if (*check_model_cmd) return check_model_command(check_model, json);
     if (*prove_cmd) return prove_command(prove, json);
     if (*explain) return explain_command(problem, explain_input, at, max_taps, json);
     return seeds_command(json);

@@ -19,14 +19,14 @@ Result<Message> read_message(const std::string& path, uintmax_t max_bytes,
   std::error_code error;
   const fs::file_status status = fs::status(path, error);
   if (error || !fs::is_regular_file(status))
-    return Error{fmt::format("{}: {}", path,
-                             error ? "cannot be read (" + error.message() + ")"
-                                   : std::string("not a regular file"))};
+    return Error{fmt::format(
+        "{}: {}", path,
+        error ? "cannot be read (" + error.message() + ")" : std::string("not a regular file"))};
   const uintmax_t size = fs::file_size(path, error);
   if (error) return Error{fmt::format("{}: cannot be read ({})", path, error.message())};
   if (size > max_bytes)
-    return Error{fmt::format("{}: {} bytes, over the limit of {} {}", path, size, max_bytes,
-                             too_large)};
+    return Error{
+        fmt::format("{}: {} bytes, over the limit of {} {}", path, size, max_bytes, too_large)};
   std::ifstream file(path, std::ios::binary);
   if (!file) return Error{fmt::format("{}: cannot open", path)};
   Message m;
@@ -179,7 +179,6 @@ Result<std::string> onnx_attribute_text(const onnx::NodeProto& node) {
   return fmt::format("{}", fmt::join(parts, " "));
 }
 
-
 Result<int> default_domain_opset(const onnx::ModelProto& model, const std::string& where) {
   int64_t opset = 0;
   int imports = 0;
@@ -191,13 +190,15 @@ Result<int> default_domain_opset(const onnx::ModelProto& model, const std::strin
   // The model's opset decides each operator's version: a model that does not state it exactly
   // once, or states one that is not an opset, has no meaning to check.
   if (imports != 1)
-    return Error{fmt::format("{} imports the default (ai.onnx) domain {} times; a model states "
-                             "its opset exactly once",
-                             where, imports)};
+    return Error{
+        fmt::format("{} imports the default (ai.onnx) domain {} times; a model states "
+                    "its opset exactly once",
+                    where, imports)};
   if (opset < 1 || opset > 22)
-    return Error{fmt::format("{}: opset_import version {}: ONNX opsets run from 1 (poolspec "
-                             "knows 1 to 22)",
-                             where, opset)};
+    return Error{
+        fmt::format("{}: opset_import version {}: ONNX opsets run from 1 (poolspec "
+                    "knows 1 to 22)",
+                    where, opset)};
   return static_cast<int>(opset);
 }
 

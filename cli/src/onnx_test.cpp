@@ -51,8 +51,9 @@ Result<OnnxDataSetReport> compare_with_stored(const Problem& p, const Tensor& in
   OnnxDataSetReport r;
   r.shape_ok = expected.shape == out.values.shape;
   if (!r.shape_ok) {
-    r.first_mismatch = fmt::format("output shape: expected ({}), got ({})",
-                                   fmt::join(expected.shape, ","), fmt::join(out.values.shape, ","));
+    r.first_mismatch =
+        fmt::format("output shape: expected ({}), got ({})", fmt::join(expected.shape, ","),
+                    fmt::join(out.values.shape, ","));
     return r;
   }
   // Float averages: the reference sums in the dtype, so compare within the derived bound.
@@ -101,9 +102,9 @@ Result<OnnxDataSetReport> compare_with_stored(const Problem& p, const Tensor& in
       for (size_t i = 0; i < iv.values.size(); ++i)
         if (static_cast<double>(out.indices[i]) != iv.values[i]) {
           if (r.indices_differing == 0 && r.first_mismatch.empty())
-            r.first_mismatch = fmt::format("index {}: expected {}, got {}",
-                                           coordinate_text(iv.shape, i), iv.values[i],
-                                           out.indices[i]);
+            r.first_mismatch =
+                fmt::format("index {}: expected {}, got {}", coordinate_text(iv.shape, i),
+                            iv.values[i], out.indices[i]);
           ++r.indices_differing;
         }
     }
@@ -153,7 +154,8 @@ Result<OnnxCaseReport> run_onnx_case(const std::string& directory,
   if (sets.empty()) return Error{fmt::format("{}: no test_data_set_* directory", directory)};
 
   for (const fs::path& set : sets) {
-    Result<onnx::TensorProto> x = read_onnx_tensor((set / "input_0.pb").string(), default_max_elements);
+    Result<onnx::TensorProto> x =
+        read_onnx_tensor((set / "input_0.pb").string(), default_max_elements);
     if (!x) return x.error();
     Result<OnnxValues> xv = onnx_tensor_values(*x, (set / "input_0.pb").string());
     if (!xv) return xv.error();
@@ -174,19 +176,22 @@ Result<OnnxCaseReport> run_onnx_case(const std::string& directory,
     Result<Output> out = evaluate(*p, input);
     if (!out) return Error{fmt::format("{}: {}", directory, out.error().message)};
 
-    Result<onnx::TensorProto> y = read_onnx_tensor((set / "output_0.pb").string(), default_max_elements);
+    Result<onnx::TensorProto> y =
+        read_onnx_tensor((set / "output_0.pb").string(), default_max_elements);
     if (!y) return y.error();
     Result<OnnxValues> yv = onnx_tensor_values(*y, (set / "output_0.pb").string());
     if (!yv) return yv.error();
     std::optional<OnnxValues> iv;
     if (fs::exists(set / "output_1.pb")) {
-      Result<onnx::TensorProto> ind = read_onnx_tensor((set / "output_1.pb").string(), default_max_elements);
+      Result<onnx::TensorProto> ind =
+          read_onnx_tensor((set / "output_1.pb").string(), default_max_elements);
       if (!ind) return ind.error();
       Result<OnnxValues> values = onnx_tensor_values(*ind, (set / "output_1.pb").string());
       if (!values) return values.error();
       iv = std::move(*values);
     }
-    Result<OnnxDataSetReport> compared = compare_with_stored(*p, input, *out, *yv, iv ? &*iv : nullptr);
+    Result<OnnxDataSetReport> compared =
+        compare_with_stored(*p, input, *out, *yv, iv ? &*iv : nullptr);
     if (!compared) return compared.error();
     OnnxDataSetReport r = std::move(*compared);
     r.name = set.filename().string();

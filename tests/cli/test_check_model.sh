@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# `poolspec check-model` on whole models: the model zoo's pooling layers (tests/models, encoded
+# by protoc here), a hand-made OpenVINO IR with every pooling operator version, and the real
+# ONNX files of libonnx-testdata (PyTorch's exports and the backend node tests, evaluated and
+# compared with their stored outputs). Every output shape a model states was worked out
+# independently (tests/models/README.md); the mutated copies must fail.
+# Usage: test_check_model.sh path/to/poolspec path/to/protoc tests/models libonnx-testdata/data
+set -u
+poolspec=$1 protoc=$2 models=$3 testdata=$4
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# expect CODE PATTERN -- COMMAND...: the exit code, and PATTERN (an extended regular expression)
+# in stdout+stderr; the output is kept in $out.
+expect() {
+  local code=$1 pattern=$2
+  shift 3
+  local status
+  out=$("$@" 2>&1)
+  status=$?
+  if [ "$status" -ne "$code" ]; then fail "exit $status (wanted $code): $*"; echo "$out" | head -8; return; fi
+  grep -Eq -- "$pattern" <<<"$out" || { fail "no /$pattern/ in the output of: $*"; echo "$out" | head -8; }
+}
+# Text output fits 100 columns, but for a problem string longer than that on a line of its own
+# (never broken: it is copied into other commands).
+narrow() {
+  local wide
+  wide=$(awk 'length > 100 && !/^    (avg|max):[^ ]*$/' <<<"$out")
+  [ -z "$wide" ] || { fail "lines over 100 columns in: $*"; echo "$wide" | head -3; }
+}
+
+encode() { "$protoc" --encode=onnx.ModelProto -I/usr/include/onnx /usr/include/onnx/onnx.proto <"$1" >"$2"; }
+
+# --- the model zoo's pooling layers -----------------------------------------------------------
+encode "$models/zoo_pooling.textproto" "$work/zoo.onnx" || fail "protoc could not encode zoo_pooling.textproto"
+expect 0 '10 checked, 0 invalid, 0 not checked, 0 with findings' -- "$poolspec" check-model "$work/zoo.onnx"
+narrow "check-model zoo.onnx"
+for node in resnet50.maxpool resnet50.avgpool googlenet.maxpool1 inception_v3.Mixed_5b.branch_pool \
+            densenet121.transition1.pool alexnet.features.2 vgg16.features.4 'inception_v1.pool1/3x3_s2' \
+            squeezenet1_0.features.2 squeezenet1_0.features.6; do
+  grep -q "^$node  ONNX " <<<"$out" || fail "zoo: node $node not reported"
+done
+grep -q 'batch .N. taken as 1' <<<"$out" || fail "zoo: the symbolic batch size is not reported"
+grep -q '1x96x54x54 by libonnx.s shape inference: agrees' <<<"$out" ||
+  fail "zoo: the intermediate shape (through Relu) did not come from shape inference"
+expect 0 '"schema":"poolspec.check-model/1"' -- "$poolspec" check-model "$work/zoo.onnx" --json
+[ "$(grep -o '"stated_agrees":true' <<<"$out" | wc -l)" -eq 10 ] || fail "zoo --json: not 10 stated shapes agreeing"
+# A model that states a wrong shape: googlenet's ceil-mode pool said to give 55 (floor's count).
+sed '/name: "googlenet.maxpool1.out"/s/dim_value: 56 } dim { dim_value: 56/dim_value: 55 } dim { dim_value: 55/' \
+  "$models/zoo_pooling.textproto" >"$work/wrong.textproto"
+encode "$work/wrong.textproto" "$work/wrong.onnx"
+expect 1 'FINDING +output shape: 1x64x55x55 by the model, 1x64x56x56 by ONNX MaxPool-12' -- \
+  "$poolspec" check-model "$work/wrong.onnx"
+# A symbolic batch given a size; a name that is nothing in the model.
+expect 0 'shape +f32 8x64x112x112 -> 8x64x56x56' -- "$poolspec" check-model "$work/zoo.onnx" --shape resnet50.maxpool.in=8,64,112,112
+expect 2 "--shape nothing: the model has no pooling node or graph input of that name" -- \
+  "$poolspec" check-model "$work/zoo.onnx" --shape nothing=1,2,3,4
+
+# --- a hand-made OpenVINO IR: AvgPool-1, MaxPool-1, MaxPool-8, MaxPool-14, AvgPool-14 ---------
+expect 0 '5 checked, 0 invalid, 0 not checked, 0 with findings' -- "$poolspec" check-model "$models/pooling_layers.xml"
+narrow "check-model pooling_layers.xml"
+for op in 'avg1  OpenVINO AvgPool-1' 'max1  OpenVINO MaxPool-1' 'max8  OpenVINO MaxPool-8' \
+          'max14  OpenVINO MaxPool-14' 'avg14  OpenVINO AvgPool-14'; do
+  grep -q "^$op " <<<"$out" || fail "IR: no '$op'"
+done
+# AvgPool-14 counts the padding past the input (include_full): ONNX's and PyTorch's rules do not.
+grep -Eq 'differs +onnx@22: at \(0,0,0,7\)' <<<"$out" || fail "IR: avg14's difference from ONNX not shown"
+# MaxPool-14's ceil_torch drops the window that starts in the end padding; read as MaxPool-1's
+# ceil, the output would have 8 columns: a reader that ignored the layer's version fails here.
+sed '/name="max14"/,/<\/layer>/s|<dim>7</dim><dim>7</dim>|<dim>8</dim><dim>8</dim>|' "$models/pooling_layers.xml" >"$work/wrong.xml"
+expect 1 'FINDING +output shape: 1x4x8x8 by the IR, 1x4x7x7 by OpenVINO MaxPool-14' -- "$poolspec" check-model "$work/wrong.xml"
+
+# --- real ONNX files: PyTorch's exports (AvgPool1d: the pool between Unsqueeze and Squeeze) -----
+for model in "$testdata"/pytorch-converted/test_*Pool*/model.onnx "$testdata"/pytorch-operator/test_operator_maxpool/model.onnx; do
+  expect 0 '1 checked, 0 invalid, 0 not checked, 0 with findings' -- "$poolspec" check-model "$model"
+done
+# ... and the backend node tests, each evaluated on its stored input and compared with its output.
+cases=0
+for dir in "$testdata"/node/test_*pool*; do
+  case $dir in *maxunpool*) continue ;; esac
+  node=$("$poolspec" check-model "$dir/model.onnx" --json | grep -o '"name":"[^"]*"' | head -1 | cut -d'"' -f4)
+  expect 0 'expected +matches' -- "$poolspec" check-model "$dir/model.onnx" \
+    --input "$node=$dir/test_data_set_0/input_0.pb" --expect "$node=$dir/test_data_set_0/output_0.pb"
+  cases=$((cases + 1))
+done
+[ "$cases" -ge 30 ] || fail "only $cases ONNX node tests found"
+# A runtime whose average counted the padding: the stored output of the count_include_pad case
+# against the model that excludes it.
+d="$testdata/node/test_averagepool_2d_pads"
+expect 1 'expected +DIFFERS: output \(0,0,0,0\)' -- "$poolspec" check-model "$d/model.onnx" \
+  --input "AveragePool_0=$d/test_data_set_0/input_0.pb" \
+  --expect "AveragePool_0=$testdata/node/test_averagepool_2d_pads_count_include_pad/test_data_set_0/output_0.pb"
+
+# --- outputs: one .npy per evaluated node, byte for byte what `run` writes --------------------
+d="$testdata/node/test_maxpool_2d_pads"
+mkdir "$work/out"
+expect 0 "output +$work/out/MaxPool_0.npy" -- "$poolspec" check-model "$d/model.onnx" \
+  --input "MaxPool_0=$d/test_data_set_0/input_0.pb" --output-dir "$work/out"
+expect 0 'expected +matches exactly' -- "$poolspec" check-model "$d/model.onnx" \
+  --input "MaxPool_0=$d/test_data_set_0/input_0.pb" --expect "MaxPool_0=$work/out/MaxPool_0.npy"
+# A failure after the work leaves an existing output as it was.
+printf 'KEEP' >"$work/out/MaxPool_0.npy"
+expect 2 'missing.pb' -- "$poolspec" check-model "$d/model.onnx" --input "MaxPool_0=$d/test_data_set_0/input_0.pb" \
+  --expect "MaxPool_0=$work/missing.pb" --output-dir "$work/out"
+[ "$(cat "$work/out/MaxPool_0.npy")" = KEEP ] || fail "a failed check-model replaced an existing output"
+[ "$(ls "$work/out")" = MaxPool_0.npy ] || fail "a failed check-model left files behind: $(ls "$work/out")"
+
+# --- bad input: refused, exit 2 -----------------------------------------------------------------
+printf 'not a model' >"$work/junk.onnx"
+printf '<net version="7"><layers/></net>' >"$work/v7.xml"
+printf '<net version="11"><layers>' >"$work/cut.xml"
+expect 2 'not a valid protobuf message' -- "$poolspec" check-model "$work/junk.onnx"
+expect 2 'IR version .7.: poolspec reads IR versions 10 and 11' -- "$poolspec" check-model "$work/v7.xml"
+expect 2 'not XML' -- "$poolspec" check-model "$work/cut.xml"
+expect 2 'ends in neither .onnx nor .xml' -- "$poolspec" check-model "$work/junk.bin"
+expect 2 'not a regular file' -- "$poolspec" check-model "$work" --format onnx
+expect 2 '--input MaxPool_9: the model has no pooling node of that name \(its pooling nodes are MaxPool_0\)' -- \
+  "$poolspec" check-model "$d/model.onnx" --input "MaxPool_9=$d/test_data_set_0/input_0.pb"
+expect 2 "--expect MaxPool_0: give the node's --input too" -- \
+  "$poolspec" check-model "$d/model.onnx" --expect "MaxPool_0=$d/test_data_set_0/output_0.pb"
+expect 2 "--input 'MaxPool_0': give NAME=VALUE" -- "$poolspec" check-model "$d/model.onnx" --input MaxPool_0
+expect 2 '--output-dir: no node has an --input' -- "$poolspec" check-model "$d/model.onnx" --output-dir "$work"
+
+if [ "$failures" -ne 0 ]; then echo "$failures check-model check(s) failed"; exit 1; fi
+echo "check-model: every check passed ($cases node tests evaluated)"
