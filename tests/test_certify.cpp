@@ -487,3 +487,35 @@ TEST_CASE("a minimal counterexample stays a problem of the rules the backend is 
   }
   CHECK(pytorch > 0);
 }
+
+TEST_CASE("the matrix fits 100 columns: long library paths, every kind of problem, every status") {
+  std::vector<poolspec::certify::JobResult> results;
+  const std::string long_path = "/opt/vendor/accelerator/lib/x86_64-linux-gnu/libvendor_pooling.so";
+  const char* columns[] = {"avg excl",     "avg excl ceil", "avg excl ceil int", "avg excl int",
+                           "avg incl",     "avg incl ceil", "avg incl ceil int", "avg incl int",
+                           "max",          "max ceil",      "max ceil idx",      "max ceil idx int",
+                           "max ceil int", "max idx",       "max idx int",       "max int",
+                           "shape"};
+  for (const std::string& backend : {long_path, std::string("reference")})
+    for (const char* column : columns)
+      for (int k = 0; k < 12345; k += 997) {
+        poolspec::certify::JobResult r;
+        r.backend = backend;
+        r.rules = "openvino";
+        r.column = column;
+        r.verdict =
+            k % 3 == 0 ? poolspec::certify::Verdict::fail : poolspec::certify::Verdict::pass;
+        results.push_back(r);
+      }
+  const std::string matrix = poolspec::certify::matrix_text(results);
+  size_t begin = 0, widest = 0;
+  while (begin < matrix.size()) {
+    const size_t end = std::min(matrix.find('\n', begin), matrix.size());
+    widest = std::max(widest, end - begin);
+    begin = end + 1;
+  }
+  CHECK(widest <= 100);
+  CHECK(matrix.find("...") != std::string::npos);  // the long path keeps its end
+  CHECK(matrix.find("libvendor_pooling.so@openvino") != std::string::npos);
+  for (const char* column : columns) CHECK(matrix.find(column) != std::string::npos);
+}

@@ -91,41 +91,71 @@ std::string matrix_text(const std::vector<JobResult>& results) {
     ++totals[row].count[r.verdict];
   }
   std::sort(columns.begin(), columns.end());
-  size_t row_width = 8;
-  for (const std::string& r : rows) row_width = std::max(row_width, r.size());
-  std::string out = fmt::format("{:<{}}", "backend@rules", row_width);
-  for (const std::string& c : columns) out += fmt::format(" | {:>14}", c);
-  out += " |";
+  // Every table fits 100 columns: a long row name (a library's path) keeps its end, the columns
+  // are split into as many tables as it takes, and a cell whose every run passed is just "100%"
+  // (report.json holds every count).
+  constexpr size_t width = 100, longest_label = 40;
+  std::map<std::string, std::string> label;
+  size_t row_width = std::string_view("backend@rules").size();
+  for (const std::string& r : rows) {
+    label[r] = r.size() <= longest_label ? r : "..." + r.substr(r.size() - (longest_label - 3));
+    row_width = std::max(row_width, label[r].size());
+  }
+  std::string out = fmt::format("{:<{}} |", "backend@rules", row_width);
   for (Verdict v : all_verdicts) out += fmt::format(" {}", short_name(v));
   out += "\n";
   for (const std::string& row : rows) {
-    out += fmt::format("{:<{}}", row, row_width);
-    for (const std::string& c : columns) {
-      auto it = cells.find({row, c});
-      std::string cell = "-";
-      if (it != cells.end()) {
-        const Tally& t = it->second;
-        const char* mark = t.of(Verdict::waived) > 0 ? "*" : "";
-        cell = t.judged() == 0 ? "unsupported"
-                               : fmt::format("{:.0f}% {}/{}",
-                                             100.0 * static_cast<double>(t.of(Verdict::pass)) /
-                                                 static_cast<double>(t.judged()),
-                                             t.of(Verdict::pass), t.judged()) +
-                                     mark;
-      }
-      out += fmt::format(" | {:>14}", cell);
-    }
-    const Tally& t = totals[row];
-    out += " |";
-    for (Verdict v : all_verdicts) out += fmt::format(" {:>{}}", t.of(v), short_name(v).size());
+    out += fmt::format("{:<{}} |", label[row], row_width);
+    for (Verdict v : all_verdicts)
+      out += fmt::format(" {:>{}}", totals[row].of(v), short_name(v).size());
     out += "\n";
   }
+  std::map<std::pair<std::string, std::string>, std::string> text;
+  std::vector<size_t> column_width;
+  for (const std::string& c : columns) {
+    size_t w = c.size();
+    for (const std::string& row : rows) {
+      std::string cell = "-";
+      if (auto it = cells.find({row, c}); it != cells.end()) {
+        const Tally& t = it->second;
+        const bool waived = t.of(Verdict::waived) > 0;
+        if (t.judged() == 0)
+          cell = "unsupported";
+        else if (t.of(Verdict::pass) == t.judged() && !waived)
+          cell = "100%";
+        else
+          cell = fmt::format(
+              "{:.0f}% {}/{}{}",
+              100.0 * static_cast<double>(t.of(Verdict::pass)) / static_cast<double>(t.judged()),
+              t.of(Verdict::pass), t.judged(), waived ? "*" : "");
+      }
+      w = std::max(w, cell.size());
+      text[{row, c}] = cell;
+    }
+    column_width.push_back(w);
+  }
+  for (size_t first = 0; first < columns.size();) {
+    size_t last = first, used = row_width + 3 + column_width[first];
+    while (last + 1 < columns.size() && used + 3 + column_width[last + 1] <= width)
+      used += 3 + column_width[++last];
+    out += fmt::format("\n{:<{}}", "backend@rules", row_width);
+    for (size_t c = first; c <= last; ++c)
+      out += fmt::format(" | {:>{}}", columns[c], column_width[c]);
+    out += "\n";
+    for (const std::string& row : rows) {
+      out += fmt::format("{:<{}}", label[row], row_width);
+      for (size_t c = first; c <= last; ++c)
+        out += fmt::format(" | {:>{}}", text[{row, columns[c]}], column_width[c]);
+      out += "\n";
+    }
+    first = last + 1;
+  }
   out +=
-      "(a cell: passed / run, refusals not counted, waived failures counted as run; "
-      "\"unsupported\": every\n"
-      " problem of the cell refused; a cell with a waiver is marked *. UNSTAB: two calls of one "
-      "problem\n"
-      " disagreed; LOAD: the library or its declaration refused before any call)\n";
+      "\n(the first table: runs by status. The others, by kind of problem: passed / run,\n"
+      " refusals not counted, waived failures counted as run; \"100%\": every run passed;\n"
+      " \"unsupported\": every problem of the kind refused; * a waiver applies. UNSTAB: two\n"
+      " calls of one problem disagreed; LOAD: the library or its declaration refused before any\n"
+      " call. Every count is in report.json)\n";
   return out;
 }
 

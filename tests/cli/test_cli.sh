@@ -174,6 +174,8 @@ expect 0 '"verdict":"erratum"' -- "$poolspec" seeds --json
 # --- certify: reports written, a replay, bad input refused (the runner itself: test_certify.cpp) ---
 expect 0 'reference@spec .*100%' -- "$poolspec" certify --backend reference --suite smoke --filter enum1d --layout nchw --out "$work/cert"
 for f in matrix.txt report.json junit.xml; do [ -s "$work/cert/$f" ] || fail "certify wrote no $f"; done
+# The matrix fits 100 columns, even for a library named by a long path.
+awk 'length > 100 { exit 1 }' "$work/cert/matrix.txt" || fail "certify's matrix.txt is wider than 100 columns"
 grep -q '<testsuite name="reference@spec"' "$work/cert/junit.xml" || fail "junit.xml has no reference@spec testsuite"
 expect 0 'reference \(nchw\): PASS' -- "$poolspec" certify --backend reference --layout nchw --problem 'avg:f32:n1c1:h4w4:k3x3:s2x2:pb1x1:pe1x1:include_clip:ceil_torch'
 # A run stopped by SIGTERM (the channel sweeps of ci: long enough to stop halfway) writes its reports for the runs made, says so, and exits 128 + 15;
