@@ -236,23 +236,6 @@ NodeResult check_node(const PoolingNode& node,
   return r;
 }
 
-// Items joined with `separator` and a space, wrapped to lines of at most 100 columns after an
-// indent.
-std::string wrapped(const std::vector<std::string>& items, size_t indent,
-                    std::string_view separator = ",") {
-  constexpr size_t width = 100;
-  std::string out, line;
-  for (size_t i = 0; i < items.size(); ++i) {
-    const std::string item = items[i] + std::string(i + 1 < items.size() ? separator : "");
-    if (!line.empty() && indent + line.size() + 1 + item.size() > width) {
-      out += line + "\n" + std::string(indent, ' ');
-      line.clear();
-    }
-    line += (line.empty() ? "" : " ") + item;
-  }
-  return out + line;
-}
-
 void print_node(const NodeResult& r) {
   const PoolingNode& n = r.node;
   const std::string op = r.frontend ? r.frontend->operator_name
@@ -261,18 +244,9 @@ void print_node(const NodeResult& r) {
   fmt::print("\n{}  {}  [{}]\n", n.name, op, n.where);
   constexpr size_t indent = 16;
   const auto row = [&](std::string_view label, const std::string& text) {
-    fmt::print("  {:<{}}{}\n", label, indent - 2, text);
+    fmt::print("  {:<{}}{}\n", label, indent - 2, wrap_words(text, indent));
   };
-  if (!n.attributes.empty()) {
-    std::vector<std::string> words;
-    size_t begin = 0;
-    while (begin < n.attributes.size()) {
-      const size_t space = std::min(n.attributes.find(' ', begin), n.attributes.size());
-      words.push_back(n.attributes.substr(begin, space - begin));
-      begin = space + 1;
-    }
-    row("attributes", wrapped(words, indent, ""));
-  }
+  if (!n.attributes.empty()) row("attributes", n.attributes);
   if (r.status == "not_checked") {
     row("not checked", r.reason);
     return;
@@ -286,7 +260,7 @@ void print_node(const NodeResult& r) {
             r.output_shape.empty() ? "?" : fmt::format("{}", fmt::join(r.output_shape, "x"))));
   if (r.frontend) {  // a problem string is never broken: past 100 columns, on a line of its own
     const std::string problem = format_problem(r.frontend->problem);
-    if (indent + problem.size() <= 100)
+    if (indent + problem.size() <= text_width)
       row("problem", problem);
     else
       fmt::print("  problem\n    {}\n", problem);
@@ -306,13 +280,13 @@ void print_node(const NodeResult& r) {
                               *r.stated_agrees ? "agrees" : "DIFFERS"));
   if (r.frameworks) {
     const FrameworkSummary& s = *r.frameworks;
-    if (!s.agree.empty()) row("agree", wrapped(s.agree, indent));
+    if (!s.agree.empty()) row("agree", fmt::format("{}", fmt::join(s.agree, ", ")));
     if (!s.differ.empty()) row("compared on", "a ramp 1, 2, 3, ... of one batch and one channel");
     for (const auto& [label, first] : s.differ) row("differs", fmt::format("{}: {}", label, first));
     if (!s.cannot_express.empty()) {
       std::vector<std::string> labels;
       for (const auto& item : s.cannot_express) labels.push_back(item.first);
-      row("cannot state", wrapped(labels, indent));
+      row("cannot state", fmt::format("{}", fmt::join(labels, ", ")));
     }
   }
   if (!r.output_file.empty()) row("output", r.output_file);

@@ -37,6 +37,33 @@ std::string value_text(DType dtype, double v) {
   return fmt::format("{}", v);
 }
 
+std::string wrap_words(std::string_view text, size_t indent, size_t width) {
+  std::string out;
+  size_t column = indent;
+  bool line_empty = true;
+  size_t begin = 0;
+  while (begin < text.size()) {
+    size_t end = text.find(' ', begin);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view word = text.substr(begin, end - begin);
+    begin = end + 1;
+    if (word.empty()) continue;
+    if (!line_empty && column + 1 + word.size() > width) {
+      out += "\n" + std::string(indent, ' ');
+      column = indent;
+      line_empty = true;
+    }
+    if (!line_empty) {
+      out += ' ';
+      ++column;
+    }
+    out += word;
+    column += word.size();
+    line_empty = false;
+  }
+  return out;
+}
+
 void print_json(const nlohmann::json& j, std::FILE* to) {
   fmt::print(to, "{}\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +19,13 @@ std::string coordinate_text(const std::vector<int64_t>& shape, size_t flat);
 // A value of `dtype` as text, in the fewest digits that read back as the same value of that
 // dtype: an f32 1.3333333730697632 is "1.3333334", an integer has no decimal point.
 std::string value_text(DType dtype, double v);
+
+// Text for a terminal is at most 100 columns wide. `text` wrapped at spaces into lines of at most
+// `width` columns, the first starting at column `indent` (after the caller's label), the others
+// indented by `indent` spaces. A word longer than a line (a problem string, a path) is never
+// broken: it stands whole on a line of its own.
+inline constexpr size_t text_width = 100;
+std::string wrap_words(std::string_view text, size_t indent, size_t width = text_width);
 
 // JSON has no NaN or infinity: such values are written as the strings "nan", "inf", "-inf".
 nlohmann::json json_number(double v);

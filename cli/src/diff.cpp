@@ -146,15 +146,27 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
                 {"frameworks", list},
                 {"disagreeing", disagreeing}});
   } else {
-    fmt::print("source  {} ({}): {}\n", rows[0].translation.label, rows[0].operator_name,
-               rows[0].translation.attributes);
-    fmt::print("input   {} {}, {}\n\n", dtype_name(intent.dtype), fmt::join(intent.shape, "x"),
-               given                    ? input_text
-               : is_float(intent.dtype) ? "values 1, 2, 3, ... in (N, C, spatial) order"
-                                        : "values 0, 1, 2, ... in (N, C, spatial) order");
+    constexpr size_t indent = 13;  // the framework's label, then its block
+    fmt::print("source  {}\n",
+               wrap_words(fmt::format("{} ({}): {}", rows[0].translation.label,
+                                      rows[0].operator_name, rows[0].translation.attributes),
+                          8));
+    fmt::print(
+        "input   {}\n\n",
+        wrap_words(fmt::format("{} {}, {}", dtype_name(intent.dtype), fmt::join(intent.shape, "x"),
+                               given                    ? input_text
+                               : is_float(intent.dtype) ? "values 1, 2, 3, ... in (N, C, "
+                                                          "spatial) order"
+                                                        : "values 0, 1, 2, ... in (N, C, "
+                                                          "spatial) order"),
+                   8));
+    const auto block = [&](const std::string& label, const std::string& text) {
+      fmt::print("{:<{}}{}\n", label, indent, wrap_words(text, indent));
+    };
     for (const FrameworkRow& r : rows) {
       if (!r.refusal.empty()) {
-        fmt::print("{:<12} cannot express it: {}\n", r.translation.label, r.refusal);
+        block(r.translation.label, "cannot express it: " + r.refusal);
+        fmt::print("\n");
         continue;
       }
       const bool shape_differs = r.shape != rows[0].shape;
@@ -163,16 +175,16 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
           : shape_differs ? fmt::format("DIFFERS: {}", r.first_difference)
           : r.differing == 0
               ? "agrees"
-              : fmt::format("DIFFERS: {} of {} outputs, largest by {:.4g}; first {}", r.differing,
+              : fmt::format("DIFFERS in {} of {} outputs, largest by {:.4g}; first {}", r.differing,
                             r.values.size(), r.largest, r.first_difference);
-      fmt::print(
-          "{:<12} {:<28} {:<8} {}\n", r.translation.label, r.operator_name,
-          fmt::format("{}",
-                      fmt::join(std::vector<int64_t>(r.shape.begin() + 2, r.shape.end()), "x")),
-          verdict);
-      fmt::print("{:<12} {}\n", "", r.translation.attributes);
-      fmt::print("{:<12} {}\n", "", r.problem);
-      fmt::print("{:<12} [{}]\n\n", "", plane_text(r));
+      block(r.translation.label,
+            fmt::format("{}, output {}: {}", r.operator_name,
+                        fmt::join(std::vector<int64_t>(r.shape.begin() + 2, r.shape.end()), "x"),
+                        verdict));
+      block("", r.translation.attributes);
+      block("", r.problem);
+      block("", fmt::format("[{}]", plane_text(r)));
+      fmt::print("\n");
     }
     fmt::print("{} of {} other rules disagree with the source\n", disagreeing, rows.size() - 1);
   }

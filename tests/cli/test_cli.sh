@@ -78,7 +78,7 @@ expect 0 '\(0,2\) -> \(-1,5\)  overhang' -- "$poolspec" explain 'avg:i8:n1c1:h4w
 # dtype's fewest digits. (0,0,0,0) of the i8 ramp 1..16: 1 + 2 + 5 + 6 = 14 over 9 taps.
 expect 0 'exact value  14/9 ~ 1\.5555555555555555556' -- "$poolspec" explain 'avg:i8:n1c1:h4w4:k3x3:s2x2:pb1x1:pe1x1:include_clip:ceil' --input "$work/x.npy" --at 0,0,0,0
 expect 0 'exact value  1/2 = 0\.5' -- "$poolspec" explain 'avg:f32:n1c1:w4:k4:s4:pb0:pe0:exclude:floor' --input "$work/sum.npy" --at 0,0,0
-expect 1 'first at \(0,0,0,2\): 1\.3333334 here, 2 in the source' -- "$poolspec" diff --op avg --input-shape 1,1,4,4 \
+expect 1 '\(0,0,0,2\): 1\.3333334 here, 2 in the source' -- "$poolspec" diff --op avg --input-shape 1,1,4,4 \
   --pytorch 'kernel_size=3 stride=2 padding=1 ceil_mode=True count_include_pad=True'
 expect 0 '"index":5' -- "$poolspec" explain 'max:i8:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:floor:idx=plane' --input "$work/x.npy" --at 0,0,0,0 --json
 expect 0 'i64 indices' -- "$poolspec" run 'max:i8:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:floor:idx=tensor' --input "$work/x.npy" --output "$work/m.npy" --indices "$work/i.npy"
