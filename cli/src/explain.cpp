@@ -17,6 +17,85 @@
 
 namespace poolspec::cli {
 
+namespace {
+
+// A tap in the drawn window: its value, or where it lies when it holds none.
+std::string cell_text(const Tap& t, DType dtype) {
+  switch (t.kind) {
+    case TapKind::input: return t.value ? value_text(dtype, *t.value) : "?";
+    case TapKind::pad_begin: return "pad<";
+    case TapKind::pad_end: return "pad>";
+    case TapKind::overhang: return "over";
+  }
+  return "?";
+}
+
+// The window drawn in the kernel's shape: rows along the second-to-last spatial axis, columns
+// along the last (one row for 1-d windows), one grid per offset of the axes before them. Headed
+// by input coordinates. Drawn only when it fits 100 columns and 64 grids.
+void draw_window(const Problem& p, const Explanation& ex) {
+  const size_t rank = p.axes.size();
+  const int64_t columns = p.axes[rank - 1].kernel;
+  const int64_t rows = rank >= 2 ? p.axes[rank - 2].kernel : 1;
+  const int64_t per_grid = rows * columns;
+  const int64_t grids = static_cast<int64_t>(ex.taps.size()) / per_grid;
+  size_t width = 4;
+  for (const Tap& t : ex.taps) width = std::max(width, cell_text(t, p.dtype).size());
+  for (const Tap& t : ex.taps)
+    width = std::max(width, fmt::format("{}", t.coordinate[rank - 1]).size());
+  constexpr size_t label = 13, row_header = 6;
+  if (label + row_header + static_cast<size_t>(columns) * (width + 2) > text_width || grids > 64) {
+    fmt::print(
+        "window       {} taps in a window of {}: too large to draw in {} columns (the "
+        "taps are listed below)\n",
+        ex.taps.size(),
+        fmt::format("{}", fmt::join(
+                              [&] {
+                                std::vector<int64_t> k;
+                                for (const Axis& a : p.axes) k.push_back(a.kernel);
+                                return k;
+                              }(),
+                              "x")),
+        text_width);
+    return;
+  }
+  fmt::print(
+      "window       {} (input coordinates)\n",
+      rank >= 2 ? fmt::format("rows: spatial axis {}, columns: spatial axis {}", rank - 2, rank - 1)
+                : std::string("spatial axis 0"));
+  fmt::print("{:<{}}pad< begin padding, pad> end padding, over: past the padded extent\n", "",
+             label);
+  for (int64_t g = 0; g < grids; ++g) {
+    const Tap& first = ex.taps[static_cast<size_t>(g * per_grid)];
+    if (grids > 1) {
+      std::vector<std::string> at;
+      for (size_t a = 0; a + 2 < rank; ++a)
+        at.push_back(fmt::format("spatial axis {} = {}", a, first.coordinate[a]));
+      fmt::print("{:<{}}where {}\n", "", label, fmt::join(at, ", "));
+    }
+    std::string header(label + row_header, ' ');
+    for (int64_t c = 0; c < columns; ++c)
+      header += fmt::format(
+          "  {:>{}}", ex.taps[static_cast<size_t>(g * per_grid + c)].coordinate[rank - 1], width);
+    fmt::print("{}\n", header);
+    for (int64_t r = 0; r < rows; ++r) {
+      const Tap& row_first = ex.taps[static_cast<size_t>(g * per_grid + r * columns)];
+      std::string line =
+          std::string(label, ' ') +
+          (rank >= 2 ? fmt::format("{:>{}}", row_first.coordinate[rank - 2], row_header)
+                     : std::string(row_header, ' '));
+      for (int64_t c = 0; c < columns; ++c)
+        line += fmt::format(
+            "  {:>{}}",
+            cell_text(ex.taps[static_cast<size_t>(g * per_grid + r * columns + c)], p.dtype),
+            width);
+      fmt::print("{}\n", line);
+    }
+  }
+}
+
+}  // namespace
+
 int explain_command(const ProblemOptions& options, const std::string& input_path,
                     const std::string& at, int64_t max_taps, bool json) {
   if (input_path.empty()) return refuse("--input: required (a .npy file, or - for standard input)");
@@ -71,6 +150,7 @@ int explain_command(const ProblemOptions& options, const std::string& input_path
   }
   fmt::print("problem      {}\n", format_problem(p));
   fmt::print("output       ({})\n", fmt::join(ex->output_coordinate, ","));
+  draw_window(p, *ex);
   fmt::print("taps         kernel offset -> input coordinate  kind       value\n");
   for (const Tap& t : ex->taps)
     fmt::print("             ({}) -> ({})  {:<10} {}\n", fmt::join(t.offset, ","),

@@ -74,6 +74,18 @@ expect 0 'pad_begin' -- "$poolspec" explain 'avg:i8:n1c1:h4w4:k3x3:s2x2:pb1x1:pe
 expect 0 'divisor      6 \(include_clip\)' -- "$poolspec" explain 'avg:i8:n1c1:h4w4:k3x3:s2x2:pb1x1:pe1x1:include_clip:ceil' --input "$work/x.npy" --at 0,0,0,2
 # The README's example: the corner tap (-1,5) lies past the padded extent of the last axis.
 expect 0 '\(0,2\) -> \(-1,5\)  overhang' -- "$poolspec" explain 'avg:i8:n1c1:h4w4:k3x3:s2x2:pb1x1:pe1x1:include_clip:ceil' --input "$work/x.npy" --at 0,0,0,2
+# The window drawn in the kernel's shape, headed by input coordinates: the i8 ramp 1..16 at
+# output (0,2) of the README's problem: row -1 all begin padding, then 4 and 8 in column 3, end
+# padding in column 4, and column 5 past the padded extent.
+"$poolspec" explain 'avg:i8:n1c1:h4w4:k3x3:s2x2:pb1x1:pe1x1:include_clip:ceil' --input "$work/x.npy" --at 0,0,0,2 >"$work/grid.txt"
+grid=$(sed -n '/^window/,/^taps/p' "$work/grid.txt" | sed -n '3,6p' | tr -s ' ')
+[ "$grid" = "$(printf ' 3 4 5\n -1 pad< pad< over\n 0 4 pad> over\n 1 8 pad> over')" ] ||
+  { fail "explain's window grid is not the one worked out"; printf '%s\n' "$grid"; }
+# 3-d: one grid per coordinate of the first axis; a window too wide to draw says so.
+npy "$work/cube.npy" '|i1' '1, 1, 2, 2, 2' '\x01\x02\x03\x04\x05\x06\x07\x08'
+expect 0 'where spatial axis 0 = -1' -- "$poolspec" explain 'avg:i8:n1c1:d2h2w2:k2x2x2:s1x1x1:pb1x0x0:pe0x0x0:exclude:floor' --input "$work/cube.npy" --at 0,0,0,0,0
+npy "$work/long.npy" '|i1' '1, 1, 40' "$(printf '\\x01%.0s' $(seq 40))"
+expect 0 '40 taps in a window of 40: too large to draw in 100 columns' -- "$poolspec" explain 'max:i8:n1c1:w40:k40:s1:pb0:pe0:floor' --input "$work/long.npy" --at 0,0,0
 # The exact value as a fraction and a decimal ("=" when it ends, "~" when not); the result in the
 # dtype's fewest digits. (0,0,0,0) of the i8 ramp 1..16: 1 + 2 + 5 + 6 = 14 over 9 taps.
 expect 0 'exact value  14/9 ~ 1\.5555555555555555556' -- "$poolspec" explain 'avg:i8:n1c1:h4w4:k3x3:s2x2:pb1x1:pe1x1:include_clip:ceil' --input "$work/x.npy" --at 0,0,0,0
