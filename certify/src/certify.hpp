@@ -113,7 +113,8 @@ std::string run_line(const JobResult& r);
 // A line of runs.jsonl read back (--resume); the backend's version and claimed rules are left
 // empty.
 Result<JobResult> run_from_line(const std::string& line);
-std::string json_report(const std::vector<JobResult>& results, const RunInfo& info);
+std::string json_report(const std::vector<JobResult>& results, const RunInfo& info,
+                        int indent = 1);  // -1: one line (stdout)
 std::string junit_report(const std::vector<JobResult>& results, const RunInfo& info);
 
 }  // namespace poolspec::certify

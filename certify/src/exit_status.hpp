@@ -14,9 +14,17 @@ inline constexpr int exit_ok = 0;
 inline constexpr int exit_check_failed = 1;
 inline constexpr int exit_bad_input = 2;
 
+// Every JSON document a command prints (and certify's report.json) names its schema,
+// "poolspec.<name>/<version>" (docs/json.md): the version grows when a key changes meaning or
+// goes away; new keys may appear within a version.
+inline constexpr int json_schema_version = 1;
+inline std::string json_schema(const std::string& name) {
+  return fmt::format("poolspec.{}/{}", name, json_schema_version);
+}
+
 // Whether the command was asked for JSON (--json): its refusal is then a JSON document on stdout
-// too, {"error": {"message": "...", "exit_code": 2}}, so a program reading stdout always gets
-// JSON. Set once by main before any command runs.
+// too, {"schema": "poolspec.error/1", "error": {"message": "...", "exit_code": 2}}, so a program
+// reading stdout always gets JSON. Set once by main before any command runs.
 inline bool& errors_as_json() {
   static bool on = false;
   return on;
@@ -27,7 +35,8 @@ inline bool& errors_as_json() {
 inline int refuse(const std::string& message) {
   fmt::print(stderr, "poolspec: error: {}\n", message);
   if (errors_as_json()) {
-    const nlohmann::json error = {{"error", {{"exit_code", exit_bad_input}, {"message", message}}}};
+    const nlohmann::json error = {{"schema", json_schema("error")},
+                                  {"error", {{"exit_code", exit_bad_input}, {"message", message}}}};
     // A message may quote a file name that is not UTF-8: replaced, never a throw.
     fmt::print("{}\n", error.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   }

@@ -162,7 +162,7 @@ int merge_command(const std::vector<std::string>& dirs, const std::string& out_d
       !s)
     return refuse(fmt::format("--out {}: {}", out_dir, s.error().message));
   if (json)
-    fmt::print("{}\n", report);
+    fmt::print("{}\n", json_report(results, info, -1));
   else
     fmt::print(
         "poolspec certify merge: suite {}, {} shards, {} runs\n"

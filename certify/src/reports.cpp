@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "certify.hpp"
+#include "exit_status.hpp"
 #include "poolspec/files.hpp"
 #include "poolspec/npy.hpp"
 #include "poolspec/problem.hpp"
@@ -208,8 +209,9 @@ std::string run_line(const JobResult& r) {
   return run_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-std::string json_report(const std::vector<JobResult>& results, const RunInfo& info) {
+std::string json_report(const std::vector<JobResult>& results, const RunInfo& info, int indent) {
   nlohmann::ordered_json j;
+  j["schema"] = json_schema("certify-report");
   j["tool"] = "poolspec certify";
   j["version"] = POOLSPEC_VERSION;
   j["suite"] = info.suite;
@@ -247,7 +249,7 @@ std::string json_report(const std::vector<JobResult>& results, const RunInfo& in
   j["runs"] = runs;
   // Every string in it is valid UTF-8 already (backend text is made printable where it enters);
   // the replacement only keeps a slip from costing the whole report.
-  return j.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 namespace {

@@ -726,7 +726,8 @@ int certify_command(const CertifyOptions& o) {
     nlohmann::json failures = nlohmann::json::array();
     for (const LoadFailure& f : selection->failures)
       failures.push_back({{"name", f.name}, {"library", f.library}, {"detail", f.detail}});
-    fmt::print("{}\n", nlohmann::json{{"backends", backends},
+    fmt::print("{}\n", nlohmann::json{{"schema", json_schema("certify-list")},
+                                      {"backends", backends},
                                       {"load_errors", failures},
                                       {"suites", {"smoke", "ci", "full"}}}
                            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
@@ -914,7 +915,7 @@ int certify_command(const CertifyOptions& o) {
     return refuse(fmt::format("--out {}: {}", o.out_dir, s.error().message));
   std::filesystem::rename(stream_path, o.out_dir + "/runs.jsonl", ec);
   if (o.json) {
-    fmt::print("{}\n", json);
+    fmt::print("{}\n", json_report(results, info, -1));
   } else {
     fmt::print("poolspec certify: suite {}, shard {}, {} runs in {:.1f} s\n\n{}", o.suite,
                info.shard, results.size(), info.seconds, matrix);

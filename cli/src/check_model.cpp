@@ -29,8 +29,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int json_schema_version = 1;
-
 // "NAME=VALUE" options: the name, the value; refused when either is missing.
 Result<std::map<std::string, std::string>> named_values(const char* option,
                                                         const std::vector<std::string>& items) {
@@ -312,7 +310,7 @@ nlohmann::json node_json(const NodeResult& r) {
                       {"operator_version", n.operator_version},
                       {"attributes", n.attributes},
                       {"status", r.status},
-                      {"reason", r.reason},
+                      {"reason", json_text_or_null(r.reason)},
                       {"notes", r.notes},
                       {"findings", r.findings}};
   j["operator"] = r.frontend ? nlohmann::json(r.frontend->operator_name) : nlohmann::json();
@@ -346,8 +344,7 @@ nlohmann::json node_json(const NodeResult& r) {
     j["expected"] = {{"shape_ok", r.expected->shape_ok},
                      {"values_outside_bound", r.expected->values_outside_bound},
                      {"worst_error_over_bound", r.expected->worst_ratio},
-                     {"indices_differing", r.expected->indices_differing},
-                     {"first_mismatch", r.expected->first_mismatch}};
+                     {"first_mismatch", json_text_or_null(r.expected->first_mismatch)}};
   else
     j["expected"] = nullptr;
   return j;
@@ -487,21 +484,20 @@ int check_model_command(const CheckModelOptions& o, bool json) {
   if (json) {
     nlohmann::json nodes = nlohmann::json::array();
     for (const NodeResult& r : results) nodes.push_back(node_json(r));
-    print_json({{"schema", fmt::format("poolspec.check-model/{}", json_schema_version)},
-                {"model", o.model},
-                {"format", model->format},
-                {"detail", model->detail},
-                {"shapes_from", model->shapes_from},
-                {"notes", model->notes},
-                {"nodes", nodes},
-                {"summary",
-                 {{"pooling_nodes", results.size()},
-                  {"checked", checked},
-                  {"invalid", invalid},
-                  {"not_checked", not_checked},
-                  {"with_findings", with_findings},
-                  {"same_in_every_framework", portable}}},
-                {"passed", !failed}});
+    print_json("check-model", {{"model", o.model},
+                               {"format", model->format},
+                               {"detail", model->detail},
+                               {"shapes_from", model->shapes_from},
+                               {"notes", model->notes},
+                               {"nodes", nodes},
+                               {"summary",
+                                {{"pooling_nodes", results.size()},
+                                 {"checked", checked},
+                                 {"invalid", invalid},
+                                 {"not_checked", not_checked},
+                                 {"with_findings", with_findings},
+                                 {"same_in_every_framework", portable}}},
+                               {"passed", !failed}});
   } else {
     fmt::print("{}: {}, {}\n", o.model, model->format, model->detail);
     fmt::print("{} pooling node{}; shapes from {}\n", results.size(),

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "exit_status.hpp"
+
 namespace poolspec::cli {
 
 std::string coordinate_text(const std::vector<int64_t>& shape, size_t flat) {
@@ -64,7 +66,12 @@ std::string wrap_words(std::string_view text, size_t indent, size_t width) {
   return out;
 }
 
-void print_json(const nlohmann::json& j, std::FILE* to) {
+nlohmann::json json_text_or_null(const std::string& text) {
+  return text.empty() ? nlohmann::json(nullptr) : nlohmann::json(text);
+}
+
+void print_json(const std::string& schema, nlohmann::json j, std::FILE* to) {
+  j["schema"] = json_schema(schema);
   fmt::print(to, "{}\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 

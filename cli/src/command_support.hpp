@@ -27,11 +27,14 @@ std::string value_text(DType dtype, double v);
 inline constexpr size_t text_width = 100;
 std::string wrap_words(std::string_view text, size_t indent, size_t width = text_width);
 
+// A text that may be empty, as JSON: null when it is (one spelling of "none" in every document).
+nlohmann::json json_text_or_null(const std::string& text);
+
 // JSON has no NaN or infinity: such values are written as the strings "nan", "inf", "-inf".
 nlohmann::json json_number(double v);
 
-// One JSON document on one line, on stdout (or `to`); text that is not UTF-8 (a file name) is
-// replaced, never a throw.
-void print_json(const nlohmann::json& j, std::FILE* to = stdout);
+// One JSON document on one line, on stdout (or `to`), with "schema": "poolspec.<schema>/1"
+// (docs/json.md); text that is not UTF-8 (a file name) is replaced, never a throw.
+void print_json(const std::string& schema, nlohmann::json j, std::FILE* to = stdout);
 
 }  // namespace poolspec::cli

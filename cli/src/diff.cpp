@@ -128,19 +128,17 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
         j["problem"] = r.problem;
         j["output_shape"] = r.shape;
         j["differing_outputs"] = r.differing;
-        j["largest_difference"] =
-            std::isnan(r.largest) ? nlohmann::json("nan") : nlohmann::json(r.largest);
-        j["first_difference"] = r.first_difference;
+        j["largest_difference"] = json_number(r.largest);
+        j["first_difference"] = json_text_or_null(r.first_difference);
         nlohmann::json output = nlohmann::json::array();
         if (r.values.size() <= 4096)
-          for (double v : r.values)
-            output.push_back(std::isfinite(v) ? nlohmann::json(v)
-                                              : nlohmann::json(fmt::format("{}", v)));
+          for (double v : r.values) output.push_back(json_number(v));
         j["values"] = output;
       }
       list.push_back(j);
     }
-    print_json({{"source", rows[0].translation.label},
+    print_json("diff",
+               {{"source", rows[0].translation.label},
                 {"input_shape", intent.shape},
                 {"input", given ? input_text : "ramp 1, 2, 3, ... in (N, C, spatial) order"},
                 {"frameworks", list},

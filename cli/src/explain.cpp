@@ -145,7 +145,7 @@ int explain_command(const ProblemOptions& options, const std::string& input_path
                         {"rule", ex->rule}};
     j["divisor"] = ex->divisor ? nlohmann::json(*ex->divisor) : nlohmann::json(nullptr);
     j["index"] = ex->index ? nlohmann::json(*ex->index) : nlohmann::json(nullptr);
-    print_json(j);
+    print_json("explain", j);
     return exit_ok;
   }
   fmt::print("problem      {}\n", format_problem(p));

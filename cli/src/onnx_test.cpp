@@ -215,12 +215,14 @@ int onnx_test_command(const std::vector<std::string>& directories, bool json) {
     if (json) {
       nlohmann::json sets = nlohmann::json::array();
       for (const OnnxDataSetReport& s : r->data_sets)
-        sets.push_back({{"name", s.name},
-                        {"shape_ok", s.shape_ok},
-                        {"values_outside_bound", s.values_outside_bound},
-                        {"worst_error_over_bound", s.worst_ratio},
-                        {"indices_differing", s.indices_differing},
-                        {"first_mismatch", s.first_mismatch}});
+        sets.push_back(
+            {{"name", s.name},
+             {"shape_ok", s.shape_ok},
+             {"values_outside_bound", s.values_outside_bound},
+             {"worst_error_over_bound", s.worst_ratio},
+             {"indices_differing", s.indices_differing < 0 ? nlohmann::json(nullptr)
+                                                           : nlohmann::json(s.indices_differing)},
+             {"first_mismatch", json_text_or_null(s.first_mismatch)}});
       cases.push_back({{"case", name},
                        {"op", r->op_type},
                        {"opset", r->opset},
@@ -243,7 +245,7 @@ int onnx_test_command(const std::vector<std::string>& directories, bool json) {
     }
   }
   if (json)
-    print_json({{"cases", cases}, {"passed", passed}, {"failed", failed}});
+    print_json("onnx-test", {{"cases", cases}, {"passed", passed}, {"failed", failed}});
   else
     fmt::print("{} passed, {} failed\n", passed, failed);
   return failed == 0 ? exit_ok : exit_check_failed;

@@ -27,6 +27,19 @@ int prove_command(const ProveOptions& options, bool json) {
       selected.push_back(&p);
   if (selected.empty()) return refuse(fmt::format("--filter={}: no proof matches", options.filter));
 
+  if (options.list && json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const Proof* p : selected)
+      list.push_back({{"name", p->name},
+                      {"claim", p->claim},
+                      {"domain", p->domain},
+                      {"assumptions", p->assumptions},
+                      {"expected", p->expect == Expect::proved ? "unsat" : "sat"},
+                      {"runtime", p->runtime},
+                      {"why_false", p->why_false}});
+    print_json("prove-list", {{"proofs", list}});
+    return exit_ok;
+  }
   if (options.list) {
     for (const Proof* p : selected) {
       fmt::print(
@@ -69,7 +82,7 @@ int prove_command(const ProveOptions& options, bool json) {
     }
   }
   if (json) {
-    print_json({{"proofs", rows}, {"failed", failed}, {"seconds", total}});
+    print_json("prove", {{"proofs", rows}, {"failed", failed}, {"seconds", total}});
   } else {
     fmt::print("\n{} proofs: {} as expected, {} failed, {:.1f} s in all\n", selected.size(),
                selected.size() - static_cast<size_t>(failed), failed, total);

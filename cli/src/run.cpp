@@ -54,6 +54,7 @@ int run_xs3(const ProblemOptions& options, const RunOptions& run, const Tensor& 
   std::FILE* report = run.output == "-" ? stderr : stdout;  // "-": the tensor has stdout
   if (json) {
     print_json(
+        "run",
         {{"xs3", run.xs3},
          {"spec_problem", format_problem(f->problem)},
          {"output_shape", model->shape},
@@ -121,7 +122,7 @@ int run_command(const ProblemOptions& options, const RunOptions& run, bool json)
     j["output_shape"] = to_framework_shape(r->framing, out->values.shape);
     j["output"] = run.output;
     j["indices"] = run.indices.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.indices);
-    print_json(j, report);
+    print_json("run", j, report);
   } else {
     fmt::print(report, "problem  {}\nwrote    {} ({} {})\n", format_problem(p), run.output,
                dtype_name(p.dtype),

@@ -135,7 +135,7 @@ int seeds_command(bool json) {
       j["divisor_modes"].push_back(
           {{"divisor", r.mode}, {"problem", r.problem}, {"output", r.output}});
     j["ok"] = !failed;
-    print_json(j);
+    print_json("seeds", j);
     return failed ? exit_check_failed : exit_ok;
   }
 

@@ -52,7 +52,7 @@ int shape_command(const ProblemOptions& options, bool json) {
     nlohmann::json j;
     j["problem"] = format_problem(p);
     j["source"] = r->frontend;
-    j["operator"] = r->operator_name;
+    j["operator"] = json_text_or_null(r->operator_name);
     j["input_shape"] = r->framing.input_shape;
     j["output_shape"] = to_framework_shape(r->framing, s->output_shape);
     j["spec_input_shape"] = s->input_shape;
@@ -68,7 +68,7 @@ int shape_command(const ProblemOptions& options, bool json) {
       j["empty_window"] = nullptr;
     j["valid"] = valid.ok();
     if (!valid) j["error"] = valid.error().message;
-    print_json(j);
+    print_json("shape", j);
   } else {
     fmt::print("problem       {}\n", format_problem(p));
     fmt::print("source        {}{}\n", r->frontend,

@@ -179,6 +179,33 @@ expect 0 '2 passed, 0 failed' -- "$poolspec" onnx-test "$node/test_maxpool_with_
 expect 2 'op Relu is not a pooling op' -- "$poolspec" onnx-test "$node/test_relu"
 expect 2 'model.onnx: cannot be read' -- "$poolspec" onnx-test "$work"
 
+# --- JSON (docs/json.md): one document on one line, naming its schema, for every command ---
+json_doc() {  # json_doc SCHEMA COMMAND...: exit 0 or 1, one line, its schema
+  local schema=$1
+  shift
+  local doc
+  doc=$("$@" 2>/dev/null)
+  [ "$(printf '%s\n' "$doc" | wc -l)" -eq 1 ] || { fail "--json printed $(printf '%s\n' "$doc" | wc -l) lines: $*"; return; }
+  grep -q "\"schema\":\"poolspec.$schema/1\"" <<<"$doc" || fail "no schema poolspec.$schema/1 in: $*"
+}
+p4='avg:i8:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:exclude:floor'   # on x.npy, the i8 ramp 1..16
+onnx_node=/usr/share/libonnx-testdata/data/node                 # scripts/install-deps.sh installs it
+json_doc shape "$poolspec" shape "$p4" --json
+json_doc run "$poolspec" run "$p4" --input "$work/x.npy" --output "$work/json.npy" --json
+json_doc explain "$poolspec" explain "$p4" --input "$work/x.npy" --at 0,0,0,0 --json
+json_doc diff "$poolspec" diff --op max --input-shape 1,1,4 --pytorch 'kernel_size=2 stride=1' --values nan,1,3,3 --json
+json_doc onnx-test "$poolspec" onnx-test "$onnx_node/test_maxpool_2d_pads" --json
+json_doc prove "$poolspec" prove --filter extent/floor --json
+json_doc prove-list "$poolspec" prove --list --json
+json_doc seeds "$poolspec" seeds --json
+json_doc certify-list "$poolspec" certify --list --json
+json_doc certify-report "$poolspec" certify --backend reference --suite smoke --filter enum1d --layout nchw --out "$work/json-cert" --json
+json_doc error "$poolspec" shape bogus --json
+json_doc error "$poolspec" shapee --json
+# NaN is the string "nan" wherever a number may stand; none is null.
+expect 1 '"values":\["nan",3.0,3.0\]' -- "$poolspec" diff --op max --input-shape 1,1,4 --pytorch 'kernel_size=2 stride=1' --values nan,1,3,3 --json
+expect 0 '"operator":null' -- "$poolspec" shape "$p4" --json
+
 # --- the main job: the seeds, errata included ---
 expect 0 'ERRATUM.*XML example 1' -- "$poolspec"
 expect 0 '"verdict":"erratum"' -- "$poolspec" seeds --json
