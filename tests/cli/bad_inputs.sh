@@ -137,7 +137,7 @@ json_error() {  # PATTERN -- COMMAND...: exit 2, and stdout is one JSON error do
   out=$(timeout 20 "$@" 2>/dev/null)
   status=$?
   [ "$status" -eq 2 ] || { fail "exit $status (wanted 2): $*"; return; }
-  grep -Eq -- "^\{\"error\":\{\"exit_code\":2,\"message\":\".*$pattern.*\"\}\}$" <<<"$out" ||
+  grep -Eq -- "^\{\"error\":\{\"exit_code\":2,\"message\":\".*$pattern.*\"\},\"schema\":\"poolspec.error/1\"\}$" <<<"$out" ||
     { fail "no JSON error /$pattern/ on stdout of: $*"; echo "$out" | head -3; }
 }
 json_error 'kernel\[0\]=0' -- "$poolspec" shape --json 'avg:f32:n1c1:w4:k0:s1:pb0:pe0:exclude:floor'
