@@ -130,7 +130,8 @@ TEST_CASE("bias: T_out = (b + T_sum) / T_div, the XS3 document's formula") {
       run("avg:f64:n1c1:w1:k1:s1:pb0:pe0:override=2:floor:bias=1152921504606846977", {1});
   CHECK(o.values.values[0] == std::ldexp(1.0, 59) + 1);
   CHECK(refusal("max:f32:n1c1:w1:k1:s1:pb0:pe0:floor:bias=1") ==
-        "bias=1: only an average has a bias");
+        "problem string 'max:f32:n1c1:w1:k1:s1:pb0:pe0:floor:bias=1': field 10 'bias=1': only an "
+        "average has a bias");
 }
 
 TEST_CASE("IEEE specials in an average, and the sign of zero") {

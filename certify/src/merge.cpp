@@ -44,8 +44,8 @@ Result<Shard> read_shard(const std::string& dir) {
   // repeated is not the shard's.
   std::set<std::string> keys;
   for (const JobResult& r : s.results)
-    if (!keys.insert(fmt::format("{}|{}|{}|{}|{}|{}|{}", r.origin, r.backend, r.rules, r.case_id,
-                                 r.problem, r.layout, r.column))
+    if (!keys.insert(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", r.origin, r.backend, r.rules, r.case_id,
+                                 r.part, r.problem, r.layout, r.column))
              .second)
       return Error{fmt::format("{}: the run of {}@{} on {} ({}, {}) is given twice", path,
                                r.backend, r.rules, r.case_id, r.layout, r.column)};

@@ -70,4 +70,12 @@ std::vector<int64_t> input_shape(const Problem& p) {
   return shape;
 }
 
+Problem canonical_problem(const Problem& p) {
+  Problem c = p;
+  const Problem defaults;
+  if (c.op == Op::avg) c.nan = defaults.nan;
+  if (c.op == Op::max || is_float(c.dtype)) c.int_rounding = defaults.int_rounding;
+  return c;
+}
+
 }  // namespace poolspec

@@ -58,7 +58,10 @@ class Parser {
   Result<Problem> run() {
     const std::vector<std::string_view> fields = split(text_, ':');
     if (fields.size() < 5)
-      return fail(0, "", "expected at least op:dtype:n<N>c<C>:<spatial>:k<kernel>");
+      return Error{
+          fmt::format("problem string '{}': {} field{}; expected at least "
+                      "op:dtype:n<N>c<C>:<spatial>:k<kernel>",
+                      text_, fields.size(), fields.size() == 1 ? "" : "s")};
     Problem p;
     if (fields[0] == "avg")
       p.op = Op::avg;
@@ -86,6 +89,7 @@ class Parser {
       for (std::string_view s : seen)
         if (s == key) return fail(f, field, fmt::format("'{}' is given twice", key));
       seen.push_back(key);
+      if (Status s = applies(f, field, key, p); !s) return s.error();
       Status s = parse_field(f, field, key, p, seen_kernel);
       if (!s) return s.error();
     }
@@ -107,6 +111,28 @@ class Parser {
         return prefix;
     if (parse_enum(field, all_roundings, rounding_name)) return "rounding";
     return "divisor";
+  }
+
+  // A field that does not apply to the op or dtype is refused, whatever its value: the string
+  // would say something the problem does not (docs/cli.md, "Problem strings").
+  Status applies(size_t f, std::string_view field, std::string_view key, const Problem& p) const {
+    if (p.op == Op::max && (key == "divisor" || key == "bias"))
+      return fail(f, field,
+                  key == "bias" ? "only an average has a bias"
+                                : "max pooling has no divisor (exclude, include_clip, include_full "
+                                  "and override=<k> are an average's)");
+    if (p.op == Op::avg && key == "nan")
+      return fail(f, field, "only max pooling has a NaN policy (an average of a NaN is NaN)");
+    if (p.op == Op::avg && (key == "idx" || key == "order" || key == "idxaxis"))
+      return fail(f, field, "only max pooling has an indices output");
+    if (p.op == Op::avg && key == "start")
+      return fail(f, field, "only max pooling has a running maximum");
+    if (key == "round" && (p.op == Op::max || is_float(p.dtype)))
+      return fail(f, field,
+                  fmt::format("only an integer average rounds its mean ({})",
+                              p.op == Op::max ? "max picks an input value"
+                                              : "a float average rounds to nearest-even"));
+    return Ok{};
   }
 
   Status parse_field(size_t f, std::string_view field, std::string_view key, Problem& p,
@@ -273,8 +299,9 @@ std::string format_problem(const Problem& p) {
   const Problem defaults;
   if (p.bias != defaults.bias) s += fmt::format(":bias={}", p.bias);
   if (p.empty != defaults.empty) s += fmt::format(":empty={}", empty_window_name(p.empty));
-  if (p.nan != defaults.nan) s += fmt::format(":nan={}", nan_policy_name(p.nan));
-  if (p.int_rounding != defaults.int_rounding)
+  // Fields that do not apply to the op or dtype are not written (canonical_problem).
+  if (p.op == Op::max && p.nan != defaults.nan) s += fmt::format(":nan={}", nan_policy_name(p.nan));
+  if (p.op == Op::avg && !is_float(p.dtype) && p.int_rounding != defaults.int_rounding)
     s += fmt::format(":round={}", int_rounding_name(p.int_rounding));
   if (p.indices != defaults.indices) s += fmt::format(":idx={}", indices_name(p.indices));
   if (p.index_order != defaults.index_order)

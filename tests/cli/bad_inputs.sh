@@ -38,6 +38,17 @@ npy "$work/x.npy" '<f4' '1, 1, 4, 4' "$(for i in $(seq 16); do printf '\\x00\\x0
 mkdir "$work/folder"
 printf 'KEEP' >"$work/keep.npy"
 
+# --- problem-string fields that do not apply to the op or dtype: refused whatever their value ---
+bad "field 10 'exclude': max pooling has no divisor" -- "$poolspec" shape 'max:f32:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:floor:exclude'
+bad "'nan=ignore': only max pooling has a NaN policy" -- "$poolspec" shape 'avg:f32:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:exclude:floor:nan=ignore'
+bad "'nan=propagate': only max pooling has a NaN policy" -- "$poolspec" shape 'avg:f32:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:exclude:floor:nan=propagate'
+bad "'round=half_even': only an integer average rounds its mean \\(max picks" -- "$poolspec" shape 'max:i8:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:floor:round=half_even'
+bad "'round=half_up': only an integer average rounds its mean \\(a float average" -- "$poolspec" shape 'avg:f32:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:exclude:floor:round=half_up'
+bad "'bias=0': only an average has a bias" -- "$poolspec" shape 'max:i8:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:floor:bias=0'
+bad "'idx=plane': only max pooling has an indices output" -- "$poolspec" shape 'avg:f32:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:exclude:floor:idx=plane'
+bad "'start=first': only max pooling has a running maximum" -- "$poolspec" shape 'avg:f32:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:exclude:floor:start=first'
+bad "'bogus': 1 field; expected at least op:dtype" -- "$poolspec" shape bogus
+
 # --- input files: read header first, never whole before their header is checked ---
 for command in run explain diff; do
   extra=()

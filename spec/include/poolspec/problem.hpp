@@ -109,4 +109,10 @@ std::vector<int64_t> input_shape(const Problem& p);
 // Checks every rule of the model; the message names the attribute, its value and the rule.
 Status validate(const Problem& p);
 
+// The problem with the fields that do not apply to its op and dtype at their defaults: the NaN
+// policy of an average, the integer rounding of a max or of a float average. No rule reads them
+// (a front-end may set them for both ops); a problem string holds only what applies, so
+// parse_problem(format_problem(p)) == canonical_problem(p).
+Problem canonical_problem(const Problem& p);
+
 }  // namespace poolspec
