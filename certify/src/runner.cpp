@@ -200,9 +200,10 @@ class Progress {
     const std::lock_guard lock(mutex_);
     ++done_;
     if (terminal_) {
-      const size_t width = 30, filled = total_ ? done_ * width / total_ : width;
-      fmt::print(stderr, "\r[{}{}] {}/{} {:<60.60}", std::string(filled, '#'),
-                 std::string(width - filled, ' '), done_, total_, what);
+      const size_t width = 20, filled = total_ ? done_ * width / total_ : width;
+      const std::string head = fmt::format("\r[{}{}] {}/{} ", std::string(filled, '#'),
+                                           std::string(width - filled, ' '), done_, total_);
+      fmt::print(stderr, "{}{:<{}}", head, fitted(what, head.size() - 1), 100 - (head.size() - 1));
       if (done_ == total_) fmt::print(stderr, "\n");
       return;
     }
@@ -210,11 +211,18 @@ class Progress {
     if (now - last_line_ < std::chrono::seconds(10)) return;
     last_line_ = now;
     const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(now - start_).count();
-    fmt::print(stderr, "certify: {} of {} runs ({}%) after {} s; now {}\n", done_, total_,
-               total_ ? done_ * 100 / total_ : 100, seconds, what);
+    const std::string head = fmt::format("certify: {} of {} runs ({}%) after {} s; now ", done_,
+                                         total_, total_ ? done_ * 100 / total_ : 100, seconds);
+    fmt::print(stderr, "{}{}\n", head, fitted(what, head.size()));
   }
 
  private:
+  // `what` in the columns left of 100 after `used`: a long one keeps its end (the case).
+  static std::string fitted(const std::string& what, size_t used) {
+    const size_t room = used < 60 ? 100 - used : 40;
+    return what.size() <= room ? what : "..." + what.substr(what.size() - (room - 3));
+  }
+
   std::mutex mutex_;
   size_t total_, done_ = 0;
   bool terminal_;

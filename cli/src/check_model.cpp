@@ -130,10 +130,12 @@ FrameworkSummary compare_node(const PoolingNode& node, const FrontendInput& in, 
   const Translation own{node.framework,
                         fmt::format("{}@{}", framework_name(node.framework), node.version),
                         node.attributes, one, ""};
-  const Frontend small{f.problem, f.framing, f.operator_name};
   Result<Frontend> resolved = from_framework(node.framework, node.attributes, one);
   FrameworkSummary none;
-  if (!resolved) return none;
+  if (!resolved) {  // with one batch and one channel: not seen, but said if it happens
+    none.cannot_express.emplace_back("every framework", resolved.error().message);
+    return none;
+  }
   const ResolvedProblem source{resolved->problem, std::string(framework_name(node.framework)),
                                resolved->operator_name, resolved->framing};
   Result<Tensor> ramp = comparison_input(source, intent, nullptr);

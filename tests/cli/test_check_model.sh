@@ -7,23 +7,8 @@
 # Usage: test_check_model.sh path/to/poolspec path/to/protoc tests/models libonnx-testdata/data
 set -u
 poolspec=$1 protoc=$2 models=$3 testdata=$4
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
+source "$(dirname "$0")/checks.sh"
 
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-
-# expect CODE PATTERN -- COMMAND...: the exit code, and PATTERN (an extended regular expression)
-# in stdout+stderr; the output is kept in $out.
-expect() {
-  local code=$1 pattern=$2
-  shift 3
-  local status
-  out=$("$@" 2>&1)
-  status=$?
-  if [ "$status" -ne "$code" ]; then fail "exit $status (wanted $code): $*"; echo "$out" | head -8; return; fi
-  grep -Eq -- "$pattern" <<<"$out" || { fail "no /$pattern/ in the output of: $*"; echo "$out" | head -8; }
-}
 # Text output fits 100 columns, but for a problem string longer than that on a line of its own
 # (never broken: it is copied into other commands).
 narrow() {

@@ -3,31 +3,7 @@
 # "no output file on error". Usage: test_cli.sh path/to/poolspec
 set -u
 poolspec=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-
-# expect CODE PATTERN -- COMMAND...: runs COMMAND, checks its exit code and that stdout+stderr
-# match the extended regular expression PATTERN.
-expect() {
-  local code=$1 pattern=$2
-  shift 3
-  local out status
-  out=$("$@" 2>&1)
-  status=$?
-  if [ "$status" -ne "$code" ]; then fail "exit $status (wanted $code): $*"; echo "$out" | head -5; return; fi
-  if ! grep -Eq -- "$pattern" <<<"$out"; then fail "no /$pattern/ in the output of: $*"; echo "$out" | head -5; fi
-}
-
-# npy FILE DESCR SHAPE BYTES: writes a version 1.0 .npy file; BYTES is a printf escape string.
-npy() {
-  local dict="{'descr': '$2', 'fortran_order': False, 'shape': ($3), }"
-  local len=$(( ${#dict} + 1 ))
-  { printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $((len & 255)))\\x$(printf %02x $((len >> 8)))";
-    printf '%s\n' "$dict"; printf "$4"; } >"$1"
-}
+source "$(dirname "$0")/checks.sh"
 
 # --- the five OpenVINO AvgPool-1 XML examples (shapes derived in tests/test_frontends.cpp) ---
 ov() { "$poolspec" shape --op avg --openvino "$1" --input-shape 1,3,32,32 --json; }
