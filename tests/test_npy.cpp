@@ -143,8 +143,15 @@ TEST_CASE("writing is atomic: a failed write leaves no file, and an existing one
   CHECK(!write_files_atomically({{folder, u_bytes}}).ok());
   CHECK(!write_files_atomically({{"", u_bytes}}).ok());
   CHECK(!write_files_atomically({{"-", u_bytes}, {"-", u_bytes}}).ok());
+  // A name the file system cannot hold, after a file that exists: refused before the first is
+  // replaced (a rename would fail only after it).
+  const Status long_name =
+      write_files_atomically({{out, u_bytes}, {folder + "/" + std::string(300, 'n'), u_bytes}});
+  REQUIRE(!long_name.ok());
+  CHECK(long_name.error().message.find("a file name of 300 bytes") != std::string::npos);
   CHECK(read_npy(out)->values == std::vector<double>{1, 2});
-  // A whole set: both written.
+  // A whole set: both written (the existing one kept by a second name until both are in place,
+  // which is then removed: no temporary is left).
   REQUIRE(write_files_atomically({{out, u_bytes}, {indices, u_bytes}}).ok());
   CHECK(read_npy(out)->values == std::vector<double>{3, 4});
   CHECK(file_text(indices) == u_bytes);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -134,6 +135,21 @@ class Temporary {
     return write_all_and_close(fd, target, bytes);
   }
 
+  // Instead of a new file, a second name (a hard link) for the existing `target`, so that it can
+  // be put back if a later step fails. False when the file system cannot make one.
+  bool link_to_existing(const std::filesystem::path& target) {
+    const CleanupSignalsBlocked blocked;
+    const std::lock_guard lock(registry);
+    const int fd = ::mkstemp(name_.data());  // a unique name, then the link in its place
+    if (fd < 0) return false;
+    ::close(fd);
+    ::unlink(name_.c_str());
+    if (::link(target.c_str(), name_.c_str()) != 0) return false;
+    created_ = true;
+    remember();
+    return true;
+  }
+
   Status rename_to(const std::string& target) {
     if (::rename(name_.c_str(), target.c_str()) != 0)
       return Error{fmt::format("{}: cannot rename the finished file into place ({})", target,
@@ -183,6 +199,17 @@ std::string unusable_output(const std::string& path) {
         "{}: a FIFO, socket or block device; an output is a file, a character "
         "device such as /dev/null, or - for standard output",
         path);
+  // A name the file system cannot hold would fail at the rename, after the work.
+  const std::filesystem::path p(path);
+  const std::string folder = p.has_parent_path() ? p.parent_path().string() : ".";
+  const long longest_name = ::pathconf(folder.c_str(), _PC_NAME_MAX);
+  const size_t name_size = p.filename().string().size();
+  if (longest_name > 0 && name_size > static_cast<size_t>(longest_name))
+    return fmt::format("{}: a file name of {} bytes; its folder's file system holds at most {}",
+                       path, name_size, longest_name);
+  if (path.size() >= PATH_MAX)
+    return fmt::format("{}...: a path of {} bytes, over the system's limit of {}",
+                       path.substr(0, 60), path.size(), PATH_MAX - 1);
   return "";
 }
 
@@ -214,6 +241,13 @@ Status write_to_device(const std::string& path, std::string_view bytes) {
 }
 
 }  // namespace
+
+bool same_file(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty() || a == "-" || b == "-") return false;
+  std::error_code error;  // two existing paths: one inode (hard links too); else one place
+  if (std::filesystem::equivalent(a, b, error)) return true;
+  return resolved(a) == resolved(b);
+}
 
 Status check_output_paths(const std::vector<std::string>& paths) {
   int to_stdout = 0;
@@ -251,9 +285,28 @@ Status write_files_atomically(const std::vector<std::pair<std::string, std::stri
     temporaries[i] = std::make_unique<Temporary>(where[i]);
     if (Status s = temporaries[i]->write(files[i].first, files[i].second); !s) return s;
   }
-  for (size_t i = 0; i < files.size(); ++i)
-    if (temporaries[i])
-      if (Status s = temporaries[i]->rename_to(where[i].string()); !s) return s;
+  // Each file that exists is kept by a second name until the whole set is in place: when a rename
+  // fails, the ones already made are undone (the kept files back, new ones removed).
+  std::vector<std::unique_ptr<Temporary>> kept(files.size());
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::error_code error;
+    if (!temporaries[i] || !std::filesystem::is_regular_file(where[i], error)) continue;
+    kept[i] = std::make_unique<Temporary>(where[i]);
+    if (!kept[i]->link_to_existing(where[i])) kept[i].reset();
+  }
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (!temporaries[i]) continue;
+    if (Status s = temporaries[i]->rename_to(where[i].string()); !s) {
+      for (size_t j = 0; j < i; ++j) {
+        if (!temporaries[j]) continue;
+        if (kept[j])
+          (void)kept[j]->rename_to(where[j].string());
+        else
+          ::unlink(where[j].c_str());
+      }
+      return s;
+    }
+  }
   for (size_t i = 0; i < files.size(); ++i)
     if (!temporaries[i] && !where[i].empty())
       if (Status s = write_to_device(files[i].first, files[i].second); !s) return s;

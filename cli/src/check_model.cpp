@@ -76,6 +76,7 @@ std::string file_name_for(const std::string& node) {
 }
 
 struct FrameworkSummary {
+  std::string not_compared;  // why no comparison was made (its work over the limit)
   std::vector<std::string> agree;
   std::vector<std::pair<std::string, std::string>> differ;          // label, first difference
   std::vector<std::pair<std::string, std::string>> cannot_express;  // label, why
@@ -133,14 +134,27 @@ FrameworkSummary compare_node(const PoolingNode& node, const FrontendInput& in, 
   Result<Frontend> resolved = from_framework(node.framework, node.attributes, one);
   FrameworkSummary none;
   if (!resolved) {  // with one batch and one channel: not seen, but said if it happens
-    none.cannot_express.emplace_back("every framework", resolved.error().message);
+    none.not_compared = resolved.error().message;
     return none;
   }
   const ResolvedProblem source{resolved->problem, std::string(framework_name(node.framework)),
                                resolved->operator_name, resolved->framing};
+  // The comparison evaluates every framework's rules on the ramp: its work is bounded up front.
+  constexpr int64_t most_tap_visits = int64_t{1} << 22;
+  if (Result<ShapeInfo> s = infer_shape(resolved->problem); s) {
+    int64_t taps = 1;
+    for (const Axis& a : resolved->problem.axes)
+      taps = a.kernel > 0 && taps <= most_tap_visits ? taps * a.kernel : most_tap_visits + 1;
+    if (s->output_elements > most_tap_visits / std::max<int64_t>(taps, 1)) {
+      none.not_compared =
+          fmt::format("{} outputs of {} taps each: over 2^22 tap visits, the comparison's limit",
+                      s->output_elements, taps);
+      return none;
+    }
+  }
   Result<Tensor> ramp = comparison_input(source, intent, nullptr);
   if (!ramp) {
-    none.cannot_express.emplace_back("every framework", ramp.error().message);
+    none.not_compared = ramp.error().message;
     return none;
   }
   return summarize(compare_frameworks(own, intent, *ramp, limits));
@@ -156,15 +170,27 @@ NodeResult check_node(const PoolingNode& node,
     r.reason = node.unsupported;
     return r;
   }
-  // The input's shape: given for the node, the given input's, or the model's.
+  // The input's shape: given for the node (--shape), or the model's, where a given input must
+  // agree with every dimension the model states; else the given input's.
   std::vector<int64_t> shape;
   if (const auto s = shapes.find(node.name); s != shapes.end()) {
     shape = s->second;
-  } else if (given) {
-    shape = given->shape;
   } else if (node.input_shape && !node.input_shape->dims.empty()) {
     const ModelShape& m = *node.input_shape;
     shape = m.dims;
+    if (given) {
+      bool agrees = given->shape.size() == shape.size();
+      for (size_t i = 0; agrees && i < shape.size(); ++i)
+        agrees = shape[i] < 0 || shape[i] == given->shape[i];
+      if (!agrees) {
+        r.status = "not_checked";
+        r.reason =
+            fmt::format("--input: a tensor of shape ({}) for an input the model states as {}",
+                        fmt::join(given->shape, ","), m.text());
+        return r;
+      }
+      shape = given->shape;
+    }
     for (size_t i = 0; i < shape.size() && i < 2; ++i)
       if (shape[i] < 0) {
         shape[i] = 1;  // N or C: no rule depends on them
@@ -178,6 +204,8 @@ NodeResult check_node(const PoolingNode& node,
                                node.name);
         return r;
       }
+  } else if (given) {
+    shape = given->shape;
   } else {
     r.status = "not_checked";
     r.reason = fmt::format(
@@ -238,13 +266,20 @@ NodeResult check_node(const PoolingNode& node,
 
 void print_node(const NodeResult& r) {
   const PoolingNode& n = r.node;
-  const std::string op = r.frontend ? r.frontend->operator_name
-                                    : fmt::format("{} {} ({})", framework_name(n.framework),
-                                                  n.op_type, n.operator_version);
-  fmt::print("\n{}  {}  [{}]\n", n.name, op, n.where);
+  const std::string op =
+      r.frontend ? r.frontend->operator_name
+                 : end_of(printable(fmt::format("{} {} ({})", framework_name(n.framework),
+                                                n.op_type, n.operator_version)),
+                          40);
+  // Names and places come from the file: made printable, and cut to keep the line within 100
+  // columns (--json has them whole).
+  const std::string name = end_of(printable(n.name), 40);
+  const size_t used = name.size() + op.size() + 6;
+  fmt::print("\n{}  {}  [{}]\n", name, op,
+             end_of(printable(n.where), used + 12 < text_width ? text_width - used : 12));
   constexpr size_t indent = 16;
   const auto row = [&](std::string_view label, const std::string& text) {
-    fmt::print("  {:<{}}{}\n", label, indent - 2, wrap_words(text, indent));
+    fmt::print("  {:<{}}{}\n", label, indent - 2, wrap_words(printable(text), indent));
   };
   if (!n.attributes.empty()) row("attributes", n.attributes);
   if (r.status == "not_checked") {
@@ -280,6 +315,7 @@ void print_node(const NodeResult& r) {
                               *r.stated_agrees ? "agrees" : "DIFFERS"));
   if (r.frameworks) {
     const FrameworkSummary& s = *r.frameworks;
+    if (!s.not_compared.empty()) row("not compared", s.not_compared);
     if (!s.agree.empty()) row("agree", fmt::format("{}", fmt::join(s.agree, ", ")));
     if (!s.differ.empty()) row("compared on", "a ramp 1, 2, 3, ... of one batch and one channel");
     for (const auto& [label, first] : s.differ) row("differs", fmt::format("{}: {}", label, first));
@@ -375,6 +411,9 @@ int check_model_command(const CheckModelOptions& o, bool json) {
   for (const auto& [name, text] : *shape_texts) {
     Result<std::vector<int64_t>> dims = parse_int_list("--shape " + name, text);
     if (!dims) return refuse(dims.error().message);
+    for (int64_t d : *dims)
+      if (d < 0)
+        return refuse(fmt::format("--shape {}={}: dimension {} is negative", name, text, d));
     shapes[name] = *dims;
   }
   Result<std::map<std::string, std::string>> inputs = named_values("--input", o.inputs);
@@ -435,6 +474,9 @@ int check_model_command(const CheckModelOptions& o, bool json) {
       given = std::move(*t);
     }
     NodeResult r = check_node(node, shapes, limits, given ? &*given : nullptr);
+    if (given && r.status != "checked")  // asked to evaluate: a node that cannot be is bad input
+      return refuse(fmt::format("--input {}: the node cannot be evaluated ({}): {}", node.name,
+                                r.status == "invalid" ? "invalid" : "not checked", r.reason));
     if (given && r.frontend && r.status == "checked") {
       if (Status s = check_output_size(r.frontend->problem, limits); !s)
         return refuse(fmt::format("{}: {}", node.name, s.error().message));
@@ -468,19 +510,28 @@ int check_model_command(const CheckModelOptions& o, bool json) {
   }
   if (!output_paths.empty()) {
     if (Status s = check_output_paths(output_paths); !s) return refuse(s.error().message);
+    for (const std::string& out : output_paths)
+      for (const auto* given : {&*inputs, &*expects})
+        for (const auto& [name, path] : *given)
+          if (same_file(out, path))
+            return refuse(fmt::format("--output-dir {}: {} would replace the file given as {} {}",
+                                      o.output_dir, out, given == &*inputs ? "--input" : "--expect",
+                                      name));
     std::vector<std::pair<std::string, std::string_view>> files;
     for (size_t i = 0; i < output_paths.size(); ++i)
       files.emplace_back(output_paths[i], output_bytes[i]);
     if (Status s = write_files_atomically(files); !s) return refuse(s.error().message);
   }
 
-  int checked = 0, invalid = 0, not_checked = 0, with_findings = 0, portable = 0;
+  int checked = 0, invalid = 0, not_checked = 0, with_findings = 0, compared = 0, portable = 0;
   for (const NodeResult& r : results) {
     checked += r.status == "checked";
     invalid += r.status == "invalid";
     not_checked += r.status == "not_checked";
     with_findings += !r.findings.empty();
-    portable += r.frameworks && r.frameworks->differ.empty();
+    const bool was_compared = r.frameworks && r.frameworks->not_compared.empty();
+    compared += was_compared;
+    portable += was_compared && r.frameworks->differ.empty();
   }
   const bool failed = invalid > 0 || with_findings > 0;
   if (json) {
@@ -498,18 +549,22 @@ int check_model_command(const CheckModelOptions& o, bool json) {
                                  {"invalid", invalid},
                                  {"not_checked", not_checked},
                                  {"with_findings", with_findings},
+                                 {"compared", compared},
                                  {"same_in_every_framework", portable}}},
                                {"passed", !failed}});
   } else {
-    fmt::print("{}: {}, {}\n", o.model, model->format, model->detail);
+    fmt::print(
+        "{}\n",
+        wrap_words(printable(fmt::format("{}: {}, {}", o.model, model->format, model->detail)), 4));
     fmt::print("{} pooling node{}; shapes from {}\n", results.size(),
                results.size() == 1 ? "" : "s", model->shapes_from);
-    for (const std::string& note : model->notes) fmt::print("note: {}\n", note);
+    for (const std::string& note : model->notes)
+      fmt::print("note: {}\n", wrap_words(printable(note), 6));
     for (const NodeResult& r : results) print_node(r);
     fmt::print(
-        "\n{} checked, {} invalid, {} not checked, {} with findings; {} of the {} checked "
-        "the same\nunder every framework's rules that can state them\n",
-        checked, invalid, not_checked, with_findings, portable, checked);
+        "\n{} checked, {} invalid, {} not checked, {} with findings; {} of the {} compared\n"
+        "compute the same under every framework's rules that can state them\n",
+        checked, invalid, not_checked, with_findings, portable, compared);
   }
   return failed ? exit_check_failed : exit_ok;
 }

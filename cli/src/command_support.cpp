@@ -40,30 +40,50 @@ std::string value_text(DType dtype, double v) {
 }
 
 std::string wrap_words(std::string_view text, size_t indent, size_t width) {
+  const size_t room = width > indent + 8 ? width - indent : 8;  // a line's columns after the indent
   std::string out;
-  size_t column = indent;
-  bool line_empty = true;
+  size_t column = 0;  // used on the current line, after the indent
   size_t begin = 0;
   while (begin < text.size()) {
     size_t end = text.find(' ', begin);
     if (end == std::string_view::npos) end = text.size();
-    const std::string_view word = text.substr(begin, end - begin);
+    std::string_view word = text.substr(begin, end - begin);
     begin = end + 1;
     if (word.empty()) continue;
-    if (!line_empty && column + 1 + word.size() > width) {
+    if (column > 0 && column + 1 + word.size() > room) {
       out += "\n" + std::string(indent, ' ');
-      column = indent;
-      line_empty = true;
+      column = 0;
     }
-    if (!line_empty) {
+    if (column > 0) {
       out += ' ';
       ++column;
     }
+    while (word.size() > room - column) {  // longer than a line: cut
+      out += std::string(word.substr(0, room - column)) + "\n" + std::string(indent, ' ');
+      word.remove_prefix(room - column);
+      column = 0;
+    }
     out += word;
     column += word.size();
-    line_empty = false;
   }
   return out;
+}
+
+std::string printable(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f)
+      out += fmt::format("\\x{:02x}", u);
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string end_of(const std::string& text, size_t room) {
+  if (text.size() <= room || room < 4) return text;
+  return "..." + text.substr(text.size() - (room - 3));
 }
 
 nlohmann::json json_text_or_null(const std::string& text) {

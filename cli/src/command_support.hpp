@@ -22,10 +22,17 @@ std::string value_text(DType dtype, double v);
 
 // Text for a terminal is at most 100 columns wide. `text` wrapped at spaces into lines of at most
 // `width` columns, the first starting at column `indent` (after the caller's label), the others
-// indented by `indent` spaces. A word longer than a line (a problem string, a path) is never
-// broken: it stands whole on a line of its own.
+// indented by `indent` spaces. A word longer than a line is cut at the line's end (a problem
+// string, which is copied into other commands, is the caller's to print whole).
 inline constexpr size_t text_width = 100;
 std::string wrap_words(std::string_view text, size_t indent, size_t width = text_width);
+
+// Text from a file (a model's node names and attributes) made safe for a terminal: control
+// characters (a newline, an escape sequence) are shown as \xNN.
+std::string printable(std::string_view text);
+
+// `text` in at most `room` columns: a longer one keeps its end, after "...".
+std::string end_of(const std::string& text, size_t room);
 
 // A text that may be empty, as JSON: null when it is (one spelling of "none" in every document).
 nlohmann::json json_text_or_null(const std::string& text);

@@ -180,7 +180,10 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
                         fmt::join(std::vector<int64_t>(r.shape.begin() + 2, r.shape.end()), "x"),
                         verdict));
       block("", r.translation.attributes);
-      block("", r.problem);
+      if (indent + r.problem.size() <= text_width)
+        block("", r.problem);
+      else  // never cut: a problem string is copied into other commands
+        fmt::print("{}\n", r.problem);
       block("", fmt::format("[{}]", plane_text(r)));
       fmt::print("\n");
     }

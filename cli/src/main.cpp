@@ -17,6 +17,7 @@
 #include "certify.hpp"
 #include "commands.hpp"
 #include "onnx_test.hpp"
+#include "poolspec/files.hpp"
 
 namespace {
 
@@ -75,13 +76,6 @@ std::string nearest_command(CLI::App& app, std::string_view word) {
     if (d < best_distance) best_distance = d, best = sub->get_name();
   }
   return best;
-}
-
-// Whether two paths name one folder, however spelt.
-bool same_folder(const std::string& a, const std::string& b) {
-  std::error_code error;
-  return !a.empty() && !b.empty() &&
-         std::filesystem::weakly_canonical(a, error) == std::filesystem::weakly_canonical(b, error);
 }
 
 }  // namespace
@@ -330,7 +324,7 @@ int main(int argc, char** argv) {
     if (directory.empty()) return poolspec::refuse("onnx-test '': an empty folder name");
   if (merge_cmd->parsed())
     for (const std::string& shard : merge_dirs)
-      if (same_folder(shard, merge_out))
+      if (poolspec::same_file(shard, merge_out))
         return poolspec::refuse(fmt::format(
             "--out {}: the folder of shard {}; the merged reports need a folder of their own",
             merge_out, shard));

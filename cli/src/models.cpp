@@ -28,14 +28,22 @@ namespace {
 namespace fs = std::filesystem;
 
 // Names made unique in the order found: an unnamed node is "<op>_<k>"; a repeated name gains
-// "#2", "#3", ...
-std::string unique_name(std::string name, const std::string& op_type, std::set<std::string>& used) {
-  if (name.empty()) name = fmt::format("{}_{}", op_type, used.size());
-  std::string candidate = name;
-  for (int k = 2; used.count(candidate) > 0; ++k) candidate = fmt::format("{}#{}", name, k);
-  used.insert(candidate);
-  return candidate;
-}
+// "#2", "#3", ... (each name's next suffix remembered: linear in the number of nodes).
+class UniqueNames {
+ public:
+  std::string operator()(std::string name, const std::string& op_type) {
+    if (name.empty()) name = fmt::format("{}_{}", op_type, used_.size());
+    std::string candidate = name;
+    int& k = next_.try_emplace(name, 2).first->second;
+    while (used_.count(candidate) > 0) candidate = fmt::format("{}#{}", name, k++);
+    used_.insert(candidate);
+    return candidate;
+  }
+
+ private:
+  std::set<std::string> used_;
+  std::map<std::string, int> next_;
+};
 
 // --- ONNX -------------------------------------------------------------------------------------
 
@@ -75,6 +83,22 @@ void collect_types(const onnx::GraphProto& g, std::map<std::string, OnnxTensorTy
     }
 }
 
+// The first node (in any graph, nested ones included) with a `strides` attribute holding a value
+// below 1, as "'name' (Op)"; "" when there is none.
+std::string nonpositive_strides(const onnx::GraphProto& g) {
+  for (const onnx::NodeProto& n : g.node())
+    for (const onnx::AttributeProto& a : n.attribute()) {
+      if (a.name() == "strides")
+        for (int64_t s : a.ints())
+          if (s < 1) return fmt::format("'{}' ({})", n.name(), n.op_type());
+      if (a.has_g())
+        if (std::string inner = nonpositive_strides(a.g()); !inner.empty()) return inner;
+      for (const onnx::GraphProto& sub : a.graphs())
+        if (std::string inner = nonpositive_strides(sub); !inner.empty()) return inner;
+    }
+  return "";
+}
+
 struct OnnxPoolingOp {
   const char* op_type;
   Op op;
@@ -91,7 +115,7 @@ struct OnnxWalk {
   int opset = 0;
   const std::map<std::string, OnnxTensorType>& declared;
   const std::map<std::string, OnnxTensorType>& inferred;
-  std::set<std::string> names;
+  UniqueNames names;
   std::vector<PoolingNode> nodes;
 };
 
@@ -109,7 +133,7 @@ void walk_onnx_graph(const onnx::GraphProto& g, const std::string& where, OnnxWa
       if (n.op_type() == k.op_type) kind = &k;
     if (!kind) continue;
     PoolingNode node;
-    node.name = unique_name(n.name(), n.op_type(), walk.names);
+    node.name = walk.names(n.name(), n.op_type());
     node.op_type = n.op_type();
     node.where = where;
     node.framework = Framework::onnx;
@@ -168,7 +192,9 @@ Result<DType> ir_precision(std::string_view p) {
 ModelShape ir_port_shape(const pugi::xml_node& port) {
   ModelShape s;
   for (const pugi::xml_node& dim : port.children("dim")) {
-    const std::string text = dim.child_value();
+    std::string text = dim.child_value();
+    text.erase(0, text.find_first_not_of(" \t\r\n"));
+    text.erase(text.find_last_not_of(" \t\r\n") + 1);
     int64_t v = -1;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (ec != std::errc() || end != text.data() + text.size() || v < 0) {
@@ -211,13 +237,23 @@ Result<ModelReport> read_onnx_model_nodes(
     s->clear_dim();
     for (int64_t d : given->second) s->add_dim()->set_dim_value(d);
   }
-  try {
-    onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(),
-                                       onnx::ShapeInferenceOptions(false, 0, false));
-    report.shapes_from = "the model's own shapes and libonnx's shape inference";
-  } catch (const std::exception& e) {
-    report.notes.push_back(fmt::format("libonnx's shape inference stopped: {}", e.what()));
-    report.shapes_from = "the model's own shapes (shape inference failed)";
+  // libonnx's shape inference divides by every node's strides unchecked (a stride of 0 is a
+  // SIGFPE, not an exception): a model with one is read with its own shapes only.
+  if (const std::string zero = nonpositive_strides(model->graph()); !zero.empty()) {
+    report.notes.push_back(fmt::format(
+        "libonnx's shape inference not run: node {} has a stride below 1, which it would "
+        "divide by",
+        zero));
+    report.shapes_from = "the model's own shapes (shape inference not run)";
+  } else {
+    try {
+      onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(),
+                                         onnx::ShapeInferenceOptions(false, 0, false));
+      report.shapes_from = "the model's own shapes and libonnx's shape inference";
+    } catch (const std::exception& e) {
+      report.notes.push_back(fmt::format("libonnx's shape inference stopped: {}", e.what()));
+      report.shapes_from = "the model's own shapes (shape inference failed)";
+    }
   }
   std::map<std::string, OnnxTensorType> types;
   collect_types(inferred.graph(), types);
@@ -253,8 +289,9 @@ Result<ModelReport> read_openvino_ir_nodes(const std::string& path) {
         fmt::format("{}: not XML ({} at byte {})", path, parsed.description(), parsed.offset)};
   const pugi::xml_node net = doc.child("net");
   if (!net) return Error{fmt::format("{}: not an OpenVINO IR (no <net> element)", path)};
-  const int ir_version = net.attribute("version").as_int();
-  if (ir_version != 10 && ir_version != 11)
+  const std::string version_text = net.attribute("version").value();
+  const int ir_version = version_text == "10" ? 10 : version_text == "11" ? 11 : 0;
+  if (ir_version == 0)
     return Error{fmt::format(
         "{}: IR version '{}': poolspec reads IR versions 10 and 11 (AvgPool and MaxPool layers "
         "with an opset)",
@@ -273,13 +310,13 @@ Result<ModelReport> read_openvino_ir_nodes(const std::string& path) {
   for (const pugi::xml_node& layer : net.child("layers").children("layer"))
     layers[layer.attribute("id").value()] = layer;
 
-  std::set<std::string> names;
+  UniqueNames names;
   for (const pugi::xml_node& layer : net.child("layers").children("layer")) {
     const std::string type = layer.attribute("type").value();
     if (type != "AvgPool" && type != "MaxPool") continue;
     PoolingNode node;
     node.op_type = type;
-    node.name = unique_name(layer.attribute("name").value(), type, names);
+    node.name = names(layer.attribute("name").value(), type);
     const std::string id = layer.attribute("id").value();
     node.where = fmt::format("layer id {}", id);
     node.framework = Framework::openvino;

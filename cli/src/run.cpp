@@ -86,11 +86,9 @@ int run_command(const ProblemOptions& options, const RunOptions& run, bool json)
   std::vector<std::string> outputs{run.output};
   if (!run.indices.empty()) outputs.push_back(run.indices);
   if (Status s = check_output_paths(outputs); !s) return refuse(s.error().message);
-  for (const std::string& output : outputs) {
-    std::error_code error;  // false, with an error, when either does not exist
-    if (run.input != "-" && output != "-" && std::filesystem::equivalent(run.input, output, error))
+  for (const std::string& output : outputs)
+    if (same_file(run.input, output))
       return refuse(fmt::format("{}: the input file; give the output a path of its own", output));
-  }
   Result<Tensor> input = read_input(run.input, options);
   if (!input) return refuse(input.error().message);
   if (!run.xs3.empty()) return run_xs3(options, run, *input, json);

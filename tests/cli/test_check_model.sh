@@ -93,6 +93,38 @@ expect 2 'missing.pb' -- "$poolspec" check-model "$d/model.onnx" --input "MaxPoo
 [ "$(cat "$work/out/MaxPool_0.npy")" = KEEP ] || fail "a failed check-model replaced an existing output"
 [ "$(ls "$work/out")" = MaxPool_0.npy ] || fail "a failed check-model left files behind: $(ls "$work/out")"
 
+# --- hostile models ------------------------------------------------------------------------------
+# one_pool NAME OP ATTRIBUTES DIMS: a one-node ONNX model (opset 13) pooling graph input x.
+one_pool() {
+  local dims="" dim
+  for dim in ${4//,/ }; do dims="$dims dim { dim_value: $dim }"; done
+  printf '%s\n' 'ir_version: 8 opset_import { domain: "" version: 13 }' \
+    "graph { name: \"g\" node { name: \"$1\" op_type: \"$2\" input: \"x\" output: \"y\" $3 }" \
+    "input { name: \"x\" type { tensor_type { elem_type: 1 shape { $dims } } } } }" >"$work/one.textproto"
+  encode "$work/one.textproto" "$work/one.onnx"
+}
+# A stride of 0: libonnx's shape inference would divide by it (a SIGFPE), so it is not run.
+one_pool p MaxPool 'attribute { name: "kernel_shape" type: INTS ints: 3 ints: 3 } attribute { name: "strides" type: INTS ints: 0 ints: 0 }' 1,3,8,8
+expect 1 'INVALID +strides\[0\]=0' -- "$poolspec" check-model "$work/one.onnx"
+grep -q "shape inference not run: node 'p' (MaxPool) has a stride below 1" <<<"$out" || fail "zero strides: no note that inference was skipped"
+# A name with an escape sequence and a newline is shown, not obeyed.
+one_pool 'a\033[2Jb\nc' MaxPool 'attribute { name: "kernel_shape" type: INTS ints: 2 ints: 2 }' 1,1,4,4
+expect 0 'a\\x1b\[2Jb\\x0ac  ONNX MaxPool-12' -- "$poolspec" check-model "$work/one.onnx"
+! grep -q $'\x1b' <<<"$out" || fail "an escape character from a node name reached the terminal"
+# A window whose comparison would be too much work is checked, and said not compared.
+one_pool p MaxPool 'attribute { name: "kernel_shape" type: INTS ints: 256 ints: 256 }' 1,1,512,512
+expect 0 'not compared +66049 outputs of 65536 taps each: over 2\^22' -- timeout 20 "$poolspec" check-model "$work/one.onnx"
+# Inputs that cannot be used are bad input, not findings.
+one_pool p MaxPool 'attribute { name: "kernel_shape" type: INTS ints: 2 ints: 2 }' 1,1,4,4
+npy "$work/x5.npy" '<f4' '1, 1, 5, 5' "$(printf '\\x00\\x00\\x80\\x3f%.0s' $(seq 25))"
+expect 2 "--input p: the node cannot be evaluated \\(not checked\\): --input: a tensor of shape \\(1,1,5,5\\) for an input the model states as 1x1x4x4" -- \
+  "$poolspec" check-model "$work/one.onnx" --input "p=$work/x5.npy"
+expect 2 '--shape x=-1,1,4,4: dimension -1 is negative' -- "$poolspec" check-model "$work/one.onnx" --shape x=-1,1,4,4
+npy "$work/x4.npy" '<f4' '1, 1, 4, 4' "$(printf '\\x00\\x00\\x80\\x3f%.0s' $(seq 16))"
+cp "$work/x4.npy" "$work/p.npy"
+expect 2 "would replace the file given as --input p" -- "$poolspec" check-model "$work/one.onnx" --input "p=$work/p.npy" --output-dir "$work"
+cmp -s "$work/x4.npy" "$work/p.npy" || fail "check-model replaced its own input"
+
 # --- bad input: refused, exit 2 -----------------------------------------------------------------
 printf 'not a model' >"$work/junk.onnx"
 printf '<net version="7"><layers/></net>' >"$work/v7.xml"

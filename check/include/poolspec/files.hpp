@@ -23,6 +23,10 @@ Status write_file_atomically(const std::string& path, std::string_view bytes);
 // was. Refused before anything is written: what check_output_paths refuses.
 Status write_files_atomically(const std::vector<std::pair<std::string, std::string_view>>& files);
 
+// Whether two paths name one file or folder, however spelt (".", "..", symbolic links, hard
+// links). "-" (standard input or output) is no file.
+bool same_file(const std::string& a, const std::string& b);
+
 // Whether these paths can be a set of outputs: none empty, a folder, a FIFO, socket or block
 // device, no two naming one file (however spelt, through links), "-" (standard output) at most
 // once. For a command to ask before its work.
