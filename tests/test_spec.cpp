@@ -257,6 +257,9 @@ TEST_CASE("size arithmetic is overflow-checked") {
   CHECK(why.find("element count must be below 2^62") != std::string::npos);
   CHECK(refusal("avg:f32:n1c1:w2147483648:k1:s1:pb0:pe0:exclude:floor").find("below 2^31") !=
         std::string::npos);
+  // "rounding=..." is no field (a rounding is written alone); found by fuzz_problem_string.
+  CHECK(refusal("avg:i32:n1c1:w5:k2:rounding=ceil").find("a rounding is written alone") !=
+        std::string::npos);
   CHECK(refusal("avg:f32:n1c1:w4:k0:s1:pb0:pe0:exclude:floor") ==
         "kernel[0]=0: kernel must be >= 1");
   CHECK(refusal("avg:f32:n1c1:h4w4:k2x2:s1x0:pb0x0:pe0x0:exclude:floor") ==

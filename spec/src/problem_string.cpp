@@ -154,8 +154,10 @@ class Parser {
     if (key == "dl") return list(2, [](Axis& a, int64_t v) { a.dilation = v; });
     if (key == "pb") return list(2, [](Axis& a, int64_t v) { a.pad_begin = v; });
     if (key == "pe") return list(2, [](Axis& a, int64_t v) { a.pad_end = v; });
-    if (key == "rounding") {
-      p.rounding = *parse_enum(field, all_roundings, rounding_name);
+    if (key == "rounding") {  // the word alone; "rounding=..." names no rounding
+      const std::optional<Rounding> r = parse_enum(field, all_roundings, rounding_name);
+      if (!r) return fail(f, field, "a rounding is written alone: floor, ceil or ceil_torch");
+      p.rounding = *r;
       return Ok{};
     }
     const size_t eq = field.find('=');
