@@ -46,9 +46,14 @@ Result<std::map<std::string, std::string>> named_values(const char* option,
   return out;
 }
 
+bool has_suffix(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 // A tensor file: ONNX's TensorProto (.pb) or NumPy (.npy, or "-").
 Result<Tensor> read_tensor_file(const std::string& path, int64_t max_elements) {
-  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".pb") == 0) {
+  if (has_suffix(path, ".pb")) {
     Result<onnx::TensorProto> t = read_onnx_tensor(path, max_elements);
     if (!t) return t.error();
     Result<OnnxValues> v = onnx_tensor_values(*t, path);
@@ -386,11 +391,6 @@ nlohmann::json node_json(const NodeResult& r) {
   else
     j["expected"] = nullptr;
   return j;
-}
-
-bool has_suffix(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace

@@ -4,12 +4,8 @@
 # file behind and every existing file as it was. Usage: bad_inputs.sh path/to/poolspec
 set -u
 poolspec=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
+source "$(dirname "$0")/checks.sh"
 rows=0
-
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 # bad PATTERN -- COMMAND...: exit 2 within 20 s, "poolspec: error:" and PATTERN (an extended
 # regular expression) in stderr, nothing on stdout but what the row allows.
@@ -23,14 +19,6 @@ bad() {
   if [ "$status" -ne 2 ]; then fail "exit $status (wanted 2): $*"; echo "$err" | head -5; return; fi
   grep -q '^poolspec: error: ' <<<"$err" || { fail "no 'poolspec: error:' line: $*"; echo "$err" | head -3; }
   grep -Eq -- "$pattern" <<<"$err" || { fail "no /$pattern/ in the error of: $*"; echo "$err" | head -3; }
-}
-
-# npy FILE DESCR SHAPE BYTES: a version 1.0 .npy file; BYTES is a printf escape string.
-npy() {
-  local dict="{'descr': '$2', 'fortran_order': False, 'shape': ($3), }"
-  local len=$((${#dict} + 1))
-  { printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $((len & 255)))\\x$(printf %02x $((len >> 8)))";
-    printf '%s\n' "$dict"; printf "$4"; } >"$1"
 }
 
 p4='avg:f32:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:exclude:floor'

@@ -10,10 +10,8 @@
 set -u
 poolspec=$1 readme=$2
 source_dir=$(cd "$(dirname "$readme")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0 ran=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "$0")/checks.sh"
+ran=0
 
 mkdir "$work/bin"
 ln -s "$poolspec" "$work/bin/poolspec"
