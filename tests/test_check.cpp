@@ -155,4 +155,18 @@ TEST_CASE("check: the C API finds the same mismatch, with the caller's declared 
   poolspec_checker_destroy(checker);
   options.rate = 0;
   CHECK(poolspec_checker_create(&options) == nullptr);
+  // A declared accumulation outside backend.h's ranges would widen the tolerance past any use:
+  // refused, as certify refuses it from a backend.
+  options.rate = 1;
+  for (const poolspec_accumulation wide :
+       {poolspec_accumulation{POOLSPEC_F32, 1000000, 0.5, 0},
+        poolspec_accumulation{POOLSPEC_F32, 1, 1e9, 0},
+        poolspec_accumulation{POOLSPEC_F32, 1, 0.5, 5}, poolspec_accumulation{7, 1, 0.5, 0}}) {
+    options.accumulation = wide;
+    CHECK(poolspec_checker_create(&options) == nullptr);
+  }
+  options.accumulation = {POOLSPEC_F32, 1, 0.5, 0};
+  poolspec_checker* declared = poolspec_checker_create(&options);
+  CHECK(declared != nullptr);
+  poolspec_checker_destroy(declared);
 }

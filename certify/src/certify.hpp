@@ -65,6 +65,7 @@ struct CertifyOptions {
   int64_t memory_limit_mb = 16384;  // address space a worker may add
   int64_t cpu_limit_s = 60;         // CPU time per call
   int jobs = 1;                     // cases run at once, each with its own workers
+  int64_t progress_seconds = 10;    // not on a terminal: a progress line this often (0: every run)
   bool pid_namespace = true;        // workers in PID namespaces of their own, where allowed
   std::string out_dir = "certify-out";
   std::vector<std::string> filters;  // only cases whose id contains one of them

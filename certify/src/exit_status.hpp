@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "colour.hpp"
+
 namespace poolspec {
 
 inline constexpr int exit_ok = 0;
@@ -33,7 +35,7 @@ inline bool& errors_as_json() {
 // Prints "poolspec: error: <message>" on stderr (and the JSON document above on stdout when
 // asked for) and returns exit_bad_input.
 inline int refuse(const std::string& message) {
-  fmt::print(stderr, "poolspec: error: {}\n", message);
+  fmt::print(stderr, "poolspec: {} {}\n", painted(stderr, Paint::failure, "error:"), message);
   if (errors_as_json()) {
     const nlohmann::json error = {{"schema", json_schema("error")},
                                   {"error", {{"exit_code", exit_bad_input}, {"message", message}}}};

@@ -192,10 +192,12 @@ void write_bundle(JobResult& r, const std::string& dir, const CertifyOptions& o,
 }
 
 // Progress on stderr: a bar redrawn on every run on a terminal; elsewhere (a CI log) a line every
-// 10 seconds once a run has taken that long, so a long run is never silent.
+// `seconds` (--progress-seconds, default 10) once a run has taken that long, so a long run is
+// never silent.
 class Progress {
  public:
-  explicit Progress(size_t total) : total_(total), terminal_(isatty(STDERR_FILENO) == 1) {}
+  Progress(size_t total, int64_t seconds)
+      : total_(total), every_(seconds), terminal_(isatty(STDERR_FILENO) == 1) {}
   void step(const std::string& what) {
     const std::lock_guard lock(mutex_);
     ++done_;
@@ -208,7 +210,7 @@ class Progress {
       return;
     }
     const auto now = std::chrono::steady_clock::now();
-    if (now - last_line_ < std::chrono::seconds(10)) return;
+    if (now - last_line_ < every_) return;
     last_line_ = now;
     const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(now - start_).count();
     const std::string head = fmt::format("certify: {} of {} runs ({}%) after {} s; now ", done_,
@@ -225,6 +227,7 @@ class Progress {
 
   std::mutex mutex_;
   size_t total_, done_ = 0;
+  std::chrono::seconds every_;
   bool terminal_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_line_ = start_;
@@ -301,6 +304,13 @@ Result<std::pair<Problem, SpecValues>> replayed(const std::string& problem_optio
         "{} {}: input {} and output {} elements; a replayed problem has at "
         "most {} of each",
         problem_option, text, shape->input_elements, shape->output_elements, most_elements)};
+  // ... and so is the spec's work (the backend's is bounded by --timeout-ms and --cpu-limit-s).
+  constexpr int64_t most_tap_visits = int64_t{1} << 32;
+  if (Result<ShapeInfo> shape = validated_shape(*p); shape && shape->tap_visits > most_tap_visits)
+    return Error{
+        fmt::format("{} {}: about {} tap visits to evaluate; a replayed problem takes "
+                    "at most {}",
+                    problem_option, text, shape->tap_visits, most_tap_visits)};
   SpecValues spec;
   if (!input.empty()) {
     Result<Tensor> t = read_input(input_option, input, *p);
@@ -686,6 +696,8 @@ int certify_command(const CertifyOptions& o) {
     if (value < 1 || value > 100'000'000)
       return refuse(fmt::format("{} {}: must be 1..100000000", name, value));
   if (o.jobs < 1 || o.jobs > 256) return refuse(fmt::format("--jobs {}: must be 1..256", o.jobs));
+  if (o.progress_seconds < 0 || o.progress_seconds > 86'400)
+    return refuse(fmt::format("--progress-seconds {}: must be 0..86400", o.progress_seconds));
   if (o.out_dir.empty()) return refuse("--out '': must name a folder");
   Result<std::pair<int64_t, int64_t>> shard = parse_shard(o.shard);
   if (!shard) return refuse(shard.error().message);
@@ -834,7 +846,7 @@ int certify_command(const CertifyOptions& o) {
     return refuse(fmt::format("--out {}: cannot write run.fingerprint", o.out_dir));
 
   const auto start = Clock::now();
-  Progress progress(jobs.size() - resumed);
+  Progress progress(jobs.size() - resumed, o.progress_seconds);
   RunState state{o,        *suite,  *selection,
                  *waivers, jobs,    results,
                  progress, {},      std::move(bundles_per_row),
@@ -931,7 +943,8 @@ int certify_command(const CertifyOptions& o) {
     size_t shown = 0;
     for (const JobResult& r : results) {
       if (!is_failure(r.verdict) || shown++ >= 10) continue;
-      fmt::print("\n{} {}@{} {} ({}): {}\n  {}\n", verdict_name(r.verdict), r.backend, r.rules,
+      fmt::print("\n{} {}@{} {} ({}): {}\n  {}\n",
+                 painted(stdout, Paint::failure, verdict_name(r.verdict)), r.backend, r.rules,
                  r.case_id, r.layout, r.problem,
                  r.detail.substr(0, r.detail.find('\n', r.detail.find('\n') + 1)));
       if (!r.minimal_problem.empty() && r.minimal_problem != r.problem)

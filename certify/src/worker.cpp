@@ -106,23 +106,6 @@ bool name_is_valid(std::string_view name) {
 
 }  // namespace
 
-std::string accumulation_problem(const poolspec_accumulation& a) {
-  if (a.sum_format != POOLSPEC_EXACT_SUMS && a.sum_format != POOLSPEC_F32 &&
-      a.sum_format != POOLSPEC_F64)
-    return fmt::format(
-        "accumulation.sum_format={}: must be POOLSPEC_EXACT_SUMS ({}), POOLSPEC_F64 ({}) or "
-        "POOLSPEC_F32 ({})",
-        a.sum_format, POOLSPEC_EXACT_SUMS, static_cast<int>(POOLSPEC_F64),
-        static_cast<int>(POOLSPEC_F32));
-  if (a.extra_operations < 0 || a.extra_operations > 16)
-    return fmt::format("accumulation.extra_operations={}: must be 0..16", a.extra_operations);
-  if (!(a.output_ulps >= 0 && a.output_ulps <= 4))
-    return fmt::format("accumulation.output_ulps={}: must be a number in 0..4", a.output_ulps);
-  if (a.integer_units < 0 || a.integer_units > 1)
-    return fmt::format("accumulation.integer_units={}: must be 0 or 1", a.integer_units);
-  return "";
-}
-
 void reset_logs() {
   const std::lock_guard lock(log_mutex);
   log_bytes.clear();

@@ -120,9 +120,6 @@ class Worker {
   std::optional<int> worker_status_;
 };
 
-// Checks a declared accumulation: empty when valid, else the field, its value and the rule.
-std::string accumulation_problem(const poolspec_accumulation& a);
-
 // The backends' logs: at most this many bytes each, whatever the number of its workers; the rest
 // is dropped with a note.
 inline constexpr int64_t log_limit_bytes = int64_t{16} << 20;

@@ -4,6 +4,7 @@
 // nodes, the spec's outputs, written out and compared with a runtime's.
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 
@@ -11,6 +12,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "colour.hpp"
 #include "command_support.hpp"
 #include "commands.hpp"
 #include "framework_comparison.hpp"
@@ -29,12 +31,36 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// "NAME=VALUE" options: the name, the value; refused when either is missing.
-Result<std::map<std::string, std::string>> named_values(const char* option,
-                                                        const std::vector<std::string>& items) {
+// "NAME=VALUE" options: the name, the value; refused when either is missing. Both a node's name
+// and a file's path may hold '=': with `is_name`, the split is at the '=' whose left part is a
+// name, and where several are, whose right part is a file that exists (refused as ambiguous when
+// that leaves none or several); without it, at the last '=' (the value is a list of numbers).
+Result<std::map<std::string, std::string>> named_values(
+    const char* option, const std::vector<std::string>& items,
+    const std::function<bool(const std::string&)>& is_name = {}) {
   std::map<std::string, std::string> out;
   for (const std::string& item : items) {
-    const size_t eq = item.rfind('=');
+    size_t eq = item.rfind('=');
+    if (is_name) {
+      std::vector<size_t> named;
+      for (size_t at = item.find('='); at != std::string::npos; at = item.find('=', at + 1))
+        if (at + 1 < item.size() && is_name(item.substr(0, at))) named.push_back(at);
+      if (named.size() > 1) {
+        std::vector<size_t> existing;
+        for (const size_t at : named) {
+          std::error_code ignored;
+          const std::string path = item.substr(at + 1);
+          if (path == "-" || fs::exists(path, ignored)) existing.push_back(at);
+        }
+        if (existing.size() != 1)
+          return Error{fmt::format("{} '{}': ambiguous: both '{}' and '{}' name nodes{}", option,
+                                   item, item.substr(0, named[0]), item.substr(0, named[1]),
+                                   existing.empty() ? ", and neither leaves a file that exists"
+                                                    : ", and both leave a file that exists")};
+        named = existing;
+      }
+      eq = named.empty() ? item.find('=') : named[0];  // none: the error names the first part
+    }
     if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
       return Error{
           fmt::format("{} '{}': give NAME=VALUE (a node's or input's name, '=', then "
@@ -123,10 +149,15 @@ FrameworkSummary summarize(const std::vector<FrameworkRow>& rows) {
   return s;
 }
 
+// The comparisons' work: at most 2^22 tap visits per node, and 2^26 (or --max-tap-visits, when
+// lower) for the whole model: a model of many large nodes is compared node by node until this
+// is spent, the rest said not compared.
+constexpr int64_t most_tap_visits = int64_t{1} << 22, most_model_tap_visits = int64_t{1} << 26;
+
 // The node under its own rules, then under every other framework's, on a ramp input of one
-// batch and one channel (no rule depends on either).
+// batch and one channel (no rule depends on either). `budget`: the model's tap visits left.
 FrameworkSummary compare_node(const PoolingNode& node, const FrontendInput& in, const Frontend& f,
-                              const ProblemOptions& limits) {
+                              const ProblemOptions& limits, int64_t& budget) {
   Intent intent = intent_of(f);
   FrontendInput one = in;
   intent.shape[0] = intent.shape[1] = 1;
@@ -145,7 +176,6 @@ FrameworkSummary compare_node(const PoolingNode& node, const FrontendInput& in, 
   const ResolvedProblem source{resolved->problem, std::string(framework_name(node.framework)),
                                resolved->operator_name, resolved->framing};
   // The comparison evaluates every framework's rules on the ramp: its work is bounded up front.
-  constexpr int64_t most_tap_visits = int64_t{1} << 22;
   if (Result<ShapeInfo> s = infer_shape(resolved->problem); s) {
     int64_t taps = 1;
     for (const Axis& a : resolved->problem.axes)
@@ -156,6 +186,15 @@ FrameworkSummary compare_node(const PoolingNode& node, const FrontendInput& in, 
                       s->output_elements, taps);
       return none;
     }
+    const int64_t visits = s->output_elements * std::max<int64_t>(taps, 1);
+    if (visits > budget) {
+      none.not_compared = fmt::format(
+          "{} tap visits, over the {} the earlier nodes' comparisons left of the model's {} "
+          "(--max-tap-visits lowers it)",
+          visits, budget, std::min(most_model_tap_visits, limits.max_tap_visits));
+      return none;
+    }
+    budget -= visits;
   }
   Result<Tensor> ramp = comparison_input(source, intent, nullptr);
   if (!ramp) {
@@ -167,7 +206,7 @@ FrameworkSummary compare_node(const PoolingNode& node, const FrontendInput& in, 
 
 NodeResult check_node(const PoolingNode& node,
                       const std::map<std::string, std::vector<int64_t>>& shapes,
-                      const ProblemOptions& limits, const Tensor* given) {
+                      const ProblemOptions& limits, const Tensor* given, int64_t& budget) {
   NodeResult r;
   r.node = node;
   if (!node.unsupported.empty()) {
@@ -265,7 +304,7 @@ NodeResult check_node(const PoolingNode& node,
                                        node.stated_output_shape->text(), node.stated_by,
                                        fmt::join(r.output_shape, "x"), f->operator_name));
   }
-  if (r.status == "checked") r.frameworks = compare_node(node, in, *f, limits);
+  if (r.status == "checked") r.frameworks = compare_node(node, in, *f, limits, budget);
   return r;
 }
 
@@ -283,8 +322,11 @@ void print_node(const NodeResult& r) {
   fmt::print("\n{}  {}  [{}]\n", name, op,
              end_of(printable(n.where), used + 12 < text_width ? text_width - used : 12));
   constexpr size_t indent = 16;
+  // Labels in capitals (INVALID, FINDING) are painted red on a terminal.
   const auto row = [&](std::string_view label, const std::string& text) {
-    fmt::print("  {:<{}}{}\n", label, indent - 2, wrap_words(printable(text), indent));
+    std::string padded = fmt::format("{:<{}}", label, indent - 2);
+    if (label == "INVALID" || label == "FINDING") padded = painted(stdout, Paint::failure, padded);
+    fmt::print("  {}{}\n", padded, wrap_words(printable(text), indent));
   };
   if (!n.attributes.empty()) row("attributes", n.attributes);
   if (r.status == "not_checked") {
@@ -416,19 +458,29 @@ int check_model_command(const CheckModelOptions& o, bool json) {
         return refuse(fmt::format("--shape {}={}: dimension {} is negative", name, text, d));
     shapes[name] = *dims;
   }
-  Result<std::map<std::string, std::string>> inputs = named_values("--input", o.inputs);
-  if (!inputs) return refuse(inputs.error().message);
-  Result<std::map<std::string, std::string>> expects = named_values("--expect", o.expected);
-  if (!expects) return refuse(expects.error().message);
+  // The inputs' files are read once the model's node names are known (a name or a path may hold
+  // '='); the texts are checked first, before any work.
+  for (const auto& [option, items] : {std::pair{"--input", &o.inputs}, {"--expect", &o.expected}})
+    for (const std::string& item : *items)
+      if (item.find('=') == std::string::npos)
+        return refuse(
+            fmt::format("{} '{}': give NODE=FILE (a pooling node's name, '=', then "
+                        "the file)",
+                        option, item));
 
   Result<ModelReport> model =
       format == "onnx" ? read_onnx_model_nodes(o.model, shapes) : read_openvino_ir_nodes(o.model);
   if (!model) return refuse(model.error().message);
   // Every name given must name something: a pooling node (or, for --shape, an ONNX graph input).
-  const auto is_node = [&](const std::string& name) {
+  const std::function<bool(const std::string&)> is_node = [&](const std::string& name) {
     return std::any_of(model->nodes.begin(), model->nodes.end(),
                        [&](const PoolingNode& n) { return n.name == name; });
   };
+  Result<std::map<std::string, std::string>> inputs = named_values("--input", o.inputs, is_node);
+  if (!inputs) return refuse(inputs.error().message);
+  Result<std::map<std::string, std::string>> expects =
+      named_values("--expect", o.expected, is_node);
+  if (!expects) return refuse(expects.error().message);
   const auto node_names = [&] {
     std::vector<std::string> names;
     for (const PoolingNode& n : model->nodes) names.push_back(n.name);
@@ -462,8 +514,10 @@ int check_model_command(const CheckModelOptions& o, bool json) {
   }
   ProblemOptions limits;
   limits.max_elements = o.max_elements;
+  limits.max_tap_visits = o.max_tap_visits;
 
   std::vector<NodeResult> results;
+  int64_t comparison_budget = std::min(most_model_tap_visits, o.max_tap_visits);
   std::vector<std::string> output_paths;
   std::vector<std::string> output_bytes;
   for (const PoolingNode& node : model->nodes) {
@@ -473,7 +527,7 @@ int check_model_command(const CheckModelOptions& o, bool json) {
       if (!t) return refuse(fmt::format("--input {}: {}", node.name, t.error().message));
       given = std::move(*t);
     }
-    NodeResult r = check_node(node, shapes, limits, given ? &*given : nullptr);
+    NodeResult r = check_node(node, shapes, limits, given ? &*given : nullptr, comparison_budget);
     if (given && r.status != "checked")  // asked to evaluate: a node that cannot be is bad input
       return refuse(fmt::format("--input {}: the node cannot be evaluated ({}): {}", node.name,
                                 r.status == "invalid" ? "invalid" : "not checked", r.reason));

@@ -45,6 +45,7 @@ struct CheckModelOptions {
   std::vector<std::string> expected;  // NODE=y.npy: the runtime's output, to compare with
   std::string output_dir;             // where each evaluated node's output goes, NODE.npy
   int64_t max_elements = int64_t{1} << 28;
+  int64_t max_tap_visits = int64_t{1} << 32;
 };
 int check_model_command(const CheckModelOptions& options, bool json);
 

@@ -3,11 +3,13 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "colour.hpp"
 #include "command_support.hpp"
 #include "commands.hpp"
 #include "framework_comparison.hpp"
@@ -158,8 +160,12 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
                                                         : "values 0, 1, 2, ... in (N, C, "
                                                           "spatial) order"),
                    8));
-    const auto block = [&](const std::string& label, const std::string& text) {
-      fmt::print("{:<{}}{}\n", label, indent, wrap_words(text, indent));
+    // A framework's label is painted on a terminal: red where it differs, green where it agrees.
+    const auto block = [&](const std::string& label, const std::string& text,
+                           std::optional<Paint> paint = std::nullopt) {
+      const std::string padded = fmt::format("{:<{}}", label, indent);
+      fmt::print("{}{}\n", paint ? painted(stdout, *paint, padded) : padded,
+                 wrap_words(text, indent));
     };
     for (const FrameworkRow& r : rows) {
       if (!r.refusal.empty()) {
@@ -178,7 +184,10 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
       block(r.translation.label,
             fmt::format("{}, output {}: {}", r.operator_name,
                         fmt::join(std::vector<int64_t>(r.shape.begin() + 2, r.shape.end()), "x"),
-                        verdict));
+                        verdict),
+            &r == &rows[0] ? std::nullopt
+                           : std::optional(shape_differs || r.differing != 0 ? Paint::failure
+                                                                             : Paint::success));
       block("", r.translation.attributes);
       if (indent + r.problem.size() <= text_width)
         block("", r.problem);

@@ -1,6 +1,7 @@
 #include "problem_source.hpp"
 
 #include <charconv>
+#include <limits>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -40,6 +41,15 @@ Status check_output_size(const Problem& p, const ProblemOptions& options) {
         "the output ({}) has {} elements, over the limit of {} "
         "(--max-elements raises it)",
         fmt::join(shape->output_shape, "x"), shape->output_elements, options.max_elements)};
+  if (shape->tap_visits > options.max_tap_visits)
+    return Error{fmt::format(
+        "evaluating it takes about {} tap visits ({} outputs, each classifying its kernel's taps "
+        "on every axis and visiting those inside the input), over the limit of {} "
+        "(--max-tap-visits raises it)",
+        shape->tap_visits == std::numeric_limits<int64_t>::max()
+            ? std::string("2^63")
+            : std::to_string(shape->tap_visits),
+        shape->output_elements, options.max_tap_visits)};
   return Ok{};
 }
 

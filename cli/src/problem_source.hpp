@@ -24,6 +24,8 @@ struct ProblemOptions {
   std::string dtype;                        // --dtype f32
   int opset = 0;                            // --opset N (OpenVINO, ONNX); 0: not given
   int64_t max_elements = int64_t{1} << 28;  // --max-elements: the largest input or output
+  int64_t max_tap_visits = int64_t{1}
+                           << 32;  // --max-tap-visits: the most work an evaluation may take
 };
 
 struct ResolvedProblem {
@@ -45,7 +47,8 @@ Result<FrontendInput> frontend_input(const ProblemOptions& options, const Tensor
 // larger than --max-elements.
 Result<Tensor> read_input(const std::string& path, const ProblemOptions& options);
 
-// Whether the problem's output stays within --max-elements: asked before the work starts.
+// Whether the problem's output stays within --max-elements and its evaluation within
+// --max-tap-visits (ShapeInfo::tap_visits): asked before the work starts.
 Status check_output_size(const Problem& p, const ProblemOptions& options);
 
 Result<std::vector<int64_t>> parse_int_list(std::string_view option, std::string_view text);

@@ -169,6 +169,8 @@ poolspec_check_options poolspec_check_default_options(void) {
 poolspec_checker* poolspec_checker_create(const poolspec_check_options* options) {
   const poolspec_check_options o = options ? *options : poolspec_check_default_options();
   if (!(o.rate > 0 && o.rate <= 1)) return nullptr;
+  // A declared accumulation is validated, never trusted: a wide one would pass anything.
+  if (!poolspec::accumulation_problem(o.accumulation).empty()) return nullptr;
   poolspec::reference::CheckOptions co;
   co.samples = o.samples;
   co.rate = o.rate;

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <limits>
 #include <tuple>
 
 #include "poolspec/formulas.hpp"
@@ -148,6 +150,13 @@ Result<ShapeInfo> infer_shape(const Problem& p) {
   }
   info.input_elements = in.value();
   info.output_elements = out.value();
+  CheckedInt classified = 0, inside = 1;
+  for (const Axis& a : p.axes) {
+    classified = classified + CheckedInt(a.kernel);
+    inside = inside * CheckedInt(std::min(a.kernel, a.extent));
+  }
+  const CheckedInt visits = out * (classified + inside);
+  info.tap_visits = visits.overflowed() ? std::numeric_limits<int64_t>::max() : visits.value();
   info.empty_window = find_empty_window(p);
   return info;
 }

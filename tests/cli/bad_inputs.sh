@@ -75,6 +75,16 @@ bad 'more than 3 taps, the most explain lists \(--max-taps raises it\)' -- \
 bad 'a replayed problem has at most 268435456' -- "$poolspec" certify --backend reference \
   --problem 'avg:f32:n1c1:h100000w100000:k1x1:s1x1:pb0x0:pe0x0:exclude:floor' --out "$work/cert"
 
+# The work of an evaluation: a kernel of 2^30 over four elements is refused, not ground through.
+npy "$work/x4.npy" '<f4' '1, 1, 4' '\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\x40\x40\x00\x00\x80\x40'
+bad 'about 53687091[0-9]{2} tap visits \(5 outputs, .*over the limit of 4294967296 \(--max-tap-visits raises it\)' -- \
+  "$poolspec" run 'max:f32:n1c1:w4:k1073741824:s1:pb536870912:pe536870912:floor' --input "$work/x4.npy" --output "$work/keep.npy"
+bad 'over the limit of 1000 \(--max-tap-visits raises it\)' -- \
+  "$poolspec" diff --op avg --input-shape 1,1,64,64 --pytorch 'kernel_size=3' --max-tap-visits 1000
+bad '--max-tap-visits=0: must be 1 or more' -- "$poolspec" run "$p4" --input "$work/x.npy" --output "$work/keep.npy" --max-tap-visits 0
+bad 'a replayed problem takes at most 4294967296' -- "$poolspec" certify --backend reference \
+  --problem 'max:f32:n1c1:w4:k1073741824:s1:pb536870912:pe536870912:floor' --out "$work/cert"
+
 # --- output paths: refused before any work when they collide or point nowhere ---
 bad 'the same file' -- "$poolspec" run 'max:f32:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:floor:idx=plane' \
   --input "$work/x.npy" --output "$work/y.npy" --indices "$work/y.npy"
@@ -117,6 +127,16 @@ bad 'poolspec knows OpenVINO opsets 1 to 16' -- "$poolspec" shape --op avg --inp
 bad 'poolspec knows ONNX opsets 1 to 22' -- "$poolspec" shape --op avg --input-shape 1,1,4,4 --opset 23 --onnx 'kernel_shape=2,2'
 bad 'no case of suite smoke matches' -- "$poolspec" certify --backend reference --suite smoke --filter no-such-case --out "$work/cert"
 bad '--input: only with --problem' -- "$poolspec" certify --backend reference --input "$work/x.npy" --out "$work/cert"
+# Integers are decimal and within their type: never clamped, wrapped or read in another base.
+bad '99999999999999999999 is out of range \(-9223372036854775808 to 9223372036854775807\)' -- \
+  "$poolspec" run "$p4" --input "$work/x.npy" --output "$work/keep.npy" --max-elements 99999999999999999999
+bad "'0x10' is not a decimal integer" -- "$poolspec" certify --backend reference --jobs 0x10 --out "$work/cert"
+bad '-1 is out of range \(0 to 4294967295\)' -- "$poolspec" prove --timeout-ms -1
+bad '4294967296 is out of range \(0 to 4294967295\)' -- "$poolspec" prove --timeout-ms 4294967296
+bad '2147483648 is out of range' -- "$poolspec" shape --op avg --input-shape 1,1,4,4 --opset 2147483648 --onnx 'kernel_shape=2,2'
+bad "'1e3' is not a decimal integer" -- "$poolspec" explain "$p4" --input "$work/x.npy" --at 0,0,0,0 --max-taps 1e3
+bad "'' is not a decimal integer" -- "$poolspec" certify --backend reference --timeout-ms '' --out "$work/cert"
+bad '--progress-seconds -1: must be 0..86400' -- "$poolspec" certify --backend reference --progress-seconds -1 --out "$work/cert"
 
 # --- what was printed must arrive ---
 bad 'standard output: write error' -- bash -c "'$poolspec' shape '$p4' >/dev/full"
@@ -124,6 +144,13 @@ bad 'standard output: write error' -- bash -c "'$poolspec' shape '$p4' >/dev/ful
 # --- the parser's own errors read the same way ---
 bad "'shap' is not a command; did you mean 'shape'" -- "$poolspec" shap
 bad 'no-such-flag' -- "$poolspec" run --no-such-flag
+# Misspelt options and certify's subcommand: the nearest one is named.
+bad '--inptu: not an option of poolspec run; did you mean --input\?' -- "$poolspec" run "$p4" --inptu "$work/x.npy"
+bad '--max-element: not an option of poolspec shape; did you mean --max-elements\?' -- "$poolspec" shape "$p4" --max-element=8
+bad '-json: poolspec diff takes options with two dashes; did you mean --json\?' -- "$poolspec" diff --op avg --pytorch 'kernel_size=2' --input-shape 1,1,4 -json
+bad "'merg' is not a command of certify; did you mean 'merge'\?" -- "$poolspec" certify merg "$work/a" "$work/b"
+bad '--sute: not an option of poolspec certify; did you mean --suite\?' -- "$poolspec" certify --sute smoke
+bad '--ouput: not an option of poolspec certify merge; did you mean --out\?' -- "$poolspec" certify merge "$work/a" --ouput "$work/b"
 
 ls -A "$work" | grep -q 'poolspec-partial' && fail "a temporary file was left behind"
 

@@ -124,6 +124,28 @@ npy "$work/x4.npy" '<f4' '1, 1, 4, 4' "$(printf '\\x00\\x00\\x80\\x3f%.0s' $(seq
 cp "$work/x4.npy" "$work/p.npy"
 expect 2 "would replace the file given as --input p" -- "$poolspec" check-model "$work/one.onnx" --input "p=$work/p.npy" --output-dir "$work"
 cmp -s "$work/x4.npy" "$work/p.npy" || fail "check-model replaced its own input"
+# A node's name and a path may both hold '=': the split is at the '=' whose left part is a node.
+mkdir "$work/run=1"
+cp "$work/x4.npy" "$work/run=1/x=4.npy"
+expect 0 "output +$work/run=1/p.npy" -- "$poolspec" check-model "$work/one.onnx" --input "p=$work/run=1/x=4.npy" \
+  --output-dir "$work/run=1"
+kernel2='attribute { name: "kernel_shape" type: INTS ints: 2 ints: 2 }'
+printf '%s\n' 'ir_version: 8 opset_import { domain: "" version: 13 }' \
+  "graph { name: \"g\" node { name: \"a\" op_type: \"MaxPool\" input: \"x\" output: \"y\" $kernel2 }" \
+  "node { name: \"a=b\" op_type: \"AveragePool\" input: \"x\" output: \"z\" $kernel2 }" \
+  'input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_value: 1 } dim { dim_value: 1 }' \
+  'dim { dim_value: 4 } dim { dim_value: 4 } } } } } }' >"$work/two.textproto"
+encode "$work/two.textproto" "$work/two.onnx"
+cp "$work/x4.npy" "$work/b=x.npy"
+cp "$work/x4.npy" "$work/x.npy"
+expect 2 "--input 'a=b=x.npy': ambiguous: both 'a' and 'a=b' name nodes, and both leave a file" -- \
+  bash -c "cd '$work' && '$poolspec' check-model two.onnx --input a=b=x.npy"
+# The whole model's comparisons are bounded: the first node's 36 tap visits leave 4 of 40.
+expect 0 'not compared +36 tap visits, over the 4 the earlier nodes. comparisons left of the model.s 40' -- \
+  "$poolspec" check-model "$work/two.onnx" --max-tap-visits 40
+mkdir "$work/two-out"
+expect 0 "output +$work/two-out/a_b.npy" -- \
+  "$poolspec" check-model "$work/two.onnx" --input "a=b=$work/x4.npy" --output-dir "$work/two-out"
 
 # --- bad input: refused, exit 2 -----------------------------------------------------------------
 printf 'not a model' >"$work/junk.onnx"
@@ -138,7 +160,7 @@ expect 2 '--input MaxPool_9: the model has no pooling node of that name \(its po
   "$poolspec" check-model "$d/model.onnx" --input "MaxPool_9=$d/test_data_set_0/input_0.pb"
 expect 2 "--expect MaxPool_0: give the node's --input too" -- \
   "$poolspec" check-model "$d/model.onnx" --expect "MaxPool_0=$d/test_data_set_0/output_0.pb"
-expect 2 "--input 'MaxPool_0': give NAME=VALUE" -- "$poolspec" check-model "$d/model.onnx" --input MaxPool_0
+expect 2 "--input 'MaxPool_0': give NODE=FILE" -- "$poolspec" check-model "$d/model.onnx" --input MaxPool_0
 expect 2 '--output-dir: no node has an --input' -- "$poolspec" check-model "$d/model.onnx" --output-dir "$work"
 
 if [ "$failures" -ne 0 ]; then echo "$failures check-model check(s) failed"; exit 1; fi

@@ -192,6 +192,9 @@ for f in matrix.txt report.json junit.xml; do [ -s "$work/cert/$f" ] || fail "ce
 # The matrix fits 100 columns, even for a library named by a long path.
 awk 'length > 100 { exit 1 }' "$work/cert/matrix.txt" || fail "certify's matrix.txt is wider than 100 columns"
 grep -q '<testsuite name="reference@spec"' "$work/cert/junit.xml" || fail "junit.xml has no reference@spec testsuite"
+# Progress lines in a log (stderr not a terminal): with --progress-seconds 0, one after every run.
+expect 0 'certify: [0-9]+ of [0-9]+ runs \([0-9]+%\) after [0-9]+ s; now reference@spec ' -- "$poolspec" certify \
+  --backend reference --suite smoke --filter enum1d --layout nchw --out "$work/progress" --progress-seconds 0
 expect 0 'reference \(nchw\): PASS' -- "$poolspec" certify --backend reference --layout nchw --problem 'avg:f32:n1c1:h4w4:k3x3:s2x2:pb1x1:pe1x1:include_clip:ceil_torch'
 # A run stopped by SIGTERM (the channel sweeps of ci: long enough to stop halfway) writes its reports for the runs made, says so, and exits 128 + 15;
 # runs.jsonl holds exactly the runs the report does.
@@ -227,6 +230,24 @@ expect 2 '--shard 3/2: must be i/n' -- "$poolspec" certify --shard 3/2
 expect 2 '--layout nchwc: must be nchw or nhwc' -- "$poolspec" certify --layout nchwc
 expect 2 '--rules caffe' -- "$poolspec" certify --rules caffe
 expect 0 'reference +poolspec' -- "$poolspec" certify --list
+
+# --- integers are decimal: a leading zero is not octal ---
+expect 0 'ONNX AveragePool-10' -- "$poolspec" shape --op avg --input-shape 1,1,4,4 --opset 010 --onnx 'kernel_shape=2,2'
+
+# --- colour: on a terminal only (script(1) gives the command one), never with NO_COLOR or TERM=dumb ---
+on_terminal() { script -qec "$1" /dev/null; }
+out=$(TERM=xterm on_terminal "'$poolspec' shape bogus")
+grep -q $'\x1b\[1;31merror:\x1b\[0m' <<<"$out" || fail "no red 'error:' on a terminal: $out"
+out=$(TERM=xterm on_terminal "'$poolspec' diff --op avg --input-shape 1,1,4,4 --pytorch 'kernel_size=3 stride=2 padding=1 ceil_mode=True count_include_pad=True'")
+grep -q $'\x1b\[1;31mopenvino@1 ' <<<"$out" || fail "diff: a disagreeing framework is not red on a terminal"
+grep -q $'\x1b\[32monnx@22 ' <<<"$out" || fail "diff: an agreeing framework is not green on a terminal"
+for env in NO_COLOR=1 TERM=dumb; do
+  out=$(env TERM=xterm $env bash -c "$(declare -f on_terminal); on_terminal \"'$poolspec' shape bogus\"")
+  grep -q 'error:' <<<"$out" || fail "$env: no error shown: $out"
+  ! grep -q $'\x1b' <<<"$out" || fail "$env: colour on a terminal"
+done
+out=$("$poolspec" shape bogus 2>&1)
+! grep -q $'\x1b' <<<"$out" || fail "colour where stderr is not a terminal"
 
 if [ "$failures" -ne 0 ]; then echo "$failures CLI check(s) failed"; exit 1; fi
 echo "all CLI checks passed"

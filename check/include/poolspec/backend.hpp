@@ -45,6 +45,10 @@ Result<Problem> from_c_problem(const poolspec_problem& c);
 Layout layout_of(const poolspec_problem& c);
 
 // The runner's tolerance for a backend's declared accumulation on one problem (backend.h).
+// Checks a declared accumulation (backend.h's ranges): empty when valid, else the field, its
+// value and the rule. A declaration is validated before any bound is derived from it.
+std::string accumulation_problem(const poolspec_accumulation& a);
+
 ErrorBound bound_of(const poolspec_accumulation& a, const Problem& p, const std::string& backend);
 poolspec_accumulation accumulation_of(const ErrorBound& bound, const Problem& p);
 

@@ -25,6 +25,11 @@ struct ShapeInfo {
   int64_t input_elements = 0;
   int64_t output_elements = 0;
   std::optional<EmptyWindowWitness> empty_window;  // can some window have a zero divisor?
+  // The steps evaluate() takes, a bound: for every output element, each axis's kernel taps
+  // classified one by one, then the window's taps inside the input visited (at most
+  // min(kernel, extent) per axis). INT64_MAX when that overflows. Work grows with this, not with
+  // the element counts: a tool that evaluates a problem it was given checks it before starting.
+  int64_t tap_visits = 0;
 };
 
 // Output shape and the empty-window witness; fails with the same errors as validate() except

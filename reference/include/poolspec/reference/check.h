@@ -35,8 +35,9 @@ typedef struct poolspec_mismatch {
 
 typedef struct poolspec_checker poolspec_checker;
 
-poolspec_checker* poolspec_checker_create(
-    const poolspec_check_options* options); /* NULL: defaults */
+/* NULL when the options are out of range: a rate outside (0, 1], or an accumulation outside
+ * backend.h's ranges (a declaration is validated, never trusted). options NULL: defaults. */
+poolspec_checker* poolspec_checker_create(const poolspec_check_options* options);
 void poolspec_checker_destroy(poolspec_checker* checker);
 
 /* 0: the call was not sampled, or every checked element matches; 1: a mismatch, the first in

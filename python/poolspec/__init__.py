@@ -1,0 +1,335 @@
+"""poolspec: the executable, machine-checked specification of pooling, from Python.
+
+Problems in any framework's own spelling, their exact outputs, one element explained, and the
+check of an implementation's output against the spec within a derived error bound::
+
+    import poolspec, torch
+    x = torch.randn(1, 3, 9, 9)
+    p = poolspec.problem(op="max", pytorch=dict(kernel_size=3, stride=2, ceil_mode=True),
+                         input_shape=x.shape)
+    poolspec.assert_matches(p, x, torch.nn.functional.max_pool2d(x, 3, 2, ceil_mode=True))
+
+Tensors are NumPy arrays or anything NumPy can read (``__array__``, DLPack): PyTorch tensors on
+the CPU, channels_last ones included, are read where they are. docs/python.md has the whole API.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import shlex
+from typing import Any, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _poolspec
+from ._poolspec import Error
+
+__all__ = [
+    "Error",
+    "Problem",
+    "Shape",
+    "Explanation",
+    "CheckResult",
+    "Mismatch",
+    "FRAMEWORKS",
+    "problem",
+    "shape",
+    "evaluate",
+    "explain",
+    "check",
+    "assert_matches",
+    "__version__",
+]
+
+__version__: str = _poolspec.__version__
+
+Problem = _poolspec.Problem
+
+#: The frameworks whose attributes ``problem`` takes, as keyword arguments of these names.
+FRAMEWORKS = ("ngraph", "openvino", "onnx", "pytorch", "tensorflow", "tflite", "onednn", "opencv",
+              "armnn")
+
+_DTYPES = {
+    np.dtype(np.float64): "f64",
+    np.dtype(np.float32): "f32",
+    np.dtype(np.float16): "f16",
+    np.dtype(np.int32): "i32",
+    np.dtype(np.int8): "i8",
+    np.dtype(np.uint8): "u8",
+}
+
+
+def _attribute_text(attributes: Union[str, Mapping[str, Any]]) -> str:
+    """A framework's attributes as text: a string as it is, a mapping as name="value" pairs
+    (sequences joined with commas, booleans as true/false)."""
+    if isinstance(attributes, str):
+        return attributes
+    items = []
+    for name, value in attributes.items():
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        elif isinstance(value, (list, tuple)):
+            text = ",".join(str(int(v)) for v in value)
+        elif value is None:
+            continue  # PyTorch's stride=None: the attribute's default
+        else:
+            text = str(value)
+        if '"' in text:
+            raise Error(f"{name}={text!r}: a value cannot hold a double quote")
+        items.append(f'{name}="{text}"')
+    return " ".join(items)
+
+
+def problem(text: Optional[str] = None, *, op: Optional[str] = None,
+            input_shape: Optional[Sequence[int]] = None, dtype: Optional[str] = None,
+            opset: int = 0, **framework: Union[str, Mapping[str, Any]]) -> Problem:
+    """A pooling problem: a problem string (``"avg:f32:n1c1:h4w4:k2x2:..."``), or one framework's
+    attributes in its own spelling, as a mapping or as text, with the operator (avg, max,
+    global_avg, global_max), the input's shape in the framework's layout and its dtype (f32 when
+    not given; a NumPy dtype or a poolspec name)::
+
+        problem(op="avg", onnx=dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1], ceil_mode=1),
+                input_shape=(1, 3, 32, 32))
+        problem(op="max", openvino='kernel="2,2" strides="2,2"', opset=8, input_shape=x.shape)
+
+    Raises poolspec.Error (a ValueError) naming the attribute, its value and the rule.
+    """
+    if text is not None:
+        if framework or op is not None or input_shape is not None or dtype is not None or opset:
+            raise Error("a problem string stands alone: give it, or a framework's attributes")
+        return _poolspec.problem_from_string(text)
+    if len(framework) != 1:
+        raise Error("give a problem string or one framework's attributes "
+                    f"({', '.join(FRAMEWORKS)}); got {sorted(framework) or 'none'}")
+    (name, attributes), = framework.items()
+    if name not in FRAMEWORKS:
+        raise Error(f"{name}: not a framework poolspec knows ({', '.join(FRAMEWORKS)})")
+    if op is None:
+        raise Error("op: required with a framework's attributes (avg, max, global_avg or global_max)")
+    if input_shape is None:
+        raise Error("input_shape: required with a framework's attributes (in its layout)")
+    return _poolspec.problem_from_framework(name, _attribute_text(attributes), op,
+                                            [int(d) for d in input_shape], _dtype_name(dtype),
+                                            int(opset))
+
+
+def _dtype_name(dtype: Any) -> str:
+    if dtype is None:
+        return "f32"
+    if isinstance(dtype, str) and dtype in ("f64", "f32", "f16", "bf16", "i32", "i8", "u8"):
+        return dtype
+    torch_name = str(dtype).replace("torch.", "")
+    if torch_name == "bfloat16":
+        return "bf16"
+    try:
+        return _DTYPES[np.dtype(torch_name)]
+    except (TypeError, KeyError):
+        raise Error(f"dtype={dtype}: must be f64, f32, f16, bf16, i32, i8 or u8") from None
+
+
+def _as_problem(p: Union[Problem, str]) -> Problem:
+    return _poolspec.problem_from_string(p) if isinstance(p, str) else p
+
+
+def _is_torch(x: Any) -> bool:
+    return type(x).__module__.startswith("torch")
+
+
+def _array(x: Any, name: str) -> np.ndarray:
+    """A NumPy view of a tensor, without a copy where one is not needed: PyTorch tensors (their
+    bfloat16 as its 16 bits, which is how poolspec reads bf16), then anything with __array__ or
+    DLPack."""
+    if isinstance(x, np.ndarray):
+        return x
+    if _is_torch(x):
+        t = x.detach()
+        if t.device.type != "cpu":
+            t = t.cpu()
+        import torch  # only when given a tensor
+
+        if t.dtype == torch.bfloat16:
+            t = t.view(torch.int16)
+        return t.numpy()
+    if hasattr(x, "__array__"):
+        return np.asarray(x)
+    if hasattr(x, "__dlpack__"):
+        return np.from_dlpack(x)
+    raise Error(f"{name}: a {type(x).__name__}, not an array (NumPy, PyTorch, or anything with "
+                "__array__ or __dlpack__)")
+
+
+@dataclasses.dataclass(frozen=True)
+class Shape:
+    """What ``shape`` answers: the resolved problem string, the input and output shapes in the
+    framework's layout, the pads, and the first window with nothing to average (or None)."""
+    problem: str
+    input_shape: Tuple[int, ...]
+    output_shape: Tuple[int, ...]
+    pads_begin: Tuple[int, ...]
+    pads_end: Tuple[int, ...]
+    empty_window: Optional[Mapping[str, int]]
+    valid: bool
+
+
+def shape(p: Union[Problem, str]) -> Shape:
+    """The output shape, the pads and any empty window of a problem."""
+    d = _poolspec.shape(_as_problem(p))
+    return Shape(d["problem"], tuple(d["input_shape"]), tuple(d["output_shape"]),
+                 tuple(d["pads_begin"]), tuple(d["pads_end"]), d["empty_window"], d["valid"])
+
+
+def _like(y: np.ndarray, x: Any) -> Any:
+    """`y` as the kind of tensor `x` is: a PyTorch tensor for a PyTorch one (channels_last when
+    `x` is), else the NumPy array."""
+    if not _is_torch(x):
+        return y
+    import torch
+
+    if y.dtype == np.uint16:  # bf16 bits
+        t = torch.from_numpy(y.view(np.int16)).view(torch.bfloat16)
+    else:
+        t = torch.from_numpy(y)
+    if t.dim() == 4 and x.dim() == 4 and x.is_contiguous(memory_format=torch.channels_last) \
+            and not x.is_contiguous():
+        t = t.contiguous(memory_format=torch.channels_last)
+    elif t.dim() == 5 and x.dim() == 5 and \
+            x.is_contiguous(memory_format=torch.channels_last_3d) and not x.is_contiguous():
+        t = t.contiguous(memory_format=torch.channels_last_3d)
+    return t
+
+
+def evaluate(p: Union[Problem, str], x: Any, *, return_indices: bool = False) -> Any:
+    """The spec's exact output for input `x` (in the framework's layout and the problem's
+    dtype): one rounding of the exact value per element. With return_indices, also the max's
+    indices (int64), as the problem's index mode numbers them. The GIL is released while it
+    computes."""
+    p = _as_problem(p)
+    y, indices = _poolspec.evaluate(p, _array(x, "x"))
+    if return_indices:
+        if indices is None:
+            raise Error("return_indices: the problem has no indices output (idx= in its problem "
+                        "string, return_indices=True for PyTorch)")
+        return _like(y, x), _like(indices, x)
+    return _like(y, x)
+
+
+@dataclasses.dataclass(frozen=True)
+class Tap:
+    offset: Tuple[int, ...]
+    coordinate: Tuple[int, ...]
+    kind: str  # input, pad_begin, pad_end or overhang
+    value: Optional[float]
+
+
+@dataclasses.dataclass(frozen=True)
+class Explanation:
+    """One output element: its window's taps, the divisor, the exact value and the rule."""
+    output_coordinate: Tuple[int, ...]
+    taps: Tuple[Tap, ...]
+    in_bounds: int
+    in_padded_extent: int
+    divisor: Optional[int]
+    exact_value: str
+    result: float
+    index: Optional[int]
+    rule: str
+
+
+def explain(p: Union[Problem, str], x: Any, at: Sequence[int]) -> Explanation:
+    """One output element, `at` its coordinate in the framework's layout."""
+    d = _poolspec.explain(_as_problem(p), _array(x, "x"), [int(i) for i in at])
+    taps = tuple(Tap(tuple(t["offset"]), tuple(t["coordinate"]), t["kind"], t["value"])
+                 for t in d["taps"])
+    return Explanation(tuple(d["output_coordinate"]), taps, d["in_bounds"], d["in_padded_extent"],
+                       d["divisor"], d["exact_value"], d["result"], d["index"], d["rule"])
+
+
+@dataclasses.dataclass(frozen=True)
+class Mismatch:
+    coordinate: Tuple[int, ...]  # in the framework's layout
+    expected: float
+    got: float
+    error: float
+    allowed: float  # the derived bound (0: bit-exact)
+    error_ulps: float
+    expected_index: int  # max with indices, else -1
+    got_index: int
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckResult:
+    """What ``check`` found: ok, the elements checked, the mismatches counted and the first few,
+    the bound, the problem string and a command that replays it."""
+    ok: bool
+    problem: str
+    checked_elements: int
+    mismatch_count: int
+    mismatches: Tuple[Mismatch, ...]
+    bound: str
+    text: str
+    replay: str
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+_ACCUMULATIONS = {
+    "exact": dict(sum_format="exact"),
+    "f32": dict(sum_format="f32", extra_operations=1, output_ulps=0.5),
+    "f64": dict(sum_format="f64", extra_operations=1, output_ulps=1.0),
+}
+
+
+def check(p: Union[Problem, str], x: Any, y: Any, *, indices: Any = None,
+          accumulation: Union[str, Mapping[str, Any]] = "exact", sample: Optional[int] = None,
+          seed: int = 0) -> CheckResult:
+    """Checks an implementation's output `y` (and max `indices`) for input `x` against the spec.
+
+    accumulation: how the implementation sums a float average, from which the tolerance is
+    derived: "exact" (correctly rounded, the default), "f32" or "f64" (sums in that format, one
+    division, the quotient rounded once), or a mapping with backend.h's fields (sum_format,
+    extra_operations, output_ulps, integer_units), validated against their ranges. Max results
+    and integer averages are compared bit for bit.
+    sample: check this many elements (half of them on the border) by the linked-in checker,
+    reading the tensors in place, not every element against the exact evaluation; its float
+    tolerance adds the reference engine's own rounding to the declared bound.
+    """
+    p = _as_problem(p)
+    if isinstance(accumulation, str):
+        if accumulation not in _ACCUMULATIONS:
+            raise Error(f"accumulation={accumulation}: must be exact, f32, f64 or a mapping of "
+                        "sum_format, extra_operations, output_ulps and integer_units")
+        accumulation = _ACCUMULATIONS[accumulation]
+    if sample is not None and sample < 1:
+        raise Error(f"sample={sample}: must be 1 or more (None: every element)")
+    xs = _array(x, "x")
+    d = _poolspec.check(p, xs, _array(y, "y"), None if indices is None else _array(indices, "indices"),
+                        dict(accumulation), 0 if sample is None else int(sample), int(seed))
+    mismatches = tuple(Mismatch(tuple(m["coordinate"]), m["expected"], m["got"], m["error"],
+                                m["allowed"], m["error_ulps"], m["expected_index"],
+                                m["got_index"]) for m in d["mismatches"])
+    replay = (f"poolspec run {shlex.quote(d['problem'])} --input x.npy --output expected.npy"
+              "   # x.npy: numpy.save('x.npy', x), in the spec's (N, C, spatial) order")
+    return CheckResult(d["ok"], d["problem"], d["checked_elements"], d["mismatch_count"],
+                       mismatches, d["bound"], d["text"], replay)
+
+
+def assert_matches(p: Union[Problem, str], x: Any, y: Any, **options: Any) -> CheckResult:
+    """``check``, raising an AssertionError that says what differs, where, by how much, against
+    which bound, and how to replay it."""
+    __tracebackhide__ = True  # pytest shows the caller's line, not this function's
+    r = check(p, x, y, **options)
+    if not r.ok:
+        lines = [f"poolspec: {r.mismatch_count} of {r.checked_elements} checked elements differ "
+                 f"from the spec ({r.bound})", f"problem: {r.problem}"]
+        for m in r.mismatches:
+            where = ",".join(str(c) for c in m.coordinate)
+            index = "" if m.expected_index < 0 and m.got_index < 0 else \
+                f"; index expected {m.expected_index}, got {m.got_index}"
+            ulps = "" if math.isnan(m.error_ulps) or m.allowed == 0 else f" ({m.error_ulps:.3g} ulps)"
+            lines.append(f"  at ({where}): expected {m.expected!r}, got {m.got!r}, error "
+                         f"{m.error:.6g}{ulps}, allowed {m.allowed:.6g}{index}")
+        lines.append(f"replay: {r.replay}")
+        raise AssertionError("\n".join(lines))
+    return r

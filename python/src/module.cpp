@@ -1,0 +1,489 @@
+// poolspec._poolspec: the core library for Python (docs/python.md). The spec (problems, shapes,
+// exact evaluation, explanations) and the linked-in checks, on NumPy arrays; poolspec/__init__.py
+// gives it its Python face (keyword problems, tensors, result objects, assert_matches).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "poolspec/backend.hpp"
+#include "poolspec/engine.hpp"
+#include "poolspec/engine_check.hpp"
+#include "poolspec/evaluate.hpp"
+#include "poolspec/frontends.hpp"
+#include "poolspec/problem_string.hpp"
+#include "poolspec/reference/check.hpp"
+#include "poolspec/shape.hpp"
+
+namespace py = pybind11;
+
+namespace poolspec::python {
+namespace {
+
+// Bad input, as the command line words it (the attribute, its value, the rule): raised in Python
+// as poolspec.Error, a ValueError.
+struct BadInput : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+template <typename T>
+T value_or_raise(Result<T> r, const std::string& context = "") {
+  if (!r) throw BadInput(context.empty() ? r.error().message : context + ": " + r.error().message);
+  return std::move(*r);
+}
+
+// A resolved problem with how its framework's tensors map onto the spec's (N, C, d1..dn).
+struct PyProblem {
+  Problem problem;
+  Framing framing;
+  std::string frontend = "problem string";
+  std::string operator_name;
+  ShapeInfo shape;
+};
+
+PyProblem resolved(Problem p, Framing framing, std::string frontend, std::string operator_name) {
+  ShapeInfo shape = value_or_raise(infer_shape(p));
+  if (framing.input_shape.empty()) framing.input_shape = shape.input_shape;
+  return {std::move(p), std::move(framing), std::move(frontend), std::move(operator_name),
+          std::move(shape)};
+}
+
+PyProblem problem_from_string(const std::string& text) {
+  Problem p = value_or_raise(parse_problem(text), "problem string '" + text + "'");
+  return resolved(std::move(p), {}, "problem string", "");
+}
+
+PyProblem problem_from_framework(const std::string& framework, const std::string& attributes,
+                                 const std::string& op, const std::vector<int64_t>& input_shape,
+                                 const std::string& dtype, int opset) {
+  const Framework f = value_or_raise(parse_framework(framework));
+  FrontendInput in;
+  if (op == "avg" || op == "global_avg")
+    in.op = Op::avg;
+  else if (op == "max" || op == "global_max")
+    in.op = Op::max;
+  else
+    throw BadInput(fmt::format("op={}: must be avg, max, global_avg or global_max", op));
+  in.global = op.rfind("global_", 0) == 0;
+  const std::optional<DType> d = parse_dtype(dtype);
+  if (!d)
+    throw BadInput(fmt::format("dtype={}: must be f64, f32, f16, bf16, i32, i8 or u8", dtype));
+  in.dtype = *d;
+  in.input_shape = input_shape;
+  if (opset < 0) throw BadInput(fmt::format("opset={}: opsets are numbered from 1", opset));
+  in.version = opset;
+  Frontend fe = value_or_raise(from_framework(f, attributes, in));
+  return resolved(std::move(fe.problem), std::move(fe.framing), std::string(framework_name(f)),
+                  std::move(fe.operator_name));
+}
+
+std::vector<int64_t> framework_output_shape(const PyProblem& p) {
+  return to_framework_shape(p.framing, p.shape.output_shape);
+}
+
+bool cropped(const Framing& framing) {
+  return std::any_of(framing.crop_end.begin(), framing.crop_end.end(),
+                     [](int64_t c) { return c != 0; });
+}
+
+// The NumPy dtype a problem's tensors are given in: bf16 as its 16 bits (uint16 or int16).
+bool dtype_matches(DType d, const py::dtype& given) {
+  switch (d) {
+    case DType::f64: return given.is(py::dtype::of<double>());
+    case DType::f32: return given.is(py::dtype::of<float>());
+    case DType::f16: return given.is(py::dtype("float16"));
+    case DType::bf16:
+      return given.is(py::dtype::of<uint16_t>()) || given.is(py::dtype::of<int16_t>());
+    case DType::i32: return given.is(py::dtype::of<int32_t>());
+    case DType::i8: return given.is(py::dtype::of<int8_t>());
+    case DType::u8: return given.is(py::dtype::of<uint8_t>());
+  }
+  return false;
+}
+
+py::dtype numpy_dtype(DType d) {
+  switch (d) {
+    case DType::f64: return py::dtype::of<double>();
+    case DType::f32: return py::dtype::of<float>();
+    case DType::f16: return py::dtype("float16");
+    case DType::bf16: return py::dtype::of<uint16_t>();
+    case DType::i32: return py::dtype::of<int32_t>();
+    case DType::i8: return py::dtype::of<int8_t>();
+    case DType::u8: return py::dtype::of<uint8_t>();
+  }
+  return py::dtype::of<float>();
+}
+
+// Checks an array against the shape the framework gives it, and says how its bytes are laid
+// out: row-major ("channels_first" in poolspec's Layout, for a framework whose logical order is
+// (N, C, d...)), or, for such a framework, channels-last storage (a PyTorch channels_last
+// tensor); nullopt for any other strides (the caller makes a row-major copy).
+std::optional<Layout> storage_layout(const py::array& a, const std::vector<int64_t>& shape,
+                                     DType dtype, const std::string& name, bool channels_last) {
+  if (!dtype_matches(dtype, a.dtype()))
+    throw BadInput(fmt::format(
+        "{}: dtype {}, the problem's is {}{}", name, std::string(py::str(a.dtype())),
+        dtype_name(dtype), dtype == DType::bf16 ? " (given as its bits, uint16 or int16)" : ""));
+  std::vector<int64_t> given(a.shape(), a.shape() + a.ndim());
+  if (given != shape)
+    throw BadInput(fmt::format("{}: shape ({}), the problem's is ({})", name, fmt::join(given, ","),
+                               fmt::join(shape, ",")));
+  const auto itemsize = static_cast<int64_t>(a.itemsize());
+  const auto strides_of = [&](const std::vector<size_t>& order) {  // innermost first
+    std::vector<int64_t> s(shape.size());
+    int64_t step = itemsize;
+    for (size_t axis : order) {
+      s[axis] = step;
+      step *= shape[axis];
+    }
+    return s;
+  };
+  std::vector<size_t> row_major(shape.size());
+  std::iota(row_major.rbegin(), row_major.rend(), 0);
+  const auto matches = [&](const std::vector<int64_t>& want) {
+    for (size_t i = 0; i < shape.size(); ++i)
+      if (shape[i] > 1 && a.strides(static_cast<py::ssize_t>(i)) != want[i]) return false;
+    return true;
+  };
+  if (matches(strides_of(row_major)))
+    return channels_last ? Layout::channels_last : Layout::channels_first;
+  if (!channels_last && shape.size() >= 3) {  // C fastest, then the spatial axes, then N
+    std::vector<size_t> order{1};
+    for (size_t i = shape.size() - 1; i >= 2; --i) order.push_back(i);
+    order.push_back(0);
+    if (matches(strides_of(order))) return Layout::channels_last;
+  }
+  return std::nullopt;
+}
+
+py::array row_major_copy(const py::array& a) {
+  return py::array::ensure(a, py::array::c_style | py::array::forcecast);
+}
+
+// An input or output array as a spec-order tensor (N, C, d...). A framework input may be longer
+// than the spec's on an axis (oneDNN's negative right padding: `input` true) and is cropped.
+Tensor spec_tensor(const PyProblem& p, const py::array& a,
+                   const std::vector<int64_t>& framework_shape, const std::string& name,
+                   bool input) {
+  const DType dtype = p.problem.dtype;
+  std::optional<Layout> layout =
+      storage_layout(a, framework_shape, dtype, name, p.framing.channels_last);
+  const py::array bytes = layout ? a : row_major_copy(a);
+  if (!layout) layout = p.framing.channels_last ? Layout::channels_last : Layout::channels_first;
+  const std::span<const std::byte> span(static_cast<const std::byte*>(bytes.data()),
+                                        static_cast<size_t>(bytes.nbytes()));
+  if (input && cropped(p.framing))
+    return to_spec_layout(p.framing, from_storage(dtype, framework_shape, *layout, span));
+  std::vector<int64_t> spec_shape = framework_shape;  // (N, d..., C) -> (N, C, d...)
+  if (p.framing.channels_last) {
+    spec_shape = {framework_shape.front(), framework_shape.back()};
+    spec_shape.insert(spec_shape.end(), framework_shape.begin() + 1, framework_shape.end() - 1);
+  }
+  return from_storage(dtype, spec_shape, *layout, span);
+}
+
+py::array numpy_of(const PyProblem& p, const Tensor& spec) {
+  const Tensor t = to_framework_layout(p.framing, spec);
+  const std::vector<std::byte> bytes = to_storage(t, Layout::channels_first);
+  py::array out(numpy_dtype(t.dtype), std::vector<py::ssize_t>(t.shape.begin(), t.shape.end()));
+  std::memcpy(out.mutable_data(), bytes.data(), bytes.size());
+  return out;
+}
+
+py::array indices_of(const PyProblem& p, const std::vector<int64_t>& spec_indices) {
+  Tensor t{DType::f64, p.shape.output_shape, {}};
+  t.values.assign(spec_indices.begin(), spec_indices.end());
+  const Tensor f = to_framework_layout(p.framing, t);
+  py::array_t<int64_t> out(std::vector<py::ssize_t>(f.shape.begin(), f.shape.end()));
+  int64_t* o = out.mutable_data();
+  for (size_t i = 0; i < f.values.size(); ++i) o[i] = static_cast<int64_t>(f.values[i]);
+  return out;
+}
+
+// A spec-order coordinate (n, c, o...) in the framework's order (n, o..., c for channels-last).
+std::vector<int64_t> framework_coordinate(const PyProblem& p, std::vector<int64_t> c) {
+  if (p.framing.channels_last && c.size() >= 3) {
+    const int64_t channel = c[1];
+    c.erase(c.begin() + 1);
+    c.push_back(channel);
+  }
+  return c;
+}
+
+std::vector<int64_t> spec_coordinate(const PyProblem& p, std::vector<int64_t> c) {
+  if (p.framing.channels_last && c.size() >= 3) {
+    const int64_t channel = c.back();
+    c.pop_back();
+    c.insert(c.begin() + 1, channel);
+  }
+  return c;
+}
+
+py::tuple evaluate_array(const PyProblem& p, const py::array& x) {
+  const Tensor input = spec_tensor(p, x, p.framing.input_shape, "x", true);
+  Result<Output> out = Error{""};
+  {
+    py::gil_scoped_release unlocked;  // the exact evaluation holds no Python object
+    out = evaluate(p.problem, input);
+  }
+  const Output o = value_or_raise(std::move(out));
+  return py::make_tuple(numpy_of(p, o.values), o.indices.empty()
+                                                   ? py::object(py::none())
+                                                   : py::object(indices_of(p, o.indices)));
+}
+
+py::dict explain_array(const PyProblem& p, const py::array& x, const std::vector<int64_t>& at) {
+  const Tensor input = spec_tensor(p, x, p.framing.input_shape, "x", true);
+  const Explanation e = value_or_raise(explain(p.problem, input, spec_coordinate(p, at)));
+  py::list taps;
+  for (const Tap& t : e.taps) {
+    py::dict tap;
+    tap["offset"] = t.offset;
+    tap["coordinate"] = t.coordinate;
+    tap["kind"] = std::string(tap_kind_name(t.kind));
+    tap["value"] = t.value ? py::object(py::float_(*t.value)) : py::object(py::none());
+    taps.append(tap);
+  }
+  py::dict d;
+  d["output_coordinate"] = framework_coordinate(p, e.output_coordinate);
+  d["taps"] = taps;
+  d["in_bounds"] = e.in_bounds;
+  d["in_padded_extent"] = e.in_padded_extent;
+  d["divisor"] = e.divisor ? py::object(py::int_(*e.divisor)) : py::object(py::none());
+  d["exact_value"] = e.exact_value;
+  d["result"] = e.result;
+  d["index"] = e.index ? py::object(py::int_(*e.index)) : py::object(py::none());
+  d["rule"] = e.rule;
+  return d;
+}
+
+poolspec_accumulation accumulation_from(const py::dict& a) {
+  poolspec_accumulation acc{POOLSPEC_EXACT_SUMS, 0, 0, 0};
+  for (const auto& [key, value] : a) {
+    const std::string k = py::str(key);
+    if (k == "sum_format") {
+      const std::string f = py::str(value);
+      acc.sum_format = f == "exact" ? POOLSPEC_EXACT_SUMS
+                       : f == "f32" ? POOLSPEC_F32
+                       : f == "f64"
+                           ? POOLSPEC_F64
+                           : throw BadInput(fmt::format(
+                                 "accumulation.sum_format={}: must be exact, f32 or f64", f));
+    } else if (k == "extra_operations") {
+      acc.extra_operations = value.cast<int32_t>();
+    } else if (k == "output_ulps") {
+      acc.output_ulps = value.cast<double>();
+    } else if (k == "integer_units") {
+      acc.integer_units = value.cast<int64_t>();
+    } else {
+      throw BadInput(
+          fmt::format("accumulation.{}: unknown; the fields are sum_format, "
+                      "extra_operations, output_ulps and integer_units",
+                      k));
+    }
+  }
+  // A declaration is validated, never trusted: a wide one would pass anything.
+  if (std::string e = accumulation_problem(acc); !e.empty()) throw BadInput(e);
+  return acc;
+}
+
+py::dict mismatch_dict(const PyProblem& p, const ElementMismatch& m) {
+  py::dict d;
+  d["coordinate"] = framework_coordinate(p, m.coordinate);
+  d["expected"] = m.expected;
+  d["got"] = m.got;
+  d["error"] = m.error;
+  d["allowed"] = m.allowed;
+  d["error_ulps"] = m.error_ulps;
+  d["expected_index"] = m.expected_index;
+  d["got_index"] = m.got_index;
+  return d;
+}
+
+// Checks `y` (and `indices`) against the spec for input `x`. samples 0: every element against
+// the spec's exact evaluation (a float average within the declared bound alone: "exact" is bit
+// for bit). samples > 0: that many elements (half of them on the border) by the linked-in
+// checker, reading the arrays where they are when they are in one of the spec's layouts, within
+// the declared bound plus the reference engine's own rounding (its expected values are not
+// exact); a mismatch found so is followed by the full comparison, which counts every one.
+py::dict check_arrays(const PyProblem& p, const py::array& x, const py::array& y,
+                      const std::optional<py::array>& indices, const py::dict& accumulation,
+                      int64_t samples, uint64_t seed) {
+  if (samples < 0)
+    throw BadInput(fmt::format("sample={}: must be 0 (every element) or more", samples));
+  const poolspec_accumulation acc = accumulation_from(accumulation);
+  const ErrorBound bound = bound_of(acc, p.problem, "caller");
+  const bool wants_indices = p.problem.op == Op::max && p.problem.indices != Indices::none;
+  if (indices && !wants_indices)
+    throw BadInput("indices: the problem has no indices output (idx= in its problem string)");
+  const std::vector<int64_t> out_shape = framework_output_shape(p);
+  std::optional<Layout> in_layout =
+      storage_layout(x, p.framing.input_shape, p.problem.dtype, "x", p.framing.channels_last);
+  std::optional<Layout> out_layout =
+      storage_layout(y, out_shape, p.problem.dtype, "y", p.framing.channels_last);
+  std::optional<py::array_t<int64_t>> idx;
+  if (indices) {
+    if (!indices->dtype().is(py::dtype::of<int64_t>()))
+      throw BadInput(
+          fmt::format("indices: dtype {}, must be int64", std::string(py::str(indices->dtype()))));
+    std::vector<int64_t> given(indices->shape(), indices->shape() + indices->ndim());
+    if (given != out_shape)
+      throw BadInput(fmt::format("indices: shape ({}), the output's is ({})", fmt::join(given, ","),
+                                 fmt::join(out_shape, ",")));
+    idx = py::array_t<int64_t>(*indices);
+  }
+  py::dict result;
+  result["problem"] = format_problem(p.problem);
+  result["bound"] =
+      bound.exact && bound.integer_units == 0 ? std::string("exact") : bound.accumulation;
+  std::optional<ElementMismatch> first;
+  int64_t checked = 0;
+  // The fast path reads the caller's buffers where they are: x and y in one of the spec's
+  // layouts, and the indices stored as y is.
+  const bool in_place =
+      samples > 0 && !cropped(p.framing) && in_layout && out_layout && *in_layout == *out_layout &&
+      (!idx || std::equal(idx->strides(), idx->strides() + idx->ndim(), y.strides(),
+                          [&](py::ssize_t a, py::ssize_t b) {
+                            return a / static_cast<py::ssize_t>(sizeof(int64_t)) ==
+                                   b / y.itemsize();
+                          }));
+  if (in_place) {
+    reference::CheckOptions options;
+    options.samples = samples;
+    options.rate = 1;
+    options.seed = seed;
+    options.bound = bound;
+    reference::Checker checker(options);
+    Result<std::optional<ElementMismatch>> r = Error{""};
+    {
+      py::gil_scoped_release unlocked;  // reads the buffers, holds no Python object
+      r = checker.check(p.problem, *in_layout, static_cast<const std::byte*>(x.data()),
+                        static_cast<const std::byte*>(y.data()), idx ? idx->data() : nullptr);
+    }
+    first = value_or_raise(std::move(r));
+    checked = checker.stats().checked_elements;
+  }
+  if (!in_place || first) {
+    // The whole comparison, on spec-order copies: every mismatch counted, the first few kept.
+    const Tensor input = spec_tensor(p, x, p.framing.input_shape, "x", true);
+    Output got{spec_tensor(p, y, out_shape, "y", false), {}};
+    if (idx) {
+      const py::array_t<int64_t, py::array::c_style | py::array::forcecast> row(*idx);
+      Tensor t{DType::f64, out_shape, std::vector<double>(row.data(), row.data() + row.size())};
+      Framing output_framing = p.framing;  // an output is never cropped
+      output_framing.crop_end.clear();
+      output_framing.input_shape = out_shape;
+      const Tensor spec = to_spec_layout(output_framing, t);
+      got.indices.assign(spec.values.begin(), spec.values.end());
+    }
+    Result<EngineComparison> c = Error{""};
+    {
+      py::gil_scoped_release unlocked;
+      Result<Output> expected = evaluate(p.problem, input);
+      c = expected ? compare_output(p.problem, input, *expected, got, bound, 5)
+                   : Result<EngineComparison>(expected.error());
+    }
+    const EngineComparison comparison = value_or_raise(std::move(c));
+    checked = comparison.elements;
+    py::list mismatches;
+    for (const ElementMismatch& m : comparison.first) mismatches.append(mismatch_dict(p, m));
+    result["mismatches"] = mismatches;
+    result["mismatch_count"] = comparison.mismatches;
+    result["ok"] = comparison.passed();
+    result["text"] =
+        comparison.passed() ? std::string() : comparison_text(p.problem, comparison, bound);
+  } else {
+    result["mismatches"] = py::list();
+    result["mismatch_count"] = 0;
+    result["ok"] = true;
+    result["text"] = std::string();
+  }
+  result["checked_elements"] = checked;
+  return result;
+}
+
+py::dict shape_dict(const PyProblem& p) {
+  py::dict d;
+  d["problem"] = format_problem(p.problem);
+  d["input_shape"] = p.framing.input_shape;
+  d["output_shape"] = framework_output_shape(p);
+  std::vector<int64_t> pb, pe;
+  for (const Axis& a : p.problem.axes) pb.push_back(a.pad_begin), pe.push_back(a.pad_end);
+  d["pads_begin"] = pb;
+  d["pads_end"] = pe;
+  if (p.shape.empty_window) {
+    py::dict w;
+    w["axis"] = p.shape.empty_window->axis;
+    w["index"] = p.shape.empty_window->index;
+    w["start"] = p.shape.empty_window->start;
+    d["empty_window"] = w;
+  } else {
+    d["empty_window"] = py::none();
+  }
+  d["valid"] = static_cast<bool>(validate(p.problem));
+  return d;
+}
+
+}  // namespace
+}  // namespace poolspec::python
+
+PYBIND11_MODULE(_poolspec, m) {
+  using namespace poolspec::python;
+  m.doc() = "poolspec's core: the executable specification of pooling (see the poolspec package)";
+  py::register_exception<BadInput>(m, "Error", PyExc_ValueError);
+
+  py::class_<PyProblem>(m, "Problem")
+      .def_property_readonly("string",
+                             [](const PyProblem& p) { return poolspec::format_problem(p.problem); })
+      .def_property_readonly(
+          "op",
+          [](const PyProblem& p) {
+            return std::string(p.problem.op == poolspec::Op::avg ? "avg" : "max");
+          })
+      .def_property_readonly(
+          "dtype",
+          [](const PyProblem& p) { return std::string(poolspec::dtype_name(p.problem.dtype)); })
+      .def_property_readonly("input_shape",
+                             [](const PyProblem& p) { return p.framing.input_shape; })
+      .def_property_readonly("output_shape", &framework_output_shape)
+      .def_property_readonly("channels_last",
+                             [](const PyProblem& p) { return p.framing.channels_last; })
+      .def_property_readonly("frontend", [](const PyProblem& p) { return p.frontend; })
+      .def_property_readonly("operator_name", [](const PyProblem& p) { return p.operator_name; })
+      .def_property_readonly("has_indices",
+                             [](const PyProblem& p) {
+                               return p.problem.op == poolspec::Op::max &&
+                                      p.problem.indices != poolspec::Indices::none;
+                             })
+      .def("__str__", [](const PyProblem& p) { return poolspec::format_problem(p.problem); })
+      .def("__repr__",
+           [](const PyProblem& p) {
+             return fmt::format("poolspec.Problem('{}')", poolspec::format_problem(p.problem));
+           })
+      .def("__eq__", [](const PyProblem& a, const PyProblem& b) {
+        return a.problem == b.problem && a.framing == b.framing;
+      });
+
+  m.def("problem_from_string", &problem_from_string, py::arg("text"));
+  m.def("problem_from_framework", &problem_from_framework, py::arg("framework"),
+        py::arg("attributes"), py::arg("op"), py::arg("input_shape"), py::arg("dtype"),
+        py::arg("opset"));
+  m.def("shape", &shape_dict, py::arg("problem"));
+  m.def("evaluate", &evaluate_array, py::arg("problem"), py::arg("x"));
+  m.def("explain", &explain_array, py::arg("problem"), py::arg("x"), py::arg("at"));
+  m.def("check", &check_arrays, py::arg("problem"), py::arg("x"), py::arg("y"), py::arg("indices"),
+        py::arg("accumulation"), py::arg("samples"), py::arg("seed"));
+  m.attr("__version__") = POOLSPEC_VERSION;
+}
