@@ -2,14 +2,14 @@
 //
 // Targets: option parsing, the checks every command makes before any work, and the commands that
 // read and write files: shape, run, explain, diff, check-model, onnx-test and seeds, with
-// --json, --help and --version. certify and prove are left out (they start worker processes and
-// run Z3; certify's own inputs are fuzzed through its worker protocol's tests).
+// --json, --help and --version. certify and prove are left out: they start worker processes and
+// run Z3, seconds per input (their bad inputs are rows of tests/cli/bad_inputs.sh).
 // Input: text, one argument per line, the first the command; a line "@@" ends the arguments and
 // the bytes after it become the file f (also written as f.npy, f.onnx, f.xml and f.pb), so
 // that the commands' file readers meet hostile files too. The scratch folder also holds a valid
 // f32 and i8 .npy (x.npy, q.npy), an ONNX model (m.onnx) and an OpenVINO IR (m.xml).
-// Every argument is a file name inside the scratch folder: an input with '/' or ".." in an
-// argument, or that names certify, prove or merge, is skipped. The sizes are the target's:
+// The commands run in the scratch folder and reach nothing outside it: an input with '/' or ".."
+// in an argument, or that names certify, prove or merge, is skipped. The sizes are the target's:
 // --max-elements and --max-taps are set to 256 and --max-tap-visits to 65536 (given ones are
 // dropped), so that a hang or a blow-up is a finding, not a large problem the limits allow.
 // Oracle:

@@ -260,6 +260,14 @@ TEST_CASE("size arithmetic is overflow-checked") {
   // "rounding=..." is no field (a rounding is written alone); found by fuzz_problem_string.
   CHECK(refusal("avg:i32:n1c1:w5:k2:rounding=ceil").find("a rounding is written alone") !=
         std::string::npos);
+  // A word poolspec does not know is called so, after a divisor too, and for max: it is not a
+  // second divisor.
+  for (const char* text : {"avg:f32:n1c1:w4:k2:s2:pb0:pe0:exclude:floor:bogus",
+                           "max:f32:n1c1:w4:k2:s2:pb0:pe0:floor:bogus"}) {
+    const std::string unknown = refusal(text);
+    CHECK(unknown.find("'bogus': unknown field") != std::string::npos);
+    CHECK(unknown.find("divisor' is given twice") == std::string::npos);
+  }
   CHECK(refusal("avg:f32:n1c1:w4:k0:s1:pb0:pe0:exclude:floor") ==
         "kernel[0]=0: kernel must be >= 1");
   CHECK(refusal("avg:f32:n1c1:h4w4:k2x2:s1x0:pb0x0:pe0x0:exclude:floor") ==

@@ -90,6 +90,9 @@ Result<std::vector<int64_t>> Attributes::ints(std::string_view name) const {
     while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
     int64_t v = 0;
     const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (ec == std::errc::result_out_of_range && ptr == item.data() + item.size())
+      return Error{fmt::format("{}=\"{}\": {} is out of range (an attribute is below 2^31)", name,
+                               *t, item)};
     if (item.empty() || ec != std::errc() || ptr != item.data() + item.size())
       return Error{fmt::format("{}=\"{}\": '{}' is not an integer", name, *t, item)};
     out.push_back(v);

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 import shlex
-from typing import Any, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -39,6 +40,11 @@ __all__ = [
     "explain",
     "check",
     "assert_matches",
+    "diff",
+    "FrameworkRow",
+    "MAX_ELEMENTS",
+    "MAX_TAP_VISITS",
+    "MAX_TAPS",
     "__version__",
 ]
 
@@ -60,30 +66,64 @@ _DTYPES = {
 }
 
 
+#: The sizes the functions that compute allow by default, as the command line's do: a larger
+#: problem is refused before any work (each function takes them as keyword arguments).
+MAX_ELEMENTS = 1 << 28  # the input's and the output's elements
+MAX_TAP_VISITS = 1 << 32  # the evaluation's work (minutes of exact arithmetic)
+MAX_TAPS = 100_000  # the taps explain lists
+
+
+def _integer(value: Any, name: str, low: int = -(1 << 63), high: int = (1 << 63) - 1) -> int:
+    """An integer argument: an int (or NumPy integer), not a bool, a float or a string, and
+    within [low, high]."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise Error(f"{name}={value!r}: must be an integer")
+    if not low <= int(value) <= high:
+        raise Error(f"{name}={value}: must be {low}..{high}")
+    return int(value)
+
+
+def _integers(values: Any, name: str) -> list:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise Error(f"{name}={values!r}: must be a sequence of integers")
+    return [_integer(v, f"{name}[{i}]") for i, v in enumerate(values)]
+
+
 def _attribute_text(attributes: Union[str, Mapping[str, Any]]) -> str:
     """A framework's attributes as text: a string as it is, a mapping as name="value" pairs
-    (sequences joined with commas, booleans as true/false)."""
+    (sequences of integers joined with commas, booleans as true/false; None and an empty
+    sequence leave the attribute out, its default)."""
     if isinstance(attributes, str):
         return attributes
+    if not isinstance(attributes, Mapping):
+        raise Error(f"attributes {attributes!r}: must be a mapping of names to values, or the "
+                    "attribute text")
     items = []
     for name, value in attributes.items():
         if isinstance(value, bool):
             text = "true" if value else "false"
-        elif isinstance(value, (list, tuple)):
-            text = ",".join(str(int(v)) for v in value)
+        elif isinstance(value, numbers.Integral):
+            text = str(int(value))
+        elif isinstance(value, str):
+            text = value
         elif value is None:
             continue  # PyTorch's stride=None: the attribute's default
+        elif isinstance(value, Iterable):
+            text = ",".join(str(v) for v in _integers(value, name))
+            if not text:
+                continue  # PyTorch's stride=[]: the default too
         else:
-            text = str(value)
-        if '"' in text:
-            raise Error(f"{name}={text!r}: a value cannot hold a double quote")
+            raise Error(f"{name}={value!r}: must be an integer, a sequence of integers, a boolean "
+                        "or a string")
+        if '"' in text or "\n" in text:
+            raise Error(f"{name}={text!r}: a value cannot hold a double quote or a line break")
         items.append(f'{name}="{text}"')
     return " ".join(items)
 
 
 def problem(text: Optional[str] = None, *, op: Optional[str] = None,
             input_shape: Optional[Sequence[int]] = None, dtype: Optional[str] = None,
-            opset: int = 0, **framework: Union[str, Mapping[str, Any]]) -> Problem:
+            opset: Optional[int] = None, **framework: Union[str, Mapping[str, Any]]) -> Problem:
     """A pooling problem: a problem string (``"avg:f32:n1c1:h4w4:k2x2:..."``), or one framework's
     attributes in its own spelling, as a mapping or as text, with the operator (avg, max,
     global_avg, global_max), the input's shape in the framework's layout and its dtype (f32 when
@@ -91,27 +131,40 @@ def problem(text: Optional[str] = None, *, op: Optional[str] = None,
 
         problem(op="avg", onnx=dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1], ceil_mode=1),
                 input_shape=(1, 3, 32, 32))
-        problem(op="max", openvino='kernel="2,2" strides="2,2"', opset=8, input_shape=x.shape)
+        problem(op="max", openvino='kernel="2,2" strides="2,2" pads_begin="0,0" pads_end="0,0"',
+                opset=8, input_shape=x.shape)
 
-    Raises poolspec.Error (a ValueError) naming the attribute, its value and the rule.
+    input_shape is the framework's input with its batch: PyTorch's unbatched (C, H, W) call is
+    one batch of it, (1, C, H, W). opset: OpenVINO's or ONNX's operator set (their default when
+    not given). Raises poolspec.Error (a ValueError) naming the attribute, its value and the
+    rule.
     """
     if text is not None:
-        if framework or op is not None or input_shape is not None or dtype is not None or opset:
+        if framework or op is not None or input_shape is not None or dtype is not None or \
+                opset is not None:
             raise Error("a problem string stands alone: give it, or a framework's attributes")
+        if not isinstance(text, str):
+            raise Error(f"problem {text!r}: a problem string, or keyword arguments")
         return _poolspec.problem_from_string(text)
+    unknown = sorted(k for k in framework if k not in FRAMEWORKS)
+    if unknown:
+        raise Error(f"{unknown[0]}: not a framework poolspec knows, nor an argument of problem "
+                    f"({', '.join(FRAMEWORKS)})")
     if len(framework) != 1:
         raise Error("give a problem string or one framework's attributes "
                     f"({', '.join(FRAMEWORKS)}); got {sorted(framework) or 'none'}")
     (name, attributes), = framework.items()
-    if name not in FRAMEWORKS:
-        raise Error(f"{name}: not a framework poolspec knows ({', '.join(FRAMEWORKS)})")
     if op is None:
         raise Error("op: required with a framework's attributes (avg, max, global_avg or global_max)")
     if input_shape is None:
         raise Error("input_shape: required with a framework's attributes (in its layout)")
-    return _poolspec.problem_from_framework(name, _attribute_text(attributes), op,
-                                            [int(d) for d in input_shape], _dtype_name(dtype),
-                                            int(opset))
+    if opset is not None:
+        if name not in ("openvino", "onnx"):
+            raise Error(f"opset={opset}: only with openvino or onnx (operator sets)")
+        opset = _integer(opset, "opset", 1, (1 << 31) - 1)
+    return _poolspec.problem_from_framework(name, _attribute_text(attributes), str(op),
+                                            _integers(input_shape, "input_shape"),
+                                            _dtype_name(dtype), opset or 0)
 
 
 def _dtype_name(dtype: Any) -> str:
@@ -119,21 +172,46 @@ def _dtype_name(dtype: Any) -> str:
         return "f32"
     if isinstance(dtype, str) and dtype in ("f64", "f32", "f16", "bf16", "i32", "i8", "u8"):
         return dtype
-    torch_name = str(dtype).replace("torch.", "")
-    if torch_name == "bfloat16":
+    if str(dtype) in ("torch.bfloat16", "bfloat16"):
         return "bf16"
-    try:
-        return _DTYPES[np.dtype(torch_name)]
+    try:  # a NumPy dtype or its name, Python's float, or a PyTorch dtype by its name
+        given = dtype if isinstance(dtype, (type, np.dtype)) else str(dtype).replace("torch.", "")
+        return _DTYPES[np.dtype(given)]
     except (TypeError, KeyError):
         raise Error(f"dtype={dtype}: must be f64, f32, f16, bf16, i32, i8 or u8") from None
 
 
 def _as_problem(p: Union[Problem, str]) -> Problem:
-    return _poolspec.problem_from_string(p) if isinstance(p, str) else p
+    if isinstance(p, str):
+        return _poolspec.problem_from_string(p)
+    if not isinstance(p, Problem):
+        raise Error(f"problem {p!r}: a poolspec.Problem or a problem string")
+    return p
 
 
 def _is_torch(x: Any) -> bool:
     return type(x).__module__.startswith("torch")
+
+
+def _torch() -> Any:
+    import torch  # only when given a tensor
+
+    return torch
+
+
+def _tensor(x: Any, name: str, p: Problem) -> np.ndarray:
+    """`_array`, after checking a PyTorch tensor's dtype against the problem's in PyTorch's
+    words (its bfloat16 is read as int16 bits, which would otherwise be the name said)."""
+    if _is_torch(x) and hasattr(x, "dtype") and _dtype_name_or_none(x.dtype) != p.dtype:
+        raise Error(f"{name}: dtype {x.dtype}, the problem's is {p.dtype}")
+    return _array(x, name)
+
+
+def _dtype_name_or_none(dtype: Any) -> Optional[str]:
+    try:
+        return _dtype_name(dtype)
+    except Error:
+        return None
 
 
 def _array(x: Any, name: str) -> np.ndarray:
@@ -144,6 +222,9 @@ def _array(x: Any, name: str) -> np.ndarray:
         return x
     if _is_torch(x):
         t = x.detach()
+        if t.device.type == "meta" or t.layout != _torch().strided:
+            raise Error(f"{name}: a {t.device.type} {str(t.layout).replace('torch.', '')} tensor "
+                        "has no dense data to read")
         if t.device.type != "cpu":
             t = t.cpu()
         import torch  # only when given a tensor
@@ -199,13 +280,17 @@ def _like(y: np.ndarray, x: Any) -> Any:
     return t
 
 
-def evaluate(p: Union[Problem, str], x: Any, *, return_indices: bool = False) -> Any:
+def evaluate(p: Union[Problem, str], x: Any, *, return_indices: bool = False,
+             max_elements: int = MAX_ELEMENTS, max_tap_visits: int = MAX_TAP_VISITS) -> Any:
     """The spec's exact output for input `x` (in the framework's layout and the problem's
     dtype): one rounding of the exact value per element. With return_indices, also the max's
-    indices (int64), as the problem's index mode numbers them. The GIL is released while it
-    computes."""
+    indices (int64), as the problem's index mode numbers them. A problem whose tensors pass
+    max_elements or whose work passes max_tap_visits is refused before any work. The GIL is
+    released while it computes (it cannot be interrupted: the limits keep it short)."""
     p = _as_problem(p)
-    y, indices = _poolspec.evaluate(p, _array(x, "x"))
+    y, indices = _poolspec.evaluate(p, _tensor(x, "x", p),
+                                    _integer(max_elements, "max_elements"),
+                                    _integer(max_tap_visits, "max_tap_visits"))
     if return_indices:
         if indices is None:
             raise Error("return_indices: the problem has no indices output (idx= in its problem "
@@ -236,9 +321,12 @@ class Explanation:
     rule: str
 
 
-def explain(p: Union[Problem, str], x: Any, at: Sequence[int]) -> Explanation:
-    """One output element, `at` its coordinate in the framework's layout."""
-    d = _poolspec.explain(_as_problem(p), _array(x, "x"), [int(i) for i in at])
+def explain(p: Union[Problem, str], x: Any, at: Sequence[int], *,
+            max_taps: int = MAX_TAPS) -> Explanation:
+    """One output element, `at` its coordinate in the framework's layout; a window of more than
+    max_taps taps is refused before any is listed."""
+    p = _as_problem(p)
+    d = _poolspec.explain(p, _tensor(x, "x", p), _integers(at, "at"), _integer(max_taps, "max_taps"))
     taps = tuple(Tap(tuple(t["offset"]), tuple(t["coordinate"]), t["kind"], t["value"])
                  for t in d["taps"])
     return Explanation(tuple(d["output_coordinate"]), taps, d["in_bounds"], d["in_padded_extent"],
@@ -283,7 +371,8 @@ _ACCUMULATIONS = {
 
 def check(p: Union[Problem, str], x: Any, y: Any, *, indices: Any = None,
           accumulation: Union[str, Mapping[str, Any]] = "exact", sample: Optional[int] = None,
-          seed: int = 0) -> CheckResult:
+          seed: int = 0, max_elements: int = MAX_ELEMENTS,
+          max_tap_visits: int = MAX_TAP_VISITS) -> CheckResult:
     """Checks an implementation's output `y` (and max `indices`) for input `x` against the spec.
 
     accumulation: how the implementation sums a float average, from which the tolerance is
@@ -291,21 +380,24 @@ def check(p: Union[Problem, str], x: Any, y: Any, *, indices: Any = None,
     division, the quotient rounded once), or a mapping with backend.h's fields (sum_format,
     extra_operations, output_ulps, integer_units), validated against their ranges. Max results
     and integer averages are compared bit for bit.
-    sample: check this many elements (half of them on the border) by the linked-in checker,
-    reading the tensors in place, not every element against the exact evaluation; its float
-    tolerance adds the reference engine's own rounding to the declared bound.
+    sample: None (the default) compares every element with the spec's exact evaluation. N > 0
+    checks N elements (half of them on the border), 0 every element, by the linked-in checker,
+    which reads the tensors in place and is much faster; its float tolerance adds the reference
+    engine's own rounding to the declared bound.
+    max_elements, max_tap_visits: as for evaluate, which the exact comparison does.
     """
     p = _as_problem(p)
-    if isinstance(accumulation, str):
-        if accumulation not in _ACCUMULATIONS:
-            raise Error(f"accumulation={accumulation}: must be exact, f32, f64 or a mapping of "
-                        "sum_format, extra_operations, output_ulps and integer_units")
+    if isinstance(accumulation, str) and accumulation in _ACCUMULATIONS:
         accumulation = _ACCUMULATIONS[accumulation]
-    if sample is not None and sample < 1:
-        raise Error(f"sample={sample}: must be 1 or more (None: every element)")
-    xs = _array(x, "x")
-    d = _poolspec.check(p, xs, _array(y, "y"), None if indices is None else _array(indices, "indices"),
-                        dict(accumulation), 0 if sample is None else int(sample), int(seed))
+    elif not isinstance(accumulation, Mapping):
+        raise Error(f"accumulation={accumulation!r}: must be exact, f32, f64 or a mapping of "
+                    "sum_format, extra_operations, output_ulps and integer_units")
+    samples = -1 if sample is None else _integer(sample, "sample", 0)
+    d = _poolspec.check(p, _tensor(x, "x", p), _tensor(y, "y", p),
+                        None if indices is None else _array(indices, "indices"), dict(accumulation),
+                        samples, _integer(seed, "seed", 0, (1 << 64) - 1),
+                        _integer(max_elements, "max_elements"),
+                        _integer(max_tap_visits, "max_tap_visits"))
     mismatches = tuple(Mismatch(tuple(m["coordinate"]), m["expected"], m["got"], m["error"],
                                 m["allowed"], m["error_ulps"], m["expected_index"],
                                 m["got_index"]) for m in d["mismatches"])
@@ -333,3 +425,43 @@ def assert_matches(p: Union[Problem, str], x: Any, y: Any, **options: Any) -> Ch
         lines.append(f"replay: {r.replay}")
         raise AssertionError("\n".join(lines))
     return r
+
+
+@dataclasses.dataclass(frozen=True)
+class FrameworkRow:
+    """One framework's rules applied to the problem ``diff`` was given: the source first."""
+    framework: str  # "pytorch", "onnx@22", "openvino@1", ...
+    attributes: str  # the problem in that framework's own spelling
+    expressible: bool
+    reason: str  # why it cannot express the problem, when it cannot
+    operator: str
+    problem: str
+    output_shape: Tuple[int, ...]  # spec order (N, C, o...)
+    values: np.ndarray  # float64, spec order
+    differing_outputs: int  # outputs that differ from the source's (-1: not comparable)
+    largest_difference: float
+    first_difference: str
+
+    @property
+    def agrees(self) -> bool:
+        return self.expressible and self.differing_outputs == 0
+
+
+def diff(*, op: str, input_shape: Sequence[int], dtype: Any = None, opset: Optional[int] = None,
+         x: Any = None, max_elements: int = MAX_ELEMENTS, max_tap_visits: int = MAX_TAP_VISITS,
+         **framework: Union[str, Mapping[str, Any]]) -> Tuple[FrameworkRow, ...]:
+    """The problem, given in one framework's terms, under every framework's rules that can
+    express it, as `poolspec diff` evaluates it: on `x` (in the framework's layout) or a ramp
+    1, 2, 3, ...: the source as given first, then every framework's translation (the source's
+    own among them). Each evaluation is held to max_elements and max_tap_visits."""
+    source = problem(op=op, input_shape=input_shape, dtype=dtype, opset=opset, **framework)
+    (name, attributes), = framework.items()
+    rows = _poolspec.diff(name, _attribute_text(attributes), str(op),
+                          _integers(input_shape, "input_shape"), _dtype_name(dtype),
+                          opset or 0, None if x is None else _tensor(x, "x", source),
+                          _integer(max_elements, "max_elements"),
+                          _integer(max_tap_visits, "max_tap_visits"))
+    return tuple(FrameworkRow(r["framework"], r["attributes"], r["expressible"], r["reason"],
+                              r["operator"], r["problem"], tuple(r["output_shape"]), r["values"],
+                              r["differing_outputs"], r["largest_difference"],
+                              r["first_difference"]) for r in rows)

@@ -4,6 +4,9 @@ from typing import Any, Mapping, Optional, Sequence, Tuple, Union
 
 __version__: str
 FRAMEWORKS: Tuple[str, ...]
+MAX_ELEMENTS: int
+MAX_TAP_VISITS: int
+MAX_TAPS: int
 
 class Error(ValueError):
     """Bad input: the message names the attribute, its value and the rule."""
@@ -82,12 +85,35 @@ class CheckResult:
     def __bool__(self) -> bool: ...
 
 def problem(text: Optional[str] = ..., *, op: Optional[str] = ...,
-            input_shape: Optional[Sequence[int]] = ..., dtype: Any = ..., opset: int = ...,
+            input_shape: Optional[Sequence[int]] = ..., dtype: Any = ...,
+            opset: Optional[int] = ...,
             **framework: Union[str, Mapping[str, Any]]) -> Problem: ...
 def shape(p: Union[Problem, str]) -> Shape: ...
-def evaluate(p: Union[Problem, str], x: Any, *, return_indices: bool = ...) -> Any: ...
-def explain(p: Union[Problem, str], x: Any, at: Sequence[int]) -> Explanation: ...
+def evaluate(p: Union[Problem, str], x: Any, *, return_indices: bool = ...,
+             max_elements: int = ..., max_tap_visits: int = ...) -> Any: ...
+def explain(p: Union[Problem, str], x: Any, at: Sequence[int], *,
+            max_taps: int = ...) -> Explanation: ...
 def check(p: Union[Problem, str], x: Any, y: Any, *, indices: Any = ...,
           accumulation: Union[str, Mapping[str, Any]] = ..., sample: Optional[int] = ...,
-          seed: int = ...) -> CheckResult: ...
+          seed: int = ..., max_elements: int = ..., max_tap_visits: int = ...) -> CheckResult: ...
 def assert_matches(p: Union[Problem, str], x: Any, y: Any, **options: Any) -> CheckResult: ...
+
+@dataclass(frozen=True)
+class FrameworkRow:
+    framework: str
+    attributes: str
+    expressible: bool
+    reason: str
+    operator: str
+    problem: str
+    output_shape: Tuple[int, ...]
+    values: Any
+    differing_outputs: int
+    largest_difference: float
+    first_difference: str
+    @property
+    def agrees(self) -> bool: ...
+
+def diff(*, op: str, input_shape: Sequence[int], dtype: Any = ..., opset: Optional[int] = ...,
+         x: Any = ..., max_elements: int = ..., max_tap_visits: int = ...,
+         **framework: Union[str, Mapping[str, Any]]) -> Tuple[FrameworkRow, ...]: ...

@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -13,11 +14,13 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "framework_comparison.hpp"
 #include "poolspec/backend.hpp"
 #include "poolspec/engine.hpp"
 #include "poolspec/engine_check.hpp"
@@ -26,6 +29,7 @@
 #include "poolspec/problem_string.hpp"
 #include "poolspec/reference/check.hpp"
 #include "poolspec/shape.hpp"
+#include "poolspec/translate.hpp"
 
 namespace py = pybind11;
 
@@ -61,7 +65,7 @@ PyProblem resolved(Problem p, Framing framing, std::string frontend, std::string
 }
 
 PyProblem problem_from_string(const std::string& text) {
-  Problem p = value_or_raise(parse_problem(text), "problem string '" + text + "'");
+  Problem p = value_or_raise(parse_problem(text));  // its message quotes the string
   return resolved(std::move(p), {}, "problem string", "");
 }
 
@@ -231,7 +235,35 @@ std::vector<int64_t> spec_coordinate(const PyProblem& p, std::vector<int64_t> c)
   return c;
 }
 
-py::tuple evaluate_array(const PyProblem& p, const py::array& x) {
+// The sizes a caller allows (keyword arguments of the Python functions, the command line's
+// limits by other names), checked before any work: the tensors' elements and the evaluation's
+// tap visits (ShapeInfo::tap_visits).
+struct Limits {
+  int64_t max_elements, max_tap_visits;
+};
+
+void check_limits(const PyProblem& p, const Limits& limits) {
+  if (limits.max_elements < 1 || limits.max_tap_visits < 1)
+    throw BadInput(fmt::format("max_elements={}, max_tap_visits={}: must be 1 or more",
+                               limits.max_elements, limits.max_tap_visits));
+  for (const auto& [what, elements, shape] :
+       {std::tuple{"input", p.shape.input_elements, &p.shape.input_shape},
+        std::tuple{"output", p.shape.output_elements, &p.shape.output_shape}})
+    if (elements > limits.max_elements)
+      throw BadInput(
+          fmt::format("the {} ({}) has {} elements, over the limit of {} "
+                      "(max_elements= raises it)",
+                      what, fmt::join(*shape, "x"), elements, limits.max_elements));
+  if (p.shape.tap_visits > limits.max_tap_visits)
+    throw BadInput(fmt::format(
+        "evaluating it takes about {} tap visits ({} outputs, each classifying its kernel's taps "
+        "on every axis and visiting those inside the input), over the limit of {} "
+        "(max_tap_visits= raises it)",
+        p.shape.tap_visits, p.shape.output_elements, limits.max_tap_visits));
+}
+
+py::tuple evaluate_array(const PyProblem& p, const py::array& x, const Limits& limits) {
+  check_limits(p, limits);
   const Tensor input = spec_tensor(p, x, p.framing.input_shape, "x", true);
   Result<Output> out = Error{""};
   {
@@ -244,7 +276,30 @@ py::tuple evaluate_array(const PyProblem& p, const py::array& x) {
                                                    : py::object(indices_of(p, o.indices)));
 }
 
-py::dict explain_array(const PyProblem& p, const py::array& x, const std::vector<int64_t>& at) {
+py::dict explain_array(const PyProblem& p, const py::array& x, const std::vector<int64_t>& at,
+                       int64_t max_taps) {
+  // Every tap of the window is listed: their number is checked before any is.
+  if (max_taps < 1) throw BadInput(fmt::format("max_taps={}: must be 1 or more", max_taps));
+  int64_t window_taps = 1;
+  std::vector<int64_t> kernel;
+  for (const Axis& a : p.problem.axes) {
+    kernel.push_back(a.kernel);
+    window_taps = a.kernel > max_taps / window_taps ? max_taps + 1 : window_taps * a.kernel;
+  }
+  if (window_taps > max_taps)
+    throw BadInput(
+        fmt::format("the window has more than {} taps (kernel {}), the most explain "
+                    "lists (max_taps= raises it)",
+                    max_taps, fmt::join(kernel, "x")));
+  const std::vector<int64_t> out_shape = framework_output_shape(p);
+  if (at.size() != out_shape.size())
+    throw BadInput(fmt::format("at=({}): {} coordinates; the output has {} axes ({})",
+                               fmt::join(at, ","), at.size(), out_shape.size(),
+                               fmt::join(out_shape, "x")));
+  for (size_t i = 0; i < at.size(); ++i)
+    if (at[i] < 0 || at[i] >= out_shape[i])
+      throw BadInput(fmt::format("at[{}]={}: must be in [0, {}) (the output is {})", i, at[i],
+                                 out_shape[i], fmt::join(out_shape, "x")));
   const Tensor input = spec_tensor(p, x, p.framing.input_shape, "x", true);
   const Explanation e = value_or_raise(explain(p.problem, input, spec_coordinate(p, at)));
   py::list taps;
@@ -269,24 +324,40 @@ py::dict explain_array(const PyProblem& p, const py::array& x, const std::vector
   return d;
 }
 
+// A declared accumulation: backend.h's fields by name, each of its type, then their ranges.
 poolspec_accumulation accumulation_from(const py::dict& a) {
   poolspec_accumulation acc{POOLSPEC_EXACT_SUMS, 0, 0, 0};
+  const auto integer = [](const std::string& key, const py::handle& value, int64_t low,
+                          int64_t high) {
+    if (!py::isinstance<py::int_>(value) || py::isinstance<py::bool_>(value))
+      throw BadInput(
+          fmt::format("accumulation.{}={}: must be an integer", key, std::string(py::repr(value))));
+    const auto v = value.cast<py::int_>();
+    if (v < py::int_(low) || v > py::int_(high))
+      throw BadInput(fmt::format("accumulation.{}={}: must be {}..{}", key,
+                                 std::string(py::str(value)), low, high));
+    return value.cast<int64_t>();
+  };
   for (const auto& [key, value] : a) {
     const std::string k = py::str(key);
     if (k == "sum_format") {
       const std::string f = py::str(value);
+      if (!py::isinstance<py::str>(value) || (f != "exact" && f != "f32" && f != "f64"))
+        throw BadInput(fmt::format("accumulation.sum_format={}: must be exact, f32 or f64",
+                                   std::string(py::repr(value))));
       acc.sum_format = f == "exact" ? POOLSPEC_EXACT_SUMS
                        : f == "f32" ? POOLSPEC_F32
-                       : f == "f64"
-                           ? POOLSPEC_F64
-                           : throw BadInput(fmt::format(
-                                 "accumulation.sum_format={}: must be exact, f32 or f64", f));
+                                    : POOLSPEC_F64;
     } else if (k == "extra_operations") {
-      acc.extra_operations = value.cast<int32_t>();
+      acc.extra_operations = static_cast<int32_t>(integer(k, value, 0, 16));
     } else if (k == "output_ulps") {
+      if (!(py::isinstance<py::float_>(value) || py::isinstance<py::int_>(value)) ||
+          py::isinstance<py::bool_>(value))
+        throw BadInput(fmt::format("accumulation.output_ulps={}: must be a number in 0..4",
+                                   std::string(py::repr(value))));
       acc.output_ulps = value.cast<double>();
     } else if (k == "integer_units") {
-      acc.integer_units = value.cast<int64_t>();
+      acc.integer_units = integer(k, value, 0, 1);
     } else {
       throw BadInput(
           fmt::format("accumulation.{}: unknown; the fields are sum_format, "
@@ -312,22 +383,29 @@ py::dict mismatch_dict(const PyProblem& p, const ElementMismatch& m) {
   return d;
 }
 
-// Checks `y` (and `indices`) against the spec for input `x`. samples 0: every element against
+// Checks `y` (and `indices`) against the spec for input `x`. samples -1: every element against
 // the spec's exact evaluation (a float average within the declared bound alone: "exact" is bit
-// for bit). samples > 0: that many elements (half of them on the border) by the linked-in
-// checker, reading the arrays where they are when they are in one of the spec's layouts, within
-// the declared bound plus the reference engine's own rounding (its expected values are not
-// exact); a mismatch found so is followed by the full comparison, which counts every one.
+// for bit). samples 0: every element, and samples > 0: that many (half of them on the border),
+// by the linked-in checker, reading the arrays where they are when they are in one of the spec's
+// layouts, within the declared bound plus the reference engine's own rounding (its expected
+// values are not exact); a mismatch found so is followed by the exact comparison, which counts
+// every one.
 py::dict check_arrays(const PyProblem& p, const py::array& x, const py::array& y,
                       const std::optional<py::array>& indices, const py::dict& accumulation,
-                      int64_t samples, uint64_t seed) {
-  if (samples < 0)
+                      int64_t samples, uint64_t seed, const Limits& limits) {
+  if (samples < -1)
     throw BadInput(fmt::format("sample={}: must be 0 (every element) or more", samples));
+  check_limits(p, limits);  // the exact comparison evaluates the whole problem
   const poolspec_accumulation acc = accumulation_from(accumulation);
   const ErrorBound bound = bound_of(acc, p.problem, "caller");
   const bool wants_indices = p.problem.op == Op::max && p.problem.indices != Indices::none;
   if (indices && !wants_indices)
     throw BadInput("indices: the problem has no indices output (idx= in its problem string)");
+  if (!indices && wants_indices)
+    throw BadInput(
+        fmt::format("indices: required: the problem has an indices output (idx={}); "
+                    "give the implementation's, or check a problem without idx=",
+                    p.problem.indices == Indices::plane ? "plane" : "tensor"));
   const std::vector<int64_t> out_shape = framework_output_shape(p);
   std::optional<Layout> in_layout =
       storage_layout(x, p.framing.input_shape, p.problem.dtype, "x", p.framing.channels_last);
@@ -347,13 +425,16 @@ py::dict check_arrays(const PyProblem& p, const py::array& x, const py::array& y
   py::dict result;
   result["problem"] = format_problem(p.problem);
   result["bound"] =
-      bound.exact && bound.integer_units == 0 ? std::string("exact") : bound.accumulation;
+      bound.exact ? (bound.integer_units == 0
+                         ? std::string("exact")
+                         : fmt::format("exact; integer averages within {}", bound.integer_units))
+                  : bound.accumulation;
   std::optional<ElementMismatch> first;
   int64_t checked = 0;
   // The fast path reads the caller's buffers where they are: x and y in one of the spec's
   // layouts, and the indices stored as y is.
   const bool in_place =
-      samples > 0 && !cropped(p.framing) && in_layout && out_layout && *in_layout == *out_layout &&
+      samples >= 0 && !cropped(p.framing) && in_layout && out_layout && *in_layout == *out_layout &&
       (!idx || std::equal(idx->strides(), idx->strides() + idx->ndim(), y.strides(),
                           [&](py::ssize_t a, py::ssize_t b) {
                             return a / static_cast<py::ssize_t>(sizeof(int64_t)) ==
@@ -436,6 +517,103 @@ py::dict shape_dict(const PyProblem& p) {
   return d;
 }
 
+// The problem, given in one framework's terms, under every framework's rules that can express
+// it (what `poolspec diff` prints): the source first, then one row per translation, each with
+// its output (spec order, (N, C, o...)) and how it compares with the source's.
+py::list diff_frameworks(const std::string& framework, const std::string& attributes,
+                         const std::string& op, const std::vector<int64_t>& input_shape,
+                         const std::string& dtype, int opset, const std::optional<py::array>& x,
+                         const Limits& limits) {
+  const Framework f = value_or_raise(parse_framework(framework));
+  cli::ProblemOptions options;
+  if (limits.max_elements < 1 || limits.max_tap_visits < 1)
+    throw BadInput(fmt::format("max_elements={}, max_tap_visits={}: must be 1 or more",
+                               limits.max_elements, limits.max_tap_visits));
+  options.max_elements = limits.max_elements;
+  options.max_tap_visits = limits.max_tap_visits;
+  options.attributes[f] = attributes;
+  options.op = op;
+  options.input_shape = fmt::format("{}", fmt::join(input_shape, ","));
+  options.dtype = dtype;
+  options.opset = opset;
+  std::optional<Tensor> given;
+  if (x) {
+    // The framework's layout, as given: the front-end's framing is applied by the comparison.
+    const PyProblem p =
+        problem_from_framework(framework, attributes, op, input_shape, dtype, opset);
+    const std::optional<Layout> layout =
+        storage_layout(*x, p.framing.input_shape, p.problem.dtype, "x", false);
+    const py::array bytes = layout == Layout::channels_first ? *x : row_major_copy(*x);
+    given = from_storage(
+        p.problem.dtype, p.framing.input_shape, Layout::channels_first,
+        {static_cast<const std::byte*>(bytes.data()), static_cast<size_t>(bytes.nbytes())});
+  }
+  const cli::ResolvedProblem source =
+      value_or_raise(cli::resolve_problem(options, given ? &*given : nullptr));
+  const Intent intent = intent_of(Frontend{source.problem, source.framing, source.operator_name});
+  const Tensor input =
+      value_or_raise(cli::comparison_input(source, intent, given ? &*given : nullptr));
+  Translation own{f, std::string(framework_name(f)) + (opset ? fmt::format("@{}", opset) : ""),
+                  attributes,
+                  value_or_raise(cli::frontend_input(options, given ? &*given : nullptr)), ""};
+  std::vector<cli::FrameworkRow> rows;
+  {
+    py::gil_scoped_release unlocked;
+    rows = cli::compare_frameworks(own, intent, input, options);
+  }
+  if (!rows[0].refusal.empty()) {
+    // The command line's words for the limits, in the keywords' names.
+    std::string why = rows[0].refusal;
+    for (const auto& [option, keyword] : {std::pair{"--max-tap-visits", "max_tap_visits="},
+                                          std::pair{"--max-elements", "max_elements="}})
+      if (const size_t at = why.find(option); at != std::string::npos)
+        why.replace(at, std::string_view(option).size(), keyword);
+    throw BadInput(why);
+  }
+  py::list out;
+  for (const cli::FrameworkRow& r : rows) {
+    py::dict d;
+    d["framework"] = r.translation.label;
+    d["attributes"] = r.translation.attributes;
+    d["expressible"] = r.refusal.empty();
+    d["reason"] = r.refusal;
+    d["operator"] = r.operator_name;
+    d["problem"] = r.problem;
+    d["output_shape"] = r.shape;
+    py::array_t<double> values(static_cast<py::ssize_t>(r.values.size()));
+    std::copy(r.values.begin(), r.values.end(), values.mutable_data());
+    d["values"] = r.shape.empty() ? py::object(values) : py::object(values.reshape(r.shape));
+    d["differing_outputs"] = r.differing;
+    d["largest_difference"] = r.largest;
+    d["first_difference"] = r.first_difference;
+    out.append(d);
+  }
+  return out;
+}
+
+// The benchmark's yardstick (python/bench/check_overhead.py): the linked-in checker called from
+// C++ on the same buffers, `repeats` times, with no Python in between; the seconds per call.
+double linked_in_check_seconds(const PyProblem& p, const py::array& x, const py::array& y,
+                               int64_t samples, int repeats) {
+  const std::optional<Layout> layout =
+      storage_layout(x, p.framing.input_shape, p.problem.dtype, "x", p.framing.channels_last);
+  if (!layout || cropped(p.framing) ||
+      storage_layout(y, framework_output_shape(p), p.problem.dtype, "y", p.framing.channels_last) !=
+          layout)
+    throw BadInput("x, y: not in one of the spec's layouts, both alike");
+  reference::CheckOptions options;
+  options.samples = samples;
+  options.rate = 1;
+  reference::Checker checker(options);
+  py::gil_scoped_release unlocked;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < repeats; ++i)
+    (void)checker.check(p.problem, *layout, static_cast<const std::byte*>(x.data()),
+                        static_cast<const std::byte*>(y.data()));
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() /
+         std::max(repeats, 1);
+}
+
 }  // namespace
 }  // namespace poolspec::python
 
@@ -481,9 +659,39 @@ PYBIND11_MODULE(_poolspec, m) {
         py::arg("attributes"), py::arg("op"), py::arg("input_shape"), py::arg("dtype"),
         py::arg("opset"));
   m.def("shape", &shape_dict, py::arg("problem"));
-  m.def("evaluate", &evaluate_array, py::arg("problem"), py::arg("x"));
-  m.def("explain", &explain_array, py::arg("problem"), py::arg("x"), py::arg("at"));
-  m.def("check", &check_arrays, py::arg("problem"), py::arg("x"), py::arg("y"), py::arg("indices"),
-        py::arg("accumulation"), py::arg("samples"), py::arg("seed"));
+  const auto limits = [](int64_t max_elements, int64_t max_tap_visits) {
+    return Limits{max_elements, max_tap_visits};
+  };
+  m.def(
+      "evaluate",
+      [=](const PyProblem& p, const py::array& x, int64_t max_elements, int64_t max_tap_visits) {
+        return evaluate_array(p, x, limits(max_elements, max_tap_visits));
+      },
+      py::arg("problem"), py::arg("x"), py::arg("max_elements"), py::arg("max_tap_visits"));
+  m.def("explain", &explain_array, py::arg("problem"), py::arg("x"), py::arg("at"),
+        py::arg("max_taps"));
+  m.def(
+      "check",
+      [=](const PyProblem& p, const py::array& x, const py::array& y,
+          const std::optional<py::array>& indices, const py::dict& accumulation, int64_t samples,
+          uint64_t seed, int64_t max_elements, int64_t max_tap_visits) {
+        return check_arrays(p, x, y, indices, accumulation, samples, seed,
+                            limits(max_elements, max_tap_visits));
+      },
+      py::arg("problem"), py::arg("x"), py::arg("y"), py::arg("indices"), py::arg("accumulation"),
+      py::arg("samples"), py::arg("seed"), py::arg("max_elements"), py::arg("max_tap_visits"));
+  m.def(
+      "diff",
+      [=](const std::string& framework, const std::string& attributes, const std::string& op,
+          const std::vector<int64_t>& input_shape, const std::string& dtype, int opset,
+          const std::optional<py::array>& x, int64_t max_elements, int64_t max_tap_visits) {
+        return diff_frameworks(framework, attributes, op, input_shape, dtype, opset, x,
+                               limits(max_elements, max_tap_visits));
+      },
+      py::arg("framework"), py::arg("attributes"), py::arg("op"), py::arg("input_shape"),
+      py::arg("dtype"), py::arg("opset"), py::arg("x"), py::arg("max_elements"),
+      py::arg("max_tap_visits"));
+  m.def("linked_in_check_seconds", &linked_in_check_seconds, py::arg("problem"), py::arg("x"),
+        py::arg("y"), py::arg("samples"), py::arg("repeats"));
   m.attr("__version__") = POOLSPEC_VERSION;
 }

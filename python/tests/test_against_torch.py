@@ -83,3 +83,11 @@ def test_bf16_and_f16_tensors():
         p = poolspec.problem(op="max", pytorch="kernel_size=2", input_shape=xt.shape, dtype=xt.dtype)
         poolspec.assert_matches(p, xt, y)
         assert torch.equal(poolspec.evaluate(p, xt), y)
+
+
+def test_tensors_that_cannot_be_read_are_refused_in_torch_words():
+    p = poolspec.problem(op="max", pytorch="kernel_size=2", input_shape=(1, 1, 4, 4))
+    with pytest.raises(poolspec.Error, match=r"x: dtype torch.bfloat16, the problem's is f32"):
+        poolspec.evaluate(p, torch.zeros(1, 1, 4, 4, dtype=torch.bfloat16))
+    with pytest.raises(poolspec.Error, match=r"x: a meta strided tensor has no dense data"):
+        poolspec.evaluate(p, torch.empty(1, 1, 4, 4, device="meta"))

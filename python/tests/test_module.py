@@ -111,6 +111,7 @@ def test_check_finds_a_wrong_element_and_says_where():
     y = poolspec.evaluate(p, x)
     assert poolspec.check(p, x, y).ok
     assert poolspec.check(p, x, y, sample=8).checked_elements == 8
+    assert poolspec.check(p, x, y, sample=0).checked_elements == 72
     wrong = y.copy()
     wrong[0, 1, 5, 0] += 1e-3
     r = poolspec.check(p, x, wrong)
@@ -121,8 +122,11 @@ def test_check_finds_a_wrong_element_and_says_where():
     assert not poolspec.check(p, x, wrong, accumulation="f32").ok
     nudged = y.copy()
     nudged[0, 0, 2, 2] = np.nextafter(y[0, 0, 2, 2], np.float32(np.inf))
-    assert not poolspec.check(p, x, nudged).ok
+    assert not poolspec.check(p, x, nudged).ok  # "exact" is bit for bit against the spec
     assert poolspec.check(p, x, nudged, accumulation="f32").ok
+    # The linked-in checker finds the thousandth too, then counts with the exact comparison.
+    r = poolspec.check(p, x, wrong, sample=0)
+    assert not r.ok and r.mismatch_count == 1 and r.checked_elements == 72
     with pytest.raises(AssertionError, match=r"at \(0,1,5,0\): expected .* allowed .*\nreplay: poolspec run"):
         poolspec.assert_matches(p, x, wrong)
 
@@ -146,3 +150,85 @@ def test_explain_gives_the_window():
     assert len(e.taps) == 9 and sum(t.kind == "input" for t in e.taps) == e.in_bounds == 2
     assert e.divisor == e.in_padded_extent == 6 and e.result == float(poolspec.evaluate(p, x)[0, 0, 0, 2])
     assert {t.kind for t in e.taps} == {"input", "pad_begin", "pad_end", "overhang"}
+
+
+def test_diff_places_the_frameworks_side_by_side(poolspec_command):
+    rows = poolspec.diff(op="avg", input_shape=(1, 1, 4, 4),
+                         pytorch=dict(kernel_size=3, stride=2, padding=1, ceil_mode=True,
+                                      count_include_pad=True))
+    code, out, _ = run_command(poolspec_command, "diff", "--op", "avg", "--input-shape", "1,1,4,4",
+                               "--pytorch", poolspec._attribute_text(dict(
+                                   kernel_size=3, stride=2, padding=1, ceil_mode=True,
+                                   count_include_pad=True)), "--json")
+    doc = json.loads(out)
+    assert [r.framework for r in rows] == [f["framework"] for f in doc["frameworks"]]
+    by_name = {r.framework: r for r in rows}
+    assert by_name["onnx@22"].agrees and not by_name["openvino@1"].agrees
+    # The README's figures: the ceil overhang's divisor under INCL-CLIP and INCL-FULL.
+    assert by_name["pytorch"].values[0, 0, 0].round(3).tolist() == [1.556, 3.333, 2.0]
+    assert by_name["openvino@1"].values[0, 0, 0].round(3).tolist() == [1.556, 3.333, 1.333]
+    assert not by_name["tensorflow"].expressible and by_name["tensorflow"].reason
+    nan = poolspec.diff(op="max", input_shape=(1, 1, 4), pytorch="kernel_size=2 stride=1",
+                        x=np.array([[[np.nan, 1, 3, 3]]], np.float32))
+    assert np.isnan(nan[0].values[0, 0, 0]) and nan[1].values[0, 0, 0] == 1
+
+
+def test_bad_arguments_are_refused_with_their_name():
+    p = poolspec.problem("avg:f32:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:exclude:floor")
+    x = np.zeros((1, 1, 4, 4), np.float32)
+    y = poolspec.evaluate(p, x)
+    cases = [
+        (lambda: poolspec.problem(op="avg", pytorch=dict(kernel_size=2), input_shape=(1, 1, 4.5, 4)),
+         r"input_shape\[2\]=4.5: must be an integer"),
+        (lambda: poolspec.problem(op="avg", pytorch=dict(kernel_size=2), input_shape="1,1,4,4"),
+         r"input_shape='1,1,4,4': must be a sequence of integers"),
+        (lambda: poolspec.problem(op="avg", pytorch=5, input_shape=(1, 1, 4, 4)),
+         r"attributes 5: must be a mapping"),
+        (lambda: poolspec.problem(op="avg", pytorch=dict(kernel_size=[[2, 2]]), input_shape=(1, 1, 4, 4)),
+         r"kernel_size\[0\]=\[2, 2\]: must be an integer"),
+        (lambda: poolspec.problem(op="avg", pytorch=dict(kernel_size=2**70), input_shape=(1, 1, 4, 4)),
+         r"1180591620717411303424 is out of range"),
+        (lambda: poolspec.problem(op="avg", pytorch=dict(kernel_size=2), opset=19, input_shape=(1, 1, 4, 4)),
+         r"opset=19: only with openvino or onnx"),
+        (lambda: poolspec.problem(op="avg", onnx=dict(kernel_shape=[2, 2]), opset=0, input_shape=(1, 1, 4, 4)),
+         r"opset=0: must be 1\.\."),
+        (lambda: poolspec.problem(op="avg", bogus=1, onnx="kernel_shape=2,2", input_shape=(1, 1, 4, 4)),
+         r"bogus: not a framework poolspec knows, nor an argument of problem"),
+        (lambda: poolspec.shape(None), r"problem None: a poolspec.Problem or a problem string"),
+        (lambda: poolspec.explain(p, x, (0, 0, 0.5, 0)), r"at\[2\]=0.5: must be an integer"),
+        (lambda: poolspec.explain(p, x, (0, 0, 2, 0)), r"at\[2\]=2: must be in \[0, 2\)"),
+        (lambda: poolspec.explain(p, x, (0, 0, 0)), r"3 coordinates; the output has 4 axes"),
+        (lambda: poolspec.check(p, x, y, sample=2.5), r"sample=2.5: must be an integer"),
+        (lambda: poolspec.check(p, x, y, sample=True), r"sample=True: must be an integer"),
+        (lambda: poolspec.check(p, x, y, seed=-1), r"seed=-1: must be 0\.\."),
+        (lambda: poolspec.check(p, x, y, accumulation=None), r"accumulation=None: must be exact"),
+        (lambda: poolspec.check(p, x, y, accumulation=dict(sum_format="f32", extra_operations="1")),
+         r"accumulation.extra_operations='1': must be an integer"),
+        (lambda: poolspec.check(p, x, y, accumulation=dict(sum_format="f32", extra_operations=2**70)),
+         r"accumulation.extra_operations=1180591620717411303424: must be 0..16"),
+        (lambda: poolspec.check(p, x, y, accumulation=dict(sum_format="f32", output_ulps="0.5")),
+         r"accumulation.output_ulps='0.5': must be a number in 0..4"),
+        (lambda: poolspec.check(poolspec.problem("max:f32:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:floor:idx=plane"), x, y),
+         r"indices: required: the problem has an indices output \(idx=plane\)"),
+    ]
+    for call, pattern in cases:
+        with pytest.raises(poolspec.Error, match=pattern):
+            call()
+
+
+def test_work_is_bounded_before_it_starts():
+    big = poolspec.problem("avg:f32:n1c1:h512w512:k512x512:s1x1:pb511x511:pe511x511:include_full:floor")
+    x = np.ones((1, 1, 512, 512), np.float32)
+    with pytest.raises(poolspec.Error, match=r"tap visits .* over the limit of 4294967296 \(max_tap_visits= raises it\)"):
+        poolspec.evaluate(big, x)
+    with pytest.raises(poolspec.Error, match=r"tap visits .* \(max_tap_visits= raises it\)"):
+        poolspec.check(big, x, np.ones(big.output_shape, np.float32))
+    wide = poolspec.problem("max:f32:n1c1:h4w4:k1x1:s1x1:pb20000x20000:pe20000x20000:floor:empty=-inf")
+    with pytest.raises(poolspec.Error, match=r"the output \(1x1x40004x40004\) has 1600320016 elements, over the limit of 268435456 \(max_elements= raises it\)"):
+        poolspec.evaluate(wide, np.ones((1, 1, 4, 4), np.float32))
+    k = 3000000
+    long_window = poolspec.problem(f"avg:f32:n1c1:w4:k{k}:s1:pb{k - 1}:pe{k - 1}:include_full:floor")
+    with pytest.raises(poolspec.Error, match=r"more than 100000 taps \(kernel 3000000\), the most explain lists \(max_taps= raises it\)"):
+        poolspec.explain(long_window, np.ones((1, 1, 4), np.float32), (0, 0, 0))
+    with pytest.raises(poolspec.Error, match=r"over the limit of 10 \(max_tap_visits= raises it\)"):
+        poolspec.diff(op="avg", input_shape=(1, 1, 8, 8), pytorch=dict(kernel_size=3), max_tap_visits=10)

@@ -31,3 +31,36 @@ def test_every_call_is_checked_with_the_option(pytester):
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider",
                                            "--poolspec", "--poolspec-sample", "0")
     result.assert_outcomes(passed=1)
+
+
+def test_by_default_every_element_is_checked(pytester):
+    # One wrong element of 192: a spot check of 16 would miss it on most seeds.
+    pytester.makepyfile(test_one_element="""
+        import pytest, torch, torch.nn.functional as F
+        @pytest.mark.poolspec
+        def test_one_wrong_element(monkeypatch):
+            real = torch.max_pool2d
+            def mutant(*args, **kwargs):
+                y = real(*args, **kwargs).clone()
+                y.view(-1)[3] += 1.0
+                return y
+            monkeypatch.setattr(torch, "max_pool2d", mutant)
+            F.max_pool2d(torch.randn(1, 3, 16, 16), 3, 2, 1)
+    """)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*1 of 192 checked elements differ from the spec*"])
+
+
+def test_calls_without_values_pass_through(pytester):
+    pytester.makepyfile(test_graphs="""
+        import torch, torch.nn.functional as F
+        def test_traced_and_meta(poolspec_torch):
+            # No TracerWarning (-W error): the trace passes through; its check run has values.
+            torch.jit.trace(torch.nn.AvgPool2d(2), torch.randn(1, 1, 4, 4))
+            checked = len(poolspec_torch)
+            F.max_pool2d(torch.empty(1, 1, 8, 8, device="meta"), 2)
+            assert len(poolspec_torch) == checked
+    """)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-W", "error")
+    result.assert_outcomes(passed=1)

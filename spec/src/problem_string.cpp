@@ -110,7 +110,8 @@ class Parser {
            (field[prefix.size()] >= '0' && field[prefix.size()] <= '9')))
         return prefix;
     if (parse_enum(field, all_roundings, rounding_name)) return "rounding";
-    return "divisor";
+    if (parse_enum(field, plain_divisors, divisor_name)) return "divisor";
+    return field;  // a word poolspec does not know: refused as such by parse_field
   }
 
   // A field that does not apply to the op or dtype is refused, whatever its value: the string
@@ -207,6 +208,10 @@ class Parser {
     }
     if (key == "start") return option(p.max_start, all_starts, max_start_name, "first lowest");
     if (key == "order") return option(p.index_order, all_orders, index_order_name, "row col");
+    if (eq == std::string_view::npos)
+      return fail(f, field,
+                  "unknown field: expected k s dl pb pe, a divisor (exclude include_clip "
+                  "include_full override=<k>), a rounding (floor ceil ceil_torch) or key=value");
     return fail(f, field, fmt::format("unknown option '{}'", key));
   }
 
