@@ -1,7 +1,7 @@
 /* For the first 4 problems run mallocs and touches 64 MiB blocks until malloc fails, then returns
  * 1 ("out of memory"); later problems are correct.
  * expect: FAIL|CRASH
- * args: --memory-limit-mb 256
+ * args: --memory-limit-mb 256 --timeout-ms 10000
  */
 /* It stops at 1 GiB: getting that far means the 512 MB limit was not enforced, and then it computes
  * correctly (a PASS the test must reject). */

@@ -1,7 +1,7 @@
 /* For the first 2 problems run lifts its address-space limits (root may raise hard limits) and
  * touches 1 GiB: if that works it computes correctly (a PASS the test must reject), else returns 1.
  * expect: FAIL|CRASH
- * args: --memory-limit-mb 256
+ * args: --memory-limit-mb 256 --timeout-ms 10000
  */
 #include <sys/resource.h>
 
