@@ -98,8 +98,8 @@ Tensor consume_image(FuzzedDataProvider& in, int64_t h, int64_t w, int64_t c) {
 // The model against the spec's meaning of the operator (not for the caller's scale and shift).
 void check_against_spec(const Xs3Frontend& f, const Tensor& image, const Tensor& model) {
   if (f.op.has_scale_shift) return;
-  const Output spec = evaluate(f.problem, xs3_spec_input(f, image)).value();
-  const Tensor expected = nchw_to_hwc(spec.values);
+  const Output spec = evaluate(f.problem, to_spec_layout(f.framing, image)).value();
+  const Tensor expected = to_framework_layout(f.framing, spec.values);
   const double lower = f.op.symmetric ? -127 : -128;
   const int64_t pixels = f.op.window_h * f.op.window_w;
   const bool power_of_two = (pixels & (pixels - 1)) == 0;

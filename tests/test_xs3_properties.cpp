@@ -125,8 +125,9 @@ Compared compare(Xs3Engine engine, const Xs3Case& k) {
   const Xs3Frontend f = from_xs3(k.attributes, k.image.shape).value();
   Result<Tensor> model = engine(f.op, k.image);
   RC_PRE(model.ok());  // rejected pixel counts (N = 255, ...) are init errors, tested elsewhere
-  const Output spec = evaluate(f.problem, xs3_spec_input(f, k.image)).value();
-  return Compared{*model, nchw_to_hwc(spec.values), f.op.symmetric ? -127 : -128};
+  const Output spec = evaluate(f.problem, to_spec_layout(f.framing, k.image)).value();
+  return Compared{*model, to_framework_layout(f.framing, spec.values),
+                  f.op.symmetric ? -127 : -128};
 }
 
 // "exact (half-up rounding of the spec's mean, then saturation) whenever the pixel count is a

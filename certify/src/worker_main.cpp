@@ -42,6 +42,21 @@
 
 namespace wire = poolspec::certify::wire;
 
+// Under AddressSanitizer (a sanitized build of poolspec), the backend's malloc is ASan's. By
+// default ASan aborts the process when an allocation fails; C's malloc returns NULL. The worker
+// runs a backend as it runs in production, so a failed allocation returns NULL here too: a
+// backend that handles it is judged by what it does next, not killed by the sanitizer.
+#if defined(__SANITIZE_ADDRESS__)
+#define POOLSPEC_WORKER_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define POOLSPEC_WORKER_UNDER_ASAN 1
+#endif
+#endif
+#ifdef POOLSPEC_WORKER_UNDER_ASAN
+extern "C" const char* __asan_default_options() { return "allocator_may_return_null=1"; }
+#endif
+
 namespace {
 
 // Set before each call, read by the fault handler.

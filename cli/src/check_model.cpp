@@ -547,8 +547,7 @@ int check_model_command(const CheckModelOptions& o, bool json) {
         if (!want) return refuse(fmt::format("--expect {}: {}", node.name, want.error().message));
         const Tensor spec_want =
             want->shape == r.output_shape
-                ? to_spec_layout(Framing{r.frontend->framing.channels_last, {}, r.output_shape},
-                                 *want)
+                ? to_spec_layout(output_framing(r.frontend->framing, r.output_shape), *want)
                 : *want;
         const OnnxValues expected{spec_want.shape, 0, spec_want.values};
         Result<OnnxDataSetReport> c =

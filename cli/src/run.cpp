@@ -39,9 +39,9 @@ int run_xs3(const ProblemOptions& options, const RunOptions& run, const Tensor& 
     return refuse(fmt::format("input: {} tensor, XS3 operators take i8", dtype_name(input.dtype)));
   Result<Tensor> model = xs3::run_operator(f->op, input);
   if (!model) return refuse(model.error().message);
-  Result<Output> spec = evaluate(f->problem, xs3_spec_input(*f, input));
+  Result<Output> spec = evaluate(f->problem, to_spec_layout(f->framing, input));
   if (!spec) return refuse(spec.error().message);
-  const Tensor expected = nchw_to_hwc(spec->values);
+  const Tensor expected = to_framework_layout(f->framing, spec->values);
   int64_t differing = 0;
   double largest = 0;
   for (size_t i = 0; i < model->values.size(); ++i) {

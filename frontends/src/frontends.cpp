@@ -1,5 +1,6 @@
 #include "poolspec/frontends.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -228,22 +229,33 @@ Tensor transpose_channels(const Tensor& t, bool to_last) {
 
 }  // namespace
 
+bool crops(const Framing& framing) {
+  const auto any = [](const std::vector<int64_t>& v) {
+    return std::any_of(v.begin(), v.end(), [](int64_t c) { return c != 0; });
+  };
+  return any(framing.crop_begin) || any(framing.crop_end);
+}
+
 Tensor to_spec_layout(const Framing& framing, const Tensor& t) {
-  Tensor first = framing.channels_last ? transpose_channels(t, false) : t;
-  bool cropped = false;
-  for (int64_t c : framing.crop_end) cropped = cropped || c != 0;
-  if (!cropped) return first;
-  // Keep the leading extent - crop elements of every spatial axis.
-  std::vector<int64_t> shape = first.shape;
+  Tensor batched = t;
+  if (!framing.batch_axis) batched.shape.insert(batched.shape.begin(), 1);
+  Tensor first = framing.channels_last ? transpose_channels(batched, false) : std::move(batched);
+  if (!crops(framing)) return first;
+  // Keep, on every spatial axis i, the elements [crop_begin[i], extent - crop_end[i]).
+  const size_t rank = first.shape.size();
+  std::vector<int64_t> shape = first.shape, begin(rank, 0);
+  for (size_t i = 0; i < framing.crop_begin.size(); ++i) {
+    begin[i + 2] = framing.crop_begin[i];
+    shape[i + 2] -= framing.crop_begin[i];
+  }
   for (size_t i = 0; i < framing.crop_end.size(); ++i) shape[i + 2] -= framing.crop_end[i];
   Tensor out{first.dtype, shape, {}};
-  const size_t rank = shape.size();
   std::vector<int64_t> x(rank, 0);
   const int64_t total = element_count(shape).value();
   out.values.reserve(static_cast<size_t>(total));
   for (int64_t k = 0; k < total; ++k) {
     int64_t src = 0;
-    for (size_t i = 0; i < rank; ++i) src = src * first.shape[i] + x[i];
+    for (size_t i = 0; i < rank; ++i) src = src * first.shape[i] + begin[i] + x[i];
     out.values.push_back(first.values[static_cast<size_t>(src)]);
     for (size_t i = rank; i-- > 0;) {
       if (++x[i] < shape[i]) break;
@@ -254,15 +266,47 @@ Tensor to_spec_layout(const Framing& framing, const Tensor& t) {
 }
 
 Tensor to_framework_layout(const Framing& framing, const Tensor& t) {
-  return framing.channels_last ? transpose_channels(t, true) : t;
+  Tensor out = framing.channels_last ? transpose_channels(t, true) : t;
+  if (!framing.batch_axis) out.shape.erase(out.shape.begin());  // N = 1
+  return out;
 }
 
 std::vector<int64_t> to_framework_shape(const Framing& framing, const std::vector<int64_t>& s) {
-  if (!framing.channels_last) return s;
   std::vector<int64_t> out = s;
-  out.erase(out.begin() + 1);
-  out.push_back(s[1]);
+  if (framing.channels_last) {
+    out.erase(out.begin() + 1);
+    out.push_back(s[1]);
+  }
+  if (!framing.batch_axis) out.erase(out.begin());
   return out;
+}
+
+Framing output_framing(const Framing& framing, const std::vector<int64_t>& framework_output_shape) {
+  Framing out;
+  out.channels_last = framing.channels_last;
+  out.batch_axis = framing.batch_axis;
+  out.input_shape = framework_output_shape;
+  return out;
+}
+
+std::vector<int64_t> to_framework_coordinate(const Framing& framing, std::vector<int64_t> c) {
+  if (framing.channels_last && c.size() >= 3) {
+    const int64_t channel = c[1];
+    c.erase(c.begin() + 1);
+    c.push_back(channel);
+  }
+  if (!framing.batch_axis && !c.empty()) c.erase(c.begin());
+  return c;
+}
+
+std::vector<int64_t> to_spec_coordinate(const Framing& framing, std::vector<int64_t> c) {
+  if (!framing.batch_axis) c.insert(c.begin(), 0);
+  if (framing.channels_last && c.size() >= 3) {
+    const int64_t channel = c.back();
+    c.pop_back();
+    c.insert(c.begin() + 1, channel);
+  }
+  return c;
 }
 
 }  // namespace poolspec

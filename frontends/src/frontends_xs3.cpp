@@ -114,32 +114,13 @@ Result<Xs3Frontend> from_xs3(std::string_view text, const std::vector<int64_t>& 
   p.axes = {Axis{(op.out_h - 1) * op.stride_v + op.window_h, op.window_h, op.stride_v, 1, 0, 0},
             Axis{(op.out_w - 1) * op.stride_h + op.window_w, op.window_w, op.stride_h, 1, 0, 0}};
   if (Status s = validate(p); !s) return s.error();
+  f.framing.channels_last = true;
+  f.framing.batch_axis = false;
+  f.framing.input_shape = hwc;
+  f.framing.crop_begin = {op.start_row, op.start_col};
+  f.framing.crop_end = {op.height - op.start_row - p.axes[0].extent,
+                        op.width - op.start_col - p.axes[1].extent};
   return f;
-}
-
-Tensor xs3_spec_input(const Xs3Frontend& f, const Tensor& hwc) {
-  const int64_t rows = f.problem.axes[0].extent, cols = f.problem.axes[1].extent;
-  const int64_t c = f.op.channels;
-  Tensor t{
-      hwc.dtype, {1, c, rows, cols}, std::vector<double>(static_cast<size_t>(c * rows * cols))};
-  for (int64_t ch = 0; ch < c; ++ch)
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t col = 0; col < cols; ++col)
-        t.values[static_cast<size_t>((ch * rows + r) * cols + col)] =
-            hwc.values[static_cast<size_t>(
-                ((f.op.start_row + r) * f.op.width + f.op.start_col + col) * c + ch)];
-  return t;
-}
-
-Tensor nchw_to_hwc(const Tensor& nchw) {
-  const int64_t c = nchw.shape[1], h = nchw.shape[2], w = nchw.shape[3];
-  Tensor t{nchw.dtype, {h, w, c}, std::vector<double>(nchw.values.size())};
-  for (int64_t ch = 0; ch < c; ++ch)
-    for (int64_t r = 0; r < h; ++r)
-      for (int64_t col = 0; col < w; ++col)
-        t.values[static_cast<size_t>((r * w + col) * c + ch)] =
-            nchw.values[static_cast<size_t>((ch * h + r) * w + col)];
-  return t;
 }
 
 }  // namespace poolspec

@@ -37,6 +37,7 @@ __all__ = [
     "problem",
     "shape",
     "evaluate",
+    "run_xs3",
     "explain",
     "check",
     "assert_matches",
@@ -52,7 +53,8 @@ __version__: str = _poolspec.__version__
 
 Problem = _poolspec.Problem
 
-#: The frameworks whose attributes ``problem`` takes, as keyword arguments of these names.
+#: The frameworks whose attributes ``problem`` takes, as keyword arguments of these names (and
+#: ``xs3``: an XS3 (lib_nn) operator, whose attributes name the operator).
 FRAMEWORKS = ("ngraph", "openvino", "onnx", "pytorch", "tensorflow", "tflite", "onednn", "opencv",
               "armnn")
 
@@ -146,6 +148,8 @@ def problem(text: Optional[str] = None, *, op: Optional[str] = None,
         if not isinstance(text, str):
             raise Error(f"problem {text!r}: a problem string, or keyword arguments")
         return _poolspec.problem_from_string(text)
+    if "xs3" in framework:
+        return _xs3_problem(op, input_shape, dtype, opset, **framework)
     unknown = sorted(k for k in framework if k not in FRAMEWORKS)
     if unknown:
         raise Error(f"{unknown[0]}: not a framework poolspec knows, nor an argument of problem "
@@ -165,6 +169,26 @@ def problem(text: Optional[str] = None, *, op: Optional[str] = None,
     return _poolspec.problem_from_framework(name, _attribute_text(attributes), str(op),
                                             _integers(input_shape, "input_shape"),
                                             _dtype_name(dtype), opset or 0)
+
+
+def _xs3_problem(op: Optional[str], input_shape: Optional[Sequence[int]], dtype: Any,
+                 opset: Optional[int], **framework: Union[str, Mapping[str, Any]]) -> Problem:
+    """An XS3 (lib_nn) operator on an (H, W, C) int8 image, as `poolspec run --xs3` takes it:
+    ``xs3="op=avgpool2d window=3,3 start=0,0 stride=2,2"`` or the same as a mapping."""
+    others = sorted(k for k in framework if k != "xs3")
+    if others:
+        raise Error(f"xs3 and {others[0]}: give one framework's attributes")
+    if op is not None:
+        raise Error(f"op={op}: an XS3 operator is named by its attributes' op= "
+                    "(avgpool2d_global, avgpool2d, maxpool2d)")
+    if opset is not None:
+        raise Error(f"opset={opset}: only with openvino or onnx (operator sets)")
+    if dtype is not None and _dtype_name(dtype) != "i8":
+        raise Error(f"dtype={dtype}: XS3 operators take an int8 image")
+    if input_shape is None:
+        raise Error("input_shape: required with an XS3 operator (its image, (H, W, C))")
+    return _poolspec.problem_from_xs3(_attribute_text(framework["xs3"]),
+                                      _integers(input_shape, "input_shape"))
 
 
 def _dtype_name(dtype: Any) -> str:
@@ -321,6 +345,17 @@ class Explanation:
     rule: str
 
 
+def run_xs3(p: Problem, x: Any, *, max_elements: int = MAX_ELEMENTS,
+            max_tap_visits: int = MAX_TAP_VISITS) -> Any:
+    """The lib_nn operator's own output on the (H, W, C) int8 image `x`, bit for bit (poolspec's
+    model of the XS3 kernels: their rounding, saturation and accumulation), where ``evaluate``
+    gives the spec's meaning of the operator. `p` from ``problem(xs3=...)``."""
+    if not isinstance(p, Problem):
+        raise Error(f"problem {p!r}: a poolspec.Problem from problem(xs3=...)")
+    return _like(_poolspec.run_xs3(p, _tensor(x, "x", p), _integer(max_elements, "max_elements"),
+                                   _integer(max_tap_visits, "max_tap_visits")), x)
+
+
 def explain(p: Union[Problem, str], x: Any, at: Sequence[int], *,
             max_taps: int = MAX_TAPS) -> Explanation:
     """One output element, `at` its coordinate in the framework's layout; a window of more than
@@ -454,6 +489,9 @@ def diff(*, op: str, input_shape: Sequence[int], dtype: Any = None, opset: Optio
     express it, as `poolspec diff` evaluates it: on `x` (in the framework's layout) or a ramp
     1, 2, 3, ...: the source as given first, then every framework's translation (the source's
     own among them). Each evaluation is held to max_elements and max_tap_visits."""
+    if "xs3" in framework:
+        raise Error("xs3: diff sets frameworks' rules side by side, and no framework states an XS3 "
+                    "operator's; run_xs3 and evaluate give its model and the spec's meaning")
     source = problem(op=op, input_shape=input_shape, dtype=dtype, opset=opset, **framework)
     (name, attributes), = framework.items()
     rows = _poolspec.diff(name, _attribute_text(attributes), str(op),

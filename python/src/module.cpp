@@ -30,6 +30,7 @@
 #include "poolspec/reference/check.hpp"
 #include "poolspec/shape.hpp"
 #include "poolspec/translate.hpp"
+#include "poolspec/xs3/operator.hpp"
 
 namespace py = pybind11;
 
@@ -55,13 +56,14 @@ struct PyProblem {
   std::string frontend = "problem string";
   std::string operator_name;
   ShapeInfo shape;
+  std::optional<Xs3Operator> xs3;  // an XS3 (lib_nn) operator's problem: the spec's meaning of it
 };
 
 PyProblem resolved(Problem p, Framing framing, std::string frontend, std::string operator_name) {
   ShapeInfo shape = value_or_raise(infer_shape(p));
   if (framing.input_shape.empty()) framing.input_shape = shape.input_shape;
-  return {std::move(p), std::move(framing), std::move(frontend), std::move(operator_name),
-          std::move(shape)};
+  return {std::move(p),     std::move(framing), std::move(frontend), std::move(operator_name),
+          std::move(shape), std::nullopt};
 }
 
 PyProblem problem_from_string(const std::string& text) {
@@ -93,13 +95,20 @@ PyProblem problem_from_framework(const std::string& framework, const std::string
                   std::move(fe.operator_name));
 }
 
-std::vector<int64_t> framework_output_shape(const PyProblem& p) {
-  return to_framework_shape(p.framing, p.shape.output_shape);
+// An XS3 operator on an (H, W, C) int8 image, as `poolspec run --xs3` takes it.
+PyProblem problem_from_xs3(const std::string& attributes, const std::vector<int64_t>& hwc) {
+  Xs3Frontend f = value_or_raise(from_xs3(attributes, hwc));
+  const char* kind = f.op.kind == Xs3Operator::Kind::avgpool2d_global ? "avgpool2d_global"
+                     : f.op.kind == Xs3Operator::Kind::avgpool2d      ? "avgpool2d"
+                                                                      : "maxpool2d";
+  PyProblem p =
+      resolved(std::move(f.problem), std::move(f.framing), "xs3", fmt::format("lib_nn {}", kind));
+  p.xs3 = f.op;
+  return p;
 }
 
-bool cropped(const Framing& framing) {
-  return std::any_of(framing.crop_end.begin(), framing.crop_end.end(),
-                     [](int64_t c) { return c != 0; });
+std::vector<int64_t> framework_output_shape(const PyProblem& p) {
+  return to_framework_shape(p.framing, p.shape.output_shape);
 }
 
 // The NumPy dtype a problem's tensors are given in: bf16 as its 16 bits (uint16 or int16).
@@ -176,20 +185,31 @@ py::array row_major_copy(const py::array& a) {
   return py::array::ensure(a, py::array::c_style | py::array::forcecast);
 }
 
+// Whether the framework's tensors are the spec's but for the order of their axes: then the
+// linked-in checker reads them where they are.
+bool axes_reordered_only(const Framing& framing) { return framing.batch_axis && !crops(framing); }
+
 // An input or output array as a spec-order tensor (N, C, d...). A framework input may be longer
-// than the spec's on an axis (oneDNN's negative right padding: `input` true) and is cropped.
+// than the spec's on an axis (oneDNN's negative right padding, XS3's start: `input` true) and
+// is cropped; an XS3 image has no batch axis.
 Tensor spec_tensor(const PyProblem& p, const py::array& a,
                    const std::vector<int64_t>& framework_shape, const std::string& name,
                    bool input) {
   const DType dtype = p.problem.dtype;
   std::optional<Layout> layout =
       storage_layout(a, framework_shape, dtype, name, p.framing.channels_last);
+  const Framing framing = input ? p.framing : output_framing(p.framing, framework_shape);
+  if (!axes_reordered_only(framing)) {  // the framework's tensor, row-major, then its framing
+    const py::array bytes = row_major_copy(a);
+    const std::span<const std::byte> span(static_cast<const std::byte*>(bytes.data()),
+                                          static_cast<size_t>(bytes.nbytes()));
+    return to_spec_layout(framing,
+                          from_storage(dtype, framework_shape, Layout::channels_first, span));
+  }
   const py::array bytes = layout ? a : row_major_copy(a);
   if (!layout) layout = p.framing.channels_last ? Layout::channels_last : Layout::channels_first;
   const std::span<const std::byte> span(static_cast<const std::byte*>(bytes.data()),
                                         static_cast<size_t>(bytes.nbytes()));
-  if (input && cropped(p.framing))
-    return to_spec_layout(p.framing, from_storage(dtype, framework_shape, *layout, span));
   std::vector<int64_t> spec_shape = framework_shape;  // (N, d..., C) -> (N, C, d...)
   if (p.framing.channels_last) {
     spec_shape = {framework_shape.front(), framework_shape.back()};
@@ -214,25 +234,6 @@ py::array indices_of(const PyProblem& p, const std::vector<int64_t>& spec_indice
   int64_t* o = out.mutable_data();
   for (size_t i = 0; i < f.values.size(); ++i) o[i] = static_cast<int64_t>(f.values[i]);
   return out;
-}
-
-// A spec-order coordinate (n, c, o...) in the framework's order (n, o..., c for channels-last).
-std::vector<int64_t> framework_coordinate(const PyProblem& p, std::vector<int64_t> c) {
-  if (p.framing.channels_last && c.size() >= 3) {
-    const int64_t channel = c[1];
-    c.erase(c.begin() + 1);
-    c.push_back(channel);
-  }
-  return c;
-}
-
-std::vector<int64_t> spec_coordinate(const PyProblem& p, std::vector<int64_t> c) {
-  if (p.framing.channels_last && c.size() >= 3) {
-    const int64_t channel = c.back();
-    c.pop_back();
-    c.insert(c.begin() + 1, channel);
-  }
-  return c;
 }
 
 // The sizes a caller allows (keyword arguments of the Python functions, the command line's
@@ -276,6 +277,30 @@ py::tuple evaluate_array(const PyProblem& p, const py::array& x, const Limits& l
                                                    : py::object(indices_of(p, o.indices)));
 }
 
+// The lib_nn operator itself (the bit-exact XS3 model), on the image.
+py::array run_xs3_array(const PyProblem& p, const py::array& x, const Limits& limits) {
+  if (!p.xs3)
+    throw BadInput(fmt::format("problem {}: not an XS3 operator's (poolspec.problem(xs3=...))",
+                               format_problem(p.problem)));
+  check_limits(p, limits);
+  storage_layout(x, p.framing.input_shape, DType::i8, "x", true);  // its dtype and shape
+  const py::array bytes = row_major_copy(x);
+  const Tensor image = from_storage(
+      DType::i8, p.framing.input_shape, Layout::channels_first,
+      {static_cast<const std::byte*>(bytes.data()), static_cast<size_t>(bytes.nbytes())});
+  Result<Tensor> out = Error{""};
+  {
+    py::gil_scoped_release unlocked;
+    out = xs3::run_operator(*p.xs3, image);
+  }
+  const Tensor o = value_or_raise(std::move(out));
+  const std::vector<std::byte> stored = to_storage(o, Layout::channels_first);
+  py::array result(py::dtype::of<int8_t>(),
+                   std::vector<py::ssize_t>(o.shape.begin(), o.shape.end()));
+  std::memcpy(result.mutable_data(), stored.data(), stored.size());
+  return result;
+}
+
 py::dict explain_array(const PyProblem& p, const py::array& x, const std::vector<int64_t>& at,
                        int64_t max_taps) {
   // Every tap of the window is listed: their number is checked before any is.
@@ -301,18 +326,22 @@ py::dict explain_array(const PyProblem& p, const py::array& x, const std::vector
       throw BadInput(fmt::format("at[{}]={}: must be in [0, {}) (the output is {})", i, at[i],
                                  out_shape[i], fmt::join(out_shape, "x")));
   const Tensor input = spec_tensor(p, x, p.framing.input_shape, "x", true);
-  const Explanation e = value_or_raise(explain(p.problem, input, spec_coordinate(p, at)));
+  const Explanation e =
+      value_or_raise(explain(p.problem, input, to_spec_coordinate(p.framing, at)));
   py::list taps;
   for (const Tap& t : e.taps) {
     py::dict tap;
     tap["offset"] = t.offset;
-    tap["coordinate"] = t.coordinate;
+    std::vector<int64_t> coordinate = t.coordinate;  // in the framework's input, uncropped
+    for (size_t i = 0; i < p.framing.crop_begin.size() && i < coordinate.size(); ++i)
+      coordinate[i] += p.framing.crop_begin[i];
+    tap["coordinate"] = coordinate;
     tap["kind"] = std::string(tap_kind_name(t.kind));
     tap["value"] = t.value ? py::object(py::float_(*t.value)) : py::object(py::none());
     taps.append(tap);
   }
   py::dict d;
-  d["output_coordinate"] = framework_coordinate(p, e.output_coordinate);
+  d["output_coordinate"] = to_framework_coordinate(p.framing, e.output_coordinate);
   d["taps"] = taps;
   d["in_bounds"] = e.in_bounds;
   d["in_padded_extent"] = e.in_padded_extent;
@@ -372,7 +401,7 @@ poolspec_accumulation accumulation_from(const py::dict& a) {
 
 py::dict mismatch_dict(const PyProblem& p, const ElementMismatch& m) {
   py::dict d;
-  d["coordinate"] = framework_coordinate(p, m.coordinate);
+  d["coordinate"] = to_framework_coordinate(p.framing, m.coordinate);
   d["expected"] = m.expected;
   d["got"] = m.got;
   d["error"] = m.error;
@@ -434,7 +463,8 @@ py::dict check_arrays(const PyProblem& p, const py::array& x, const py::array& y
   // The fast path reads the caller's buffers where they are: x and y in one of the spec's
   // layouts, and the indices stored as y is.
   const bool in_place =
-      samples >= 0 && !cropped(p.framing) && in_layout && out_layout && *in_layout == *out_layout &&
+      samples >= 0 && axes_reordered_only(p.framing) && in_layout && out_layout &&
+      *in_layout == *out_layout &&
       (!idx || std::equal(idx->strides(), idx->strides() + idx->ndim(), y.strides(),
                           [&](py::ssize_t a, py::ssize_t b) {
                             return a / static_cast<py::ssize_t>(sizeof(int64_t)) ==
@@ -463,10 +493,7 @@ py::dict check_arrays(const PyProblem& p, const py::array& x, const py::array& y
     if (idx) {
       const py::array_t<int64_t, py::array::c_style | py::array::forcecast> row(*idx);
       Tensor t{DType::f64, out_shape, std::vector<double>(row.data(), row.data() + row.size())};
-      Framing output_framing = p.framing;  // an output is never cropped
-      output_framing.crop_end.clear();
-      output_framing.input_shape = out_shape;
-      const Tensor spec = to_spec_layout(output_framing, t);
+      const Tensor spec = to_spec_layout(output_framing(p.framing, out_shape), t);
       got.indices.assign(spec.values.begin(), spec.values.end());
     }
     Result<EngineComparison> c = Error{""};
@@ -597,7 +624,7 @@ double linked_in_check_seconds(const PyProblem& p, const py::array& x, const py:
                                int64_t samples, int repeats) {
   const std::optional<Layout> layout =
       storage_layout(x, p.framing.input_shape, p.problem.dtype, "x", p.framing.channels_last);
-  if (!layout || cropped(p.framing) ||
+  if (!layout || !axes_reordered_only(p.framing) ||
       storage_layout(y, framework_output_shape(p), p.problem.dtype, "y", p.framing.channels_last) !=
           layout)
     throw BadInput("x, y: not in one of the spec's layouts, both alike");
@@ -658,6 +685,7 @@ PYBIND11_MODULE(_poolspec, m) {
   m.def("problem_from_framework", &problem_from_framework, py::arg("framework"),
         py::arg("attributes"), py::arg("op"), py::arg("input_shape"), py::arg("dtype"),
         py::arg("opset"));
+  m.def("problem_from_xs3", &problem_from_xs3, py::arg("attributes"), py::arg("input_shape"));
   m.def("shape", &shape_dict, py::arg("problem"));
   const auto limits = [](int64_t max_elements, int64_t max_tap_visits) {
     return Limits{max_elements, max_tap_visits};
@@ -666,6 +694,12 @@ PYBIND11_MODULE(_poolspec, m) {
       "evaluate",
       [=](const PyProblem& p, const py::array& x, int64_t max_elements, int64_t max_tap_visits) {
         return evaluate_array(p, x, limits(max_elements, max_tap_visits));
+      },
+      py::arg("problem"), py::arg("x"), py::arg("max_elements"), py::arg("max_tap_visits"));
+  m.def(
+      "run_xs3",
+      [=](const PyProblem& p, const py::array& x, int64_t max_elements, int64_t max_tap_visits) {
+        return run_xs3_array(p, x, limits(max_elements, max_tap_visits));
       },
       py::arg("problem"), py::arg("x"), py::arg("max_elements"), py::arg("max_tap_visits"));
   m.def("explain", &explain_array, py::arg("problem"), py::arg("x"), py::arg("at"),

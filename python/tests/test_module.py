@@ -232,3 +232,84 @@ def test_work_is_bounded_before_it_starts():
         poolspec.explain(long_window, np.ones((1, 1, 4), np.float32), (0, 0, 0))
     with pytest.raises(poolspec.Error, match=r"over the limit of 10 \(max_tap_visits= raises it\)"):
         poolspec.diff(op="avg", input_shape=(1, 1, 8, 8), pytorch=dict(kernel_size=3), max_tap_visits=10)
+
+
+XS3_OPERATORS = [
+    ("op=avgpool2d window=3,3 start=1,2 stride=2,2", (9, 10, 8)),
+    ("op=maxpool2d window=2,3 start=0,1 stride=1,2 output=3,2", (6, 7, 4)),
+    ("op=avgpool2d_global bias=-40 symmetric=0", (4, 5, 16)),
+]
+
+
+@pytest.mark.parametrize("attributes,hwc", XS3_OPERATORS)
+def test_xs3_operators_as_the_command_runs_them(attributes, hwc, tmp_path, poolspec_command):
+    p = poolspec.problem(xs3=attributes, input_shape=hwc)
+    assert p.frontend == "xs3" and p.input_shape == list(hwc) and p.channels_last
+    x = np.random.default_rng(3).integers(-128, 127, size=hwc, endpoint=True).astype(np.int8)
+    np.save(tmp_path / "x.npy", x)
+    code, out, err = run_command(poolspec_command, "run", "--xs3", attributes, "--input",
+                                 str(tmp_path / "x.npy"), "--output", str(tmp_path / "y.npy"),
+                                 "--json")
+    assert code == 0, err
+    model = poolspec.run_xs3(p, x)
+    assert model.dtype == np.int8 and model.tobytes() == np.load(tmp_path / "y.npy").tobytes()
+    assert json.loads(out)["spec_problem"] == p.string
+    spec = poolspec.evaluate(p, x)
+    assert spec.shape == model.shape == tuple(p.output_shape)
+    assert poolspec.check(p, x, spec).ok
+
+
+def test_xs3_spec_meaning_is_the_window_mean_rounded_half_up():
+    # Derived here from the operator's definition: windows of 3x3 from row 1, column 2, stride 2;
+    # the mean rounded half toward +infinity, floor((2 * sum + n) / (2 * n)).
+    x = np.random.default_rng(5).integers(-128, 127, size=(9, 10, 8), endpoint=True).astype(np.int8)
+    p = poolspec.problem(xs3=dict(op="avgpool2d", window=(3, 3), start=(1, 2), stride=(2, 2)),
+                         input_shape=x.shape)
+    rows, cols = (9 - 1 - 3) // 2 + 1, (10 - 2 - 3) // 2 + 1
+    want = np.zeros((rows, cols, 8), dtype=np.int8)
+    for r in range(rows):
+        for c in range(cols):
+            window = x[1 + 2 * r:4 + 2 * r, 2 + 2 * c:5 + 2 * c, :].astype(np.int64)
+            want[r, c] = (2 * window.sum(axis=(0, 1)) + 9) // 18
+    assert poolspec.evaluate(p, x).tobytes() == want.tobytes()
+    wrong = want.copy()
+    wrong[1, 0, 5] += 1
+    result = poolspec.check(p, x, wrong)
+    assert not result.ok and list(result.mismatches[0].coordinate) == [1, 0, 5]
+    e = poolspec.explain(p, x, at=(1, 0, 5))
+    assert e.result == want[1, 0, 5] and e.output_coordinate == (1, 0, 5)
+    assert [tap.coordinate for tap in e.taps][:2] == [(3, 2), (3, 3)]  # row 1 + 2 * 1, column 2
+
+
+def test_xs3_refusals_name_the_attribute():
+    with pytest.raises(poolspec.Error, match="window=4,4 start=0,0: the first window does not fit"):
+        poolspec.problem(xs3="op=avgpool2d window=4,4", input_shape=(3, 3, 4))
+    with pytest.raises(poolspec.Error, match="op=avg: an XS3 operator is named by its attributes"):
+        poolspec.problem(op="avg", xs3="op=avgpool2d window=2,2", input_shape=(4, 4, 4))
+    with pytest.raises(poolspec.Error, match="dtype=f32: XS3 operators take an int8 image"):
+        poolspec.problem(xs3="op=avgpool2d window=2,2", input_shape=(4, 4, 4), dtype="f32")
+    with pytest.raises(poolspec.Error, match="input rank 4"):
+        poolspec.problem(xs3="op=maxpool2d window=2,2", input_shape=(1, 4, 4, 4))
+    p = poolspec.problem(xs3="op=maxpool2d window=2,2", input_shape=(4, 4, 4))
+    with pytest.raises(poolspec.Error, match="x: dtype float32"):
+        poolspec.run_xs3(p, np.zeros((4, 4, 4), dtype=np.float32))
+    with pytest.raises(poolspec.Error, match="not an XS3 operator's"):
+        poolspec.run_xs3(poolspec.problem(PROBLEMS[0]), np.zeros((1, 2, 5, 5), dtype=np.float32))
+    with pytest.raises(poolspec.Error, match="xs3: diff"):
+        poolspec.diff(op="max", xs3="op=maxpool2d window=2,2", input_shape=(4, 4, 4))
+
+
+def test_the_stubs_name_what_the_compiled_core_has():
+    import ast
+    import inspect
+    import pathlib
+
+    stub = ast.parse(pathlib.Path(poolspec._poolspec.__file__).with_name("_poolspec.pyi").read_text())
+    stubbed = {node.name for node in stub.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    compiled = {name for name, value in vars(poolspec._poolspec).items()
+                if not name.startswith("_") and (callable(value) or inspect.isclass(value))}
+    assert stubbed == compiled
+    problem_stub = next(n for n in stub.body if isinstance(n, ast.ClassDef) and n.name == "Problem")
+    properties = {n.name for n in problem_stub.body if isinstance(n, ast.FunctionDef)}
+    assert properties == {name for name, value in vars(poolspec.Problem).items()
+                          if isinstance(value, property)}

@@ -56,13 +56,21 @@ struct FrontendInput {
 
 // How the framework's tensors map onto the spec's (N, C, d1..dn).
 struct Framing {
-  bool channels_last = false;  // TensorFlow NWC / NHWC / NDHWC, TFLite
+  bool channels_last = false;  // TensorFlow NWC / NHWC / NDHWC, TFLite, XS3's HWC
   // Per spatial axis: trailing input elements that no window reads and the Problem leaves out
   // (oneDNN's negative padding_r: the window range ends before the input does).
   std::vector<int64_t> crop_end;
   std::vector<int64_t> input_shape;  // the framework's input shape
+  // Per spatial axis: leading input elements that no window reads (XS3's start=row,col).
+  std::vector<int64_t> crop_begin;
+  // False when the framework's tensors have no batch axis (XS3's (H, W, C) image): the spec's
+  // N is 1 and does not appear in the framework's shapes and coordinates.
+  bool batch_axis = true;
   bool operator==(const Framing&) const = default;
 };
+
+// Whether the framework's input differs from the spec's by more than the order of its axes.
+bool crops(const Framing& framing);
 
 struct Frontend {
   Problem problem;
@@ -81,10 +89,18 @@ Result<Frontend> from_framework(Framework f, std::string_view attributes, const 
 
 // The framework's tensor in the spec's (N, C, d1..dn) layout, and the spec's output (values or
 // indices, same shape) in the framework's layout.
+// Outputs are never cropped: an output's framing is the input's without crops (output_framing).
 Tensor to_spec_layout(const Framing& framing, const Tensor& framework_tensor);
 Tensor to_framework_layout(const Framing& framing, const Tensor& spec_tensor);
 std::vector<int64_t> to_framework_shape(const Framing& framing,
                                         const std::vector<int64_t>& spec_shape);
+Framing output_framing(const Framing& framing, const std::vector<int64_t>& framework_output_shape);
+// An output element's spec coordinate (n, c, o...) in the framework's order (channels-last:
+// (n, o..., c); without a batch axis, n left out), and back.
+std::vector<int64_t> to_framework_coordinate(const Framing& framing,
+                                             std::vector<int64_t> spec_coordinate);
+std::vector<int64_t> to_spec_coordinate(const Framing& framing,
+                                        std::vector<int64_t> framework_coordinate);
 
 // ngraph v0 AvgPool / MaxPool (the seeds): window_shape, window_movement_strides, padding_below,
 // padding_above, include_padding_in_avg_computation (AvgPool), pad_type, ceil_mode.
@@ -134,16 +150,13 @@ namespace poolspec {
 // The operator, and the spec's meaning of it: the seed document's formula
 // y = (b + sum X) / (X_h * X_w) for the global op, the window mean for avgpool2d (no bias), the
 // window max for maxpool2d -- each rounded half up (RSHR's rule) and saturated to int8. The
-// Problem is NCHW (N = 1) over the window rows and columns the operator reads.
+// Problem is NCHW (N = 1) over the window rows and columns the operator reads; the framing maps
+// the (H, W, C) image onto it (channels last, no batch axis, cropped to those rows and columns).
 struct Xs3Frontend {
   Xs3Operator op;
   Problem problem;
+  Framing framing;
 };
 Result<Xs3Frontend> from_xs3(std::string_view attributes, const std::vector<int64_t>& hwc_shape);
-
-// The spec's input for an operator: the (H, W, C) image cropped to the rows and columns the
-// operator reads, as (1, C, rows, cols). And the spec's (1, C, h, w) output back as (h, w, C).
-Tensor xs3_spec_input(const Xs3Frontend& f, const Tensor& hwc);
-Tensor nchw_to_hwc(const Tensor& nchw);
 
 }  // namespace poolspec
