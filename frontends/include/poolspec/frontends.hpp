@@ -69,7 +69,7 @@ struct Framing {
   bool operator==(const Framing&) const = default;
 };
 
-// Whether the framework's input differs from the spec's by more than the order of its axes.
+// Whether the framing leaves input elements out (a crop at either end of a spatial axis).
 bool crops(const Framing& framing);
 
 struct Frontend {
