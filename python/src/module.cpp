@@ -185,6 +185,17 @@ py::array row_major_copy(const py::array& a) {
   return py::array::ensure(a, py::array::c_style | py::array::forcecast);
 }
 
+// An array (its dtype and shape checked, under `name`) as the framework's own tensor: its
+// elements in row-major order over `shape`, before any framing.
+Tensor framework_tensor(const py::array& a, const std::vector<int64_t>& shape, DType dtype,
+                        const std::string& name) {
+  const bool row_major = storage_layout(a, shape, dtype, name, false) == Layout::channels_first;
+  const py::array bytes = row_major ? a : row_major_copy(a);
+  return from_storage(
+      dtype, shape, Layout::channels_first,
+      {static_cast<const std::byte*>(bytes.data()), static_cast<size_t>(bytes.nbytes())});
+}
+
 // Whether the framework's tensors are the spec's but for the order of their axes: then the
 // linked-in checker reads them where they are.
 bool axes_reordered_only(const Framing& framing) { return framing.batch_axis && !crops(framing); }
@@ -196,16 +207,11 @@ Tensor spec_tensor(const PyProblem& p, const py::array& a,
                    const std::vector<int64_t>& framework_shape, const std::string& name,
                    bool input) {
   const DType dtype = p.problem.dtype;
+  const Framing framing = input ? p.framing : output_framing(p.framing, framework_shape);
+  if (!axes_reordered_only(framing))
+    return to_spec_layout(framing, framework_tensor(a, framework_shape, dtype, name));
   std::optional<Layout> layout =
       storage_layout(a, framework_shape, dtype, name, p.framing.channels_last);
-  const Framing framing = input ? p.framing : output_framing(p.framing, framework_shape);
-  if (!axes_reordered_only(framing)) {  // the framework's tensor, row-major, then its framing
-    const py::array bytes = row_major_copy(a);
-    const std::span<const std::byte> span(static_cast<const std::byte*>(bytes.data()),
-                                          static_cast<size_t>(bytes.nbytes()));
-    return to_spec_layout(framing,
-                          from_storage(dtype, framework_shape, Layout::channels_first, span));
-  }
   const py::array bytes = layout ? a : row_major_copy(a);
   if (!layout) layout = p.framing.channels_last ? Layout::channels_last : Layout::channels_first;
   const std::span<const std::byte> span(static_cast<const std::byte*>(bytes.data()),
@@ -283,11 +289,7 @@ py::array run_xs3_array(const PyProblem& p, const py::array& x, const Limits& li
     throw BadInput(fmt::format("problem {}: not an XS3 operator's (poolspec.problem(xs3=...))",
                                format_problem(p.problem)));
   check_limits(p, limits);
-  storage_layout(x, p.framing.input_shape, DType::i8, "x", true);  // its dtype and shape
-  const py::array bytes = row_major_copy(x);
-  const Tensor image = from_storage(
-      DType::i8, p.framing.input_shape, Layout::channels_first,
-      {static_cast<const std::byte*>(bytes.data()), static_cast<size_t>(bytes.nbytes())});
+  const Tensor image = framework_tensor(x, p.framing.input_shape, DType::i8, "x");
   Result<Tensor> out = Error{""};
   {
     py::gil_scoped_release unlocked;
@@ -568,12 +570,7 @@ py::list diff_frameworks(const std::string& framework, const std::string& attrib
     // The framework's layout, as given: the front-end's framing is applied by the comparison.
     const PyProblem p =
         problem_from_framework(framework, attributes, op, input_shape, dtype, opset);
-    const std::optional<Layout> layout =
-        storage_layout(*x, p.framing.input_shape, p.problem.dtype, "x", false);
-    const py::array bytes = layout == Layout::channels_first ? *x : row_major_copy(*x);
-    given = from_storage(
-        p.problem.dtype, p.framing.input_shape, Layout::channels_first,
-        {static_cast<const std::byte*>(bytes.data()), static_cast<size_t>(bytes.nbytes())});
+    given = framework_tensor(*x, p.framing.input_shape, p.problem.dtype, "x");
   }
   const cli::ResolvedProblem source =
       value_or_raise(cli::resolve_problem(options, given ? &*given : nullptr));
