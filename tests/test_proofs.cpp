@@ -4,10 +4,15 @@
 // even if a later Z3 finds different ones.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+#include <string>
+#include <vector>
+
 #include "poolspec/formulas.hpp"
 #include "poolspec/problem_string.hpp"
 #include "poolspec/proofs/proof.hpp"
 #include "poolspec/shape.hpp"
+#include "poolspec/tosa_division.hpp"
 
 namespace poolspec {
 namespace {
@@ -86,6 +91,71 @@ TEST_CASE("pinned counterexamples (found by Z3 4.8.12 in the proofs above)") {
     CAPTURE(entry.first);
     check_phenomenon(entry.first, parse_problem(entry.second).value());
   }
+}
+
+// acc / count rounded half away from zero, from the definition: |acc| / count rounded half up,
+// with acc's sign.
+int64_t half_away(int64_t acc, int64_t count) {
+  const int64_t magnitude = (2 * (acc < 0 ? -acc : acc) + count) / (2 * count);
+  return acc < 0 ? -magnitude : magnitude;
+}
+
+TEST_CASE("TOSA's int8 division: exact for small windows, and the proofs' first difference") {
+  // Every sum of every count up to 300 (a 17x17 window), by enumeration.
+  int64_t differing = 0;
+  for (int64_t count = 1; count <= 300; ++count)
+    for (int64_t acc = -255 * count; acc <= 255 * count; ++acc)
+      differing += tosa::divide(acc, count) != half_away(acc, count);
+  CHECK(differing == 0);
+  CHECK(tosa::scale_bits(1) == 0);
+  CHECK(tosa::scale_bits(2) == 1);
+  CHECK(tosa::scale_bits(3) == 2);
+  CHECK(tosa::scale_bits(2109769) == 22);
+  // The counts with room (510 count (2^22 - rho) >= 2^52, rho = ((2^30 + 1) 2^22) % count; see
+  // proofs/src/tosa_proofs.cpp) below the first difference, enumerated here: the proof
+  // tosa/division/k=22/counts-with-room/bv64 lists these twelve.
+  std::vector<int64_t> with_room;
+  for (int64_t count = (int64_t{1} << 21) + 1; count < 2109769; ++count)
+    if (510 * count * ((int64_t{1} << 22) - (((int64_t{1} << 30) + 1) << 22) % count) >= int64_t{1}
+                                                                                             << 52)
+      with_room.push_back(count);
+  CHECK(with_room.size() == 12);
+  CHECK(with_room.front() == 2106963);
+  CHECK(with_room.back() == 2109499);
+  // The refuted proofs' counterexamples, checked on the int64 arithmetic.
+  int found = 0;
+  for (const proofs::Proof& proof : proofs::all_proofs()) {
+    if (proof.name.rfind("tosa/division/", 0) != 0 || proof.expect != proofs::Expect::refuted)
+      continue;
+    CAPTURE(proof.name);
+    const proofs::ProofResult r = proofs::run_proof(proof, 60000, "");
+    REQUIRE(r.got == "sat");
+    ++found;
+    const int64_t count = r.counterexample.at("count");
+    if (proof.name.find("mutant-list") != std::string::npos) {  // the count left out of the list
+      CHECK(count == with_room.back());
+      continue;
+    }
+    const int64_t acc = r.counterexample.at("acc");
+    MESSAGE(proof.name << ": count " << count << ", acc " << acc);
+    CHECK(std::abs(acc) <= 255 * count);
+    if (proof.name.find("mutant") == std::string::npos) {
+      CHECK(count == 2109769);
+      CHECK(tosa::divide(acc, count) != half_away(acc, count));
+    } else {  // the multiplier without + 1
+      const int64_t mutant = floor_div(
+          acc * floor_div(int64_t{1} << 32, count) + (int64_t{1} << 31), int64_t{1} << 32);
+      CHECK(mutant != half_away(acc, count));
+      CHECK(tosa::divide(acc, count) == half_away(acc, count));
+    }
+  }
+  CHECK(found == 3);
+  // The worked example (spec/ERRATA.md T1): 2,109,769 taps summing to -536,936,210, a mean of
+  // -254.4999997...: TOSA gives -255, the exact mean rounded half away from zero -254.
+  CHECK(tosa::divide(-536936210, 2109769) == -255);
+  CHECK(half_away(-536936210, 2109769) == -254);
+  CHECK(tosa::divide(536936210, 2109769) == 255);
+  CHECK(half_away(536936210, 2109769) == 254);
 }
 
 TEST_CASE("a proof's own checks can fail: a claim made false is refuted") {

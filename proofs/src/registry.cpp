@@ -10,6 +10,8 @@ const std::vector<Proof>& all_proofs() {
     add_divisor_proofs(p);
     add_range_proofs(p);
     add_xs3_proofs(p);
+    add_tosa_proofs(p);
+    add_stablehlo_proofs(p);
     add_mutant_proofs(p);
     return p;
   }();

@@ -489,6 +489,28 @@ void add_mutant_proofs(std::vector<Proof>& out) {
                            (lo <= start + t * dl && start + t * dl < hi));
                  },
                  nullptr});
+  add(out, Proof{"mutant/divisor-clamped-before-dilation/int",
+                 "the exclude-pad divisor counted by clamping the window's span to the input "
+                 "first and stepping by the dilation after, ceil((min(d, start + K) - max(0, "
+                 "start)) / dl), equals the number of taps inside [0, d)",
+                 domain_text(Arithmetic::integer, "start k dl d"), "k, dl, d >= 1", "< 1 s",
+                 Expect::refuted,
+                 "clamping a start in the padding to 0 moves the taps off the dilation's grid "
+                 "(torch-mlir's Torch-to-TOSA and Torch-to-linalg average pools, PRs #3822, "
+                 "#3862, #4079); the spec's tap_range steps from the start itself",
+                 Arithmetic::integer,
+                 [](Query& q) {
+                   Builder& b = q.builder();
+                   const Z3Int start = q.variable("start"), k = q.variable("k"),
+                               dl = q.variable("dl"), d = q.variable("d");
+                   const Z3Int zero = b.literal(0), one = b.literal(1);
+                   q.assume(k >= one && dl >= one && d >= one);
+                   const Z3Int end = start + formulas::effective_kernel(k, dl);
+                   const Z3Int clamped =
+                       max_of(zero, ceil_div(min_of(d, end) - max_of(zero, start), dl));
+                   q.claim(clamped == formulas::taps_in_range(start, k, dl, zero, d));
+                 },
+                 nullptr});
 }
 
 }  // namespace poolspec::proofs

@@ -12,5 +12,7 @@ void add_divisor_proofs(std::vector<Proof>& out);
 void add_range_proofs(std::vector<Proof>& out);
 void add_mutant_proofs(std::vector<Proof>& out);
 void add_xs3_proofs(std::vector<Proof>& out);
+void add_stablehlo_proofs(std::vector<Proof>& out);
+void add_tosa_proofs(std::vector<Proof>& out);
 
 }  // namespace poolspec::proofs
