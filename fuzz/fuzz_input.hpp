@@ -93,9 +93,14 @@ inline Problem consume_problem(FuzzedDataProvider& in, const ProblemLimits& limi
     if (p.divisor == Divisor::override_value)
       p.divisor_override = in.ConsumeIntegralInRange<int64_t>(1, 12);
     p.int_rounding =
-        pick(in, std::array<IntRounding, 5>{IntRounding::half_even, IntRounding::half_away,
+        pick(in, std::array<IntRounding, 6>{IntRounding::half_even, IntRounding::half_away,
                                             IntRounding::half_up, IntRounding::toward_zero,
-                                            IntRounding::floor});
+                                            IntRounding::floor, IntRounding::tosa});
+    if (!is_float(p.dtype) && in.ConsumeIntegralInRange<int>(0, 3) == 0) {  // TOSA's zero points
+      p.input_zp = in.ConsumeIntegralInRange<int64_t>(std::max<int64_t>(int_min(p.dtype), -20), 20);
+      p.output_zp =
+          in.ConsumeIntegralInRange<int64_t>(std::max<int64_t>(int_min(p.dtype), -20), 20);
+    }
     if (in.ConsumeIntegralInRange<int>(0, 7) == 0)
       p.bias = in.ConsumeIntegralInRange<int64_t>(-300, 300);
   } else {

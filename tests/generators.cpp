@@ -1,5 +1,6 @@
 #include "generators.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -82,7 +83,12 @@ rc::Gen<Problem> problem_gen(const CaseOptions& options) {
         p.bias = *rc::gen::inRange<int64_t>(-50, 51);
       p.int_rounding =
           *rc::gen::element(IntRounding::half_even, IntRounding::half_away, IntRounding::half_up,
-                            IntRounding::toward_zero, IntRounding::floor);
+                            IntRounding::toward_zero, IntRounding::floor, IntRounding::tosa);
+      if (!is_float(p.dtype) && *rc::gen::inRange(0, 4) == 0) {  // TOSA's zero points
+        const int64_t lowest = std::max<int64_t>(int_min(p.dtype), -20);
+        p.input_zp = *rc::gen::inRange<int64_t>(lowest, 21);
+        p.output_zp = *rc::gen::inRange<int64_t>(lowest, 21);
+      }
     } else {
       p.nan = *rc::gen::element(NanPolicy::propagate, NanPolicy::ignore);
       p.indices = *rc::gen::element(Indices::none, Indices::plane, Indices::tensor);

@@ -170,3 +170,38 @@ TEST_CASE("check: the C API finds the same mismatch, with the caller's declared 
   CHECK(declared != nullptr);
   poolspec_checker_destroy(declared);
 }
+
+namespace {
+
+int accept_everything(const poolspec_backend*, const poolspec_problem*, char*, size_t) { return 1; }
+
+}  // namespace
+
+TEST_CASE("backend ABI: a version-2 backend is never asked about zero points or TOSA's division") {
+  // A version-2 backend could not know what input_zp or round=tosa mean: poolspec answers for it
+  // that the problem is unsupported, with the reason, and never calls its supports (which here
+  // would accept anything).
+  poolspec_backend b{};
+  b.abi_version = POOLSPEC_BACKEND_ABI_VERSION_2;
+  b.name = "version-2";
+  b.supports = accept_everything;
+  const AbiEngine engine(b);
+  const Problem zero_points =
+      parse_problem("avg:i8:n1c1:w4:k2:s2:pb0:pe0:exclude:floor:input_zp=3").value();
+  const Status refused = engine.supports(zero_points, Layout::channels_first);
+  REQUIRE(!refused);
+  CHECK(refused.error().message ==
+        "zero points (input_zp=3, output_zp=0) need ABI version 3; the backend declares version 2");
+  const Problem tosa =
+      parse_problem("avg:i8:n1c1:w4:k2:s2:pb0:pe0:exclude:floor:round=tosa").value();
+  const Status refused_tosa = engine.supports(tosa, Layout::channels_first);
+  REQUIRE(!refused_tosa);
+  CHECK(refused_tosa.error().message ==
+        "round=tosa needs ABI version 3; the backend declares version 2");
+  // Problems version 2 can state still reach it; a version-3 backend is asked everything.
+  CHECK(engine.supports(parse_problem("avg:i8:n1c1:w4:k2:s2:pb0:pe0:exclude:floor").value(),
+                        Layout::channels_first));
+  b.abi_version = POOLSPEC_BACKEND_ABI_VERSION;
+  CHECK(engine.supports(zero_points, Layout::channels_first));
+  CHECK(engine.supports(tosa, Layout::channels_first));
+}

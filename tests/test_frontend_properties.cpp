@@ -108,6 +108,10 @@ int64_t framework_extent(const Translation& t, const Intent& in, size_t i) {
       if ((o - 1) * s >= d + pb) --o;
       return o;
     }
+    case Framework::tosa:
+      // AVG_POOL2D.tosac: "ERROR_IF(OH != idiv_check(IH + pad_top + pad_bottom - kernel_y,
+      // stride_y) + 1)": an exact division, or the front-end refuses.
+      return (d + pb + pe - K) / s + 1;
     case Framework::openvino:
     case Framework::ngraph: {
       // pooling_shape_inference_util.hpp: (d + pb + pe - K) divided by s with floor or ceil, + 1;

@@ -101,7 +101,10 @@ TEST_CASE("integer averages: the exact mean, rounded by the chosen rule, then sa
                       {"half_away", 4, -4, -2, 3},
                       {"half_up", 4, -3, -2, 3},
                       {"toward_zero", 3, -3, -1, 2},
-                      {"floor", 3, -4, -2, 2}};
+                      {"floor", 3, -4, -2, 2},
+                      // TOSA's division: half away from zero here; -7 / 4 is floor((-7 (2^30 + 1)
+                      // + 2^31) / 2^32) = floor(-1.25 - 7 / 2^32) = -2.
+                      {"tosa", 4, -4, -2, 3}};
   for (const Row& r : rows) {
     CAPTURE(r.rule);
     const std::string suffix = ":floor:round=" + r.rule;
@@ -118,6 +121,31 @@ TEST_CASE("integer averages: the exact mean, rounded by the chosen rule, then sa
   CHECK(run("avg:u8:n1c1:w2:k2:s2:pb0:pe0:exclude:floor", {200, 200}).values.values[0] == 200);
   // An override below the window size can leave the range: saturate. 200 / 1 -> 127 in i8.
   CHECK(run("avg:i8:n1c1:w2:k2:s2:pb0:pe0:override=1:floor", {100, 100}).values.values[0] == 127);
+}
+
+TEST_CASE("zero points: input_zp off every tap summed, output_zp onto the quotient (TOSA)") {
+  // Windows of 2x2 over -120, -105, ..., 105 (steps of 15), input_zp -3, output_zp 5, TOSA's
+  // division: (-120 - 105 - 60 - 45 + 4 * 3) / 4 = -79.5 -> -80, + 5 = -75; (-210 + 12) / 4 =
+  // -49.5 -> -50 + 5 = -45; (150 + 12) / 4 = 40.5 -> 41 + 5 = 46; (270 + 12) / 4 = 70.5 -> 76.
+  std::vector<double> x;
+  for (int i = -8; i < 8; ++i) x.push_back(15.0 * i);
+  const Output o = run(
+      "avg:i8:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:exclude:floor:round=tosa:input_zp=-3:output_zp=5", x);
+  CHECK(o.values.values == std::vector<double>{-75, -45, 46, 76});
+  // x - input_zp leaves int8 (127 - -128 = 255) and the result saturates after output_zp.
+  CHECK(run("avg:i8:n1c1:w2:k2:s2:pb0:pe0:exclude:floor:round=tosa:input_zp=-128", {127, 127})
+            .values.values[0] == 127);
+  CHECK(run("avg:i8:n1c1:w2:k2:s2:pb0:pe0:exclude:floor:input_zp=100:output_zp=-100", {-100, -100})
+            .values.values[0] == -128);
+  // Only an integer average has zero points, each within the dtype's range.
+  CHECK(!parse_problem("max:i8:n1c1:w2:k2:s2:pb0:pe0:floor:input_zp=1"));
+  CHECK(!parse_problem("avg:f32:n1c1:w2:k2:s2:pb0:pe0:exclude:floor:output_zp=1"));
+  const Result<Problem> wide =
+      parse_problem("avg:u8:n1c1:w2:k2:s2:pb0:pe0:exclude:floor:input_zp=-1");
+  REQUIRE(wide);
+  const Status refused = validate(*wide);
+  REQUIRE(!refused);
+  CHECK(refused.error().message == "input_zp=-1: must lie in u8's range [0, 255]");
 }
 
 TEST_CASE("bias: T_out = (b + T_sum) / T_div, the XS3 document's formula") {

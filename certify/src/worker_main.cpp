@@ -246,6 +246,10 @@ void call(const wire::Request& q, const Loaded& loaded, int memfd) {
     status_page->stage = wire::output_shape;
     r.supported = output_shape(b, &problem, reinterpret_cast<int64_t*>(data[wire::output]), message,
                                message_size);
+  } else if (const std::string refused = poolspec::abi_version_refuses(problem, b->abi_version);
+             !refused.empty()) {
+    r.supported = 0;  // never asked: an older backend cannot know what the problem says
+    if (message && message_size) std::snprintf(message, message_size, "%s", refused.c_str());
   } else {
     status_page->stage = wire::supports;
     r.supported = b->supports(b, &problem, message, message_size);

@@ -19,7 +19,7 @@ static_assert(POOLSPEC_CEIL_TORCH == static_cast<int>(Rounding::ceil_torch));
 static_assert(POOLSPEC_OVERRIDE == static_cast<int>(Divisor::override_value));
 static_assert(POOLSPEC_EMPTY_NEG_INF == static_cast<int>(EmptyWindow::neg_inf));
 static_assert(POOLSPEC_NAN_IGNORE == static_cast<int>(NanPolicy::ignore));
-static_assert(POOLSPEC_ROUND_FLOOR == static_cast<int>(IntRounding::floor));
+static_assert(POOLSPEC_TOSA_DIVISION == static_cast<int>(IntRounding::tosa));
 static_assert(POOLSPEC_INDICES_TENSOR == static_cast<int>(Indices::tensor));
 static_assert(POOLSPEC_COLUMN_MAJOR == static_cast<int>(IndexOrder::column_major));
 static_assert(POOLSPEC_MAX_FROM_LOWEST == static_cast<int>(MaxStart::lowest));
@@ -82,6 +82,8 @@ Result<CProblem> to_c_shape_question(const Problem& p, Layout layout) {
   c.index_order = static_cast<int32_t>(p.index_order);
   c.index_axis = p.index_axis;
   c.max_start = static_cast<int32_t>(p.max_start);
+  c.input_zp = p.input_zp;
+  c.output_zp = p.output_zp;
   c.layout = layout == Layout::channels_last ? POOLSPEC_NHWC : POOLSPEC_NCHW;
   out.text = format_problem(p);
   c.text = out.text.c_str();
@@ -112,7 +114,7 @@ Result<Problem> from_c_problem(const poolspec_problem& c) {
   POOLSPEC_FIELD(p.divisor, divisor, Divisor::override_value)
   POOLSPEC_FIELD(p.empty, empty_window, EmptyWindow::neg_inf)
   POOLSPEC_FIELD(p.nan, nan_policy, NanPolicy::ignore)
-  POOLSPEC_FIELD(p.int_rounding, int_rounding, IntRounding::floor)
+  POOLSPEC_FIELD(p.int_rounding, int_rounding, IntRounding::tosa)
   POOLSPEC_FIELD(p.indices, indices, Indices::tensor)
   POOLSPEC_FIELD(p.index_order, index_order, IndexOrder::column_major)
   POOLSPEC_FIELD(p.max_start, max_start, MaxStart::lowest)
@@ -131,6 +133,8 @@ Result<Problem> from_c_problem(const poolspec_problem& c) {
   p.divisor_override = c.divisor_override;
   p.bias = c.bias;
   p.index_axis = c.index_axis;
+  p.input_zp = c.input_zp;
+  p.output_zp = c.output_zp;
   Result<ShapeInfo> shape = validated_shape(p);
   if (!shape) return shape.error();
   for (int32_t i = 0; i < c.spatial_rank; ++i)
@@ -138,6 +142,19 @@ Result<Problem> from_c_problem(const poolspec_problem& c) {
       return Error{fmt::format("axes[{}].output={}: the spec's output extent is {}", i,
                                c.axes[i].output, shape->output_shape[static_cast<size_t>(i) + 2])};
   return p;
+}
+
+std::string abi_version_refuses(const poolspec_problem& c, uint32_t abi_version) {
+  if (abi_version >= POOLSPEC_BACKEND_ABI_VERSION) return "";
+  if (c.input_zp != 0 || c.output_zp != 0)
+    return fmt::format(
+        "zero points (input_zp={}, output_zp={}) need ABI version 3; the backend "
+        "declares version {}",
+        c.input_zp, c.output_zp, abi_version);
+  if (c.int_rounding == POOLSPEC_TOSA_DIVISION)
+    return fmt::format("round=tosa needs ABI version 3; the backend declares version {}",
+                       abi_version);
+  return "";
 }
 
 std::string accumulation_problem(const poolspec_accumulation& a) {
@@ -227,9 +244,9 @@ std::unique_ptr<EngineBackend> make_engine_backend(const Engine& engine, std::st
 Status check_backend(const poolspec_backend* b) {
   if (!b) return Error{"the entry point returned no backend"};
   if (!abi_version_known(b->abi_version))
-    return Error{fmt::format("abi_version={}: this poolspec speaks versions {} and {}",
+    return Error{fmt::format("abi_version={}: this poolspec speaks versions {}, {} and {}",
                              b->abi_version, POOLSPEC_BACKEND_ABI_VERSION_1,
-                             POOLSPEC_BACKEND_ABI_VERSION)};
+                             POOLSPEC_BACKEND_ABI_VERSION_2, POOLSPEC_BACKEND_ABI_VERSION)};
   if (!b->name || !*b->name) return Error{"name: a backend must have a name"};
   if (!b->rules)
     return Error{fmt::format("{}: rules must name the framework rules it claims", b->name)};
@@ -241,6 +258,8 @@ Status check_backend(const poolspec_backend* b) {
 Status AbiEngine::supports(const Problem& p, Layout layout) const {
   Result<CProblem> c = to_c_problem(p, layout);
   if (!c) return c.error();
+  if (std::string refused = abi_version_refuses(c->problem, backend_.abi_version); !refused.empty())
+    return Error{std::move(refused)};
   char reason[512] = "";
   if (backend_.supports(&backend_, &c->problem, reason, sizeof reason) == 1) return Ok{};
   return Error{reason[0] ? std::string(reason) : std::string("refused (no reason given)")};

@@ -174,7 +174,8 @@ FrameworkSummary compare_node(const PoolingNode& node, const FrontendInput& in, 
     return none;
   }
   const ResolvedProblem source{resolved->problem, std::string(framework_name(node.framework)),
-                               resolved->operator_name, resolved->framing};
+                               resolved->operator_name, resolved->framing,
+                               unpredictable_reason(node.framework, resolved->problem)};
   // The comparison evaluates every framework's rules on the ramp: its work is bounded up front.
   if (Result<ShapeInfo> s = infer_shape(resolved->problem); s) {
     int64_t taps = 1;

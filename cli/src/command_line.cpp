@@ -57,6 +57,9 @@ const std::pair<poolspec::Framework, const char*> framework_option_help[] = {
      "Arm NN Pooling2dDescriptor: 'pool_type=Average pool_height=3 pool_width=3 stride_y=2 "
      "stride_x=2 pad_top=1 pad_bottom=1 pad_left=1 pad_right=1 output_shape_rounding=Ceiling "
      "padding_method=Exclude data_layout=NCHW'"},
+    {poolspec::Framework::tosa,
+     "TOSA AVG_POOL2D / MAX_POOL2D attributes: 'kernel=2,2 stride=2,2 pad=0,0,0,0 "
+     "acc_type=INT32 input_zp=0 output_zp=0' or 'nan_mode=IGNORE' (NHWC)"},
 };
 
 // Edit distance between two short words: insertions, deletions, substitutions and swaps of two
@@ -335,7 +338,7 @@ int command_line(int argc, const char* const* argv) {
       ->add_option(
           "--rules", certify_rules,
           "Rule sets to hold each backend to: claimed (its own), spec, xs3, or a framework "
-          "(ngraph openvino onnx pytorch tensorflow tflite onednn opencv armnn); default "
+          "(ngraph openvino onnx pytorch tensorflow tflite onednn opencv armnn tosa); default "
           "claimed,openvino")
       ->delimiter(',');
   certify_cmd->add_option("--layout", certify_layouts, "nchw, nhwc (default both)")->delimiter(',');

@@ -120,7 +120,9 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
     nlohmann::json list = nlohmann::json::array();
     for (const FrameworkRow& r : rows) {
       nlohmann::json j = {{"framework", r.translation.label},
-                          {"attributes", r.translation.attributes}};
+                          {"attributes", r.translation.attributes},
+                          {"verdict", json_text_or_null(r.verdict)}};
+      if (!r.unpredictable.empty()) j["unpredictable"] = r.unpredictable;
       if (!r.refusal.empty()) {
         j["expressible"] = false;
         j["reason"] = r.refusal;
@@ -169,7 +171,9 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
     };
     for (const FrameworkRow& r : rows) {
       if (!r.refusal.empty()) {
-        block(r.translation.label, "cannot express it: " + r.refusal);
+        block(r.translation.label, (r.verdict == "invalid" ? "invalid (refused by its rules): "
+                                                           : "cannot express it: ") +
+                                       r.refusal);
         fmt::print("\n");
         continue;
       }
@@ -193,6 +197,7 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
         block("", r.problem);
       else  // never cut: a problem string is copied into other commands
         fmt::print("{}\n", r.problem);
+      if (!r.unpredictable.empty()) block("", "unpredictable: " + r.unpredictable);
       block("", fmt::format("[{}]", plane_text(r)));
       fmt::print("\n");
     }

@@ -19,13 +19,16 @@ bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == 
 
 FrameworkRow evaluate_row(const Translation& t, const Tensor& spec_input,
                           const ProblemOptions& options) {
-  FrameworkRow row{t, "", "", t.reason, {}, {}, -1, 0, ""};
+  FrameworkRow row{t, "", "", t.reason, {}, {}, -1, 0, "", "", ""};
   if (!t.reason.empty()) return row;
   Result<Frontend> f = from_framework(t.framework, t.attributes, t.input);
   if (!f) {
     row.refusal = f.error().message;
+    row.verdict = "invalid";
     return row;
   }
+  row.unpredictable = unpredictable_reason(t.framework, f->problem);
+  row.verdict = row.unpredictable.empty() ? "defined" : "unpredictable";
   row.operator_name = f->operator_name;
   row.problem = format_problem(f->problem);
   if (Status s = check_output_size(f->problem, options); !s) {  // before evaluating it

@@ -99,7 +99,7 @@ Result<ResolvedProblem> resolve_problem(const ProblemOptions& o, const Tensor* i
     return Error{
         "problem: give exactly one of a problem string or one framework's attributes "
         "(--openvino, --ngraph, --onnx, --pytorch, --tensorflow, --tflite, --onednn, --opencv, "
-        "--armnn)"};
+        "--armnn, --tosa)"};
 
   if (!o.problem.empty()) {
     for (const auto& [name, value] :
@@ -120,7 +120,7 @@ Result<ResolvedProblem> resolve_problem(const ProblemOptions& o, const Tensor* i
     Framing framing;
     framing.input_shape = input_shape(*p);
     framing.crop_end.assign(p->axes.size(), 0);
-    return ResolvedProblem{*p, "problem string", "", framing};
+    return ResolvedProblem{*p, "problem string", "", framing, ""};
   }
 
   const auto& [framework, attributes] = *o.attributes.begin();
@@ -131,7 +131,7 @@ Result<ResolvedProblem> resolve_problem(const ProblemOptions& o, const Tensor* i
   Result<Frontend> f = from_framework(framework, attributes, *in);
   if (!f) return f.error();
   return ResolvedProblem{f->problem, std::string(framework_name(framework)), f->operator_name,
-                         f->framing};
+                         f->framing, unpredictable_reason(framework, f->problem)};
 }
 
 }  // namespace poolspec::cli

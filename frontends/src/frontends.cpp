@@ -121,6 +121,7 @@ std::string_view framework_name(Framework f) {
     case Framework::onednn: return "onednn";
     case Framework::opencv: return "opencv";
     case Framework::armnn: return "armnn";
+    case Framework::tosa: return "tosa";
   }
   return "?";
 }
@@ -130,7 +131,7 @@ Result<Framework> parse_framework(std::string_view name) {
     if (framework_name(f) == name) return f;
   return Error{
       fmt::format("framework '{}': must be one of ngraph openvino onnx pytorch "
-                  "tensorflow tflite onednn opencv armnn",
+                  "tensorflow tflite onednn opencv armnn tosa",
                   name)};
 }
 
@@ -157,6 +158,7 @@ std::string operator_name(Framework f, const FrontendInput& in, size_t spatial) 
     case Framework::onednn: return avg ? "oneDNN pooling_avg" : "oneDNN pooling_max";
     case Framework::opencv: return avg ? "OpenCV Pooling ave" : "OpenCV Pooling max";
     case Framework::armnn: return avg ? "Arm NN Pooling2d Average" : "Arm NN Pooling2d Max";
+    case Framework::tosa: return avg ? "TOSA AVG_POOL2D" : "TOSA MAX_POOL2D";
   }
   return "?";
 }
@@ -184,9 +186,15 @@ Result<Frontend> from_framework(Framework f, std::string_view attributes, const 
     case Framework::onednn: out = from_onednn(attributes, in); break;
     case Framework::opencv: out = from_opencv(attributes, in); break;
     case Framework::armnn: out = from_armnn(attributes, in); break;
+    case Framework::tosa: out = from_tosa(attributes, in); break;
   }
-  if (out) out->operator_name = operator_name(f, in, out->problem.axes.size());
+  if (out && out->operator_name.empty())
+    out->operator_name = operator_name(f, in, out->problem.axes.size());
   return out;
+}
+
+std::string unpredictable_reason(Framework f, const Problem& p) {
+  return f == Framework::tosa ? tosa_unpredictable(p) : "";
 }
 
 // ---- layouts ----------------------------------------------------------------------------------

@@ -254,6 +254,22 @@ Translation armnn(const Intent& in) {
   return t;
 }
 
+// TOSA's AVG_POOL2D / MAX_POOL2D: 2-D, NHWC, explicit pads per side, no dilation, padding never
+// counted. Its exact-fit rule is its front-end's to judge (a window that does not fit is an
+// ERROR_IF there).
+Translation tosa(const Intent& in) {
+  Translation t = make(Framework::tosa, "tosa", in);
+  t.input.input_shape = channels_last(in.shape);
+  t.reason = cannot(in, false, true, false);
+  if (t.reason.empty() && rank_of(in) != 2) t.reason = "2 spatial axes only";
+  if (t.reason.empty() && in.include_pad) t.reason = "padding is never counted";
+  if (rank_of(in) != 2) return t;
+  t.attributes =
+      fmt::format("kernel={} stride={} pad={},{},{},{}", list(in.kernel), list(in.strides),
+                  in.pads_begin[0], in.pads_end[0], in.pads_begin[1], in.pads_end[1]);
+  return t;
+}
+
 }  // namespace
 
 std::vector<Translation> translate(const Intent& in) {
@@ -269,6 +285,7 @@ std::vector<Translation> translate(const Intent& in) {
   out.push_back(onednn(in));
   out.push_back(opencv(in));
   out.push_back(armnn(in));
+  out.push_back(tosa(in));
   // Which dtypes a framework's op takes is its front-end's to say (one table, there): a
   // translation whose dtype the front-end refuses carries that refusal as its reason, as does one
   // whose attributes the framework takes and the problem model cannot state.

@@ -56,7 +56,7 @@ Problem = _poolspec.Problem
 #: The frameworks whose attributes ``problem`` takes, as keyword arguments of these names (and
 #: ``xs3``: an XS3 (lib_nn) operator, whose attributes name the operator).
 FRAMEWORKS = ("ngraph", "openvino", "onnx", "pytorch", "tensorflow", "tflite", "onednn", "opencv",
-              "armnn")
+              "armnn", "tosa")
 
 _DTYPES = {
     np.dtype(np.float64): "f64",
@@ -476,6 +476,10 @@ class FrameworkRow:
     differing_outputs: int  # outputs that differ from the source's (-1: not comparable)
     largest_difference: float
     first_difference: str
+    # The rule set's verdict: "invalid" (its rules refuse the problem), "unpredictable" (with
+    # the reason: TOSA's REQUIRE) or "defined"; None where the framework cannot express it.
+    verdict: Optional[str]
+    unpredictable: str
 
     @property
     def agrees(self) -> bool:
@@ -502,4 +506,5 @@ def diff(*, op: str, input_shape: Sequence[int], dtype: Any = None, opset: Optio
     return tuple(FrameworkRow(r["framework"], r["attributes"], r["expressible"], r["reason"],
                               r["operator"], r["problem"], tuple(r["output_shape"]), r["values"],
                               r["differing_outputs"], r["largest_difference"],
-                              r["first_difference"]) for r in rows)
+                              r["first_difference"], r["verdict"], r["unpredictable"])
+                 for r in rows)

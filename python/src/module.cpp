@@ -601,6 +601,9 @@ py::list diff_frameworks(const std::string& framework, const std::string& attrib
     d["attributes"] = r.translation.attributes;
     d["expressible"] = r.refusal.empty();
     d["reason"] = r.refusal;
+    // "invalid", "unpredictable", "defined", or None where the framework cannot express it
+    d["verdict"] = r.verdict.empty() ? py::object(py::none()) : py::object(py::str(r.verdict));
+    d["unpredictable"] = r.unpredictable;
     d["operator"] = r.operator_name;
     d["problem"] = r.problem;
     d["output_shape"] = r.shape;

@@ -173,6 +173,27 @@ def test_diff_places_the_frameworks_side_by_side(poolspec_command):
     assert np.isnan(nan[0].values[0, 0, 0]) and nan[1].values[0, 0, 0] == 1
 
 
+def test_tosa_rules_and_their_verdicts():
+    # TOSA AVG_POOL2D on int8 NHWC with zero points (values derived in
+    # tests/conformance/test_framework_table.cpp): sum(x - input_zp) divided as TOSA divides, then
+    # + output_zp.
+    p = poolspec.problem(op="avg", tosa=dict(kernel=[2, 2], stride=[2, 2], pad=[0, 0, 0, 0],
+                                             acc_type="INT32", input_zp=-3, output_zp=5),
+                         input_shape=(1, 4, 4, 1), dtype="i8")
+    assert "round=tosa:input_zp=-3:output_zp=5" in p.string
+    x = (np.arange(-8, 8).reshape(1, 4, 4, 1) * 15).astype(np.int8)
+    assert poolspec.evaluate(p, x).reshape(-1).tolist() == [-75, -45, 46, 76]
+    # An ERROR_IF of the specification is a refusal that names the attribute: the problem is
+    # invalid, and diff says so beside the frameworks that accept it.
+    with pytest.raises(poolspec.Error, match="not a multiple of the stride"):
+        poolspec.problem(op="avg", tosa="kernel=3,3 stride=2,2 pad=0,0,0,0",
+                         input_shape=(1, 4, 4, 1))
+    rows = {r.framework: r for r in poolspec.diff(op="avg", input_shape=(1, 1, 4, 4),
+                                                   onnx="kernel_shape=3,3 strides=2,2")}
+    assert rows["tosa"].verdict == "invalid" and not rows["tosa"].expressible
+    assert rows["onnx@22"].verdict == "defined"
+
+
 def test_bad_arguments_are_refused_with_their_name():
     p = poolspec.problem("avg:f32:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:exclude:floor")
     x = np.zeros((1, 1, 4, 4), np.float32)

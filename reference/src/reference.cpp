@@ -133,13 +133,27 @@ Int divide_in(Int n, int64_t d, IntRounding rule) {
     case IntRounding::half_even:
       if (twice != d) return twice > d ? q + toward : q;
       return (q % 2 != 0) ? q + toward : q;
+    case IntRounding::tosa: break;  // divide() computes it
   }
   return q;
+}
+
+// TOSA AVG_POOL2D's integer division, as its pseudo-code states it: reciprocal_scale(d) gives
+// k with 2^(k-1) < d <= 2^k, multiplier = ((1 << 30) + 1 << k) / d and shift 30 + k;
+// apply_scale_32 gives (n * multiplier + (1 << (shift - 1))) >> shift, an arithmetic shift. In
+// 128 bits: d < 2^62 keeps the multiplier's numerator below 2^93 and |n| * multiplier below 2^125.
+Int128 tosa_divide(Int128 n, int64_t d) {
+  int k = 0;
+  while ((int64_t{1} << k) < d) ++k;
+  const Int128 multiplier = (((Int128{1} << 30) + 1) << k) / d;
+  const int shift = 30 + k;
+  return (n * multiplier + (Int128{1} << (shift - 1))) >> shift;
 }
 
 // In 64 bits when n fits and 2d does (every window of 8- and 32-bit values short of 2^32 taps, with
 // a small bias): 128-bit division is a library call, and this is every integer average's last step.
 Int128 divide(Int128 n, int64_t d, IntRounding rule) {
+  if (rule == IntRounding::tosa) return tosa_divide(n, d);
   if (n >= std::numeric_limits<int64_t>::min() && n <= std::numeric_limits<int64_t>::max() &&
       d < (int64_t{1} << 62))
     return divide_in<int64_t>(static_cast<int64_t>(n), d, rule);
@@ -278,7 +292,9 @@ class PlaneKernel {
       } else {
         scan(in_base, step, [&](T v, int64_t) { sum += v; });
       }
-      Int128 q = divide(sum, d, p_.int_rounding);
+      // TOSA's zero points: input_zp off every tap summed, output_zp onto the quotient.
+      sum -= static_cast<Int128>(p_.input_zp) * in_bounds_taps();
+      Int128 q = divide(sum, d, p_.int_rounding) + p_.output_zp;
       q = std::clamp<Int128>(q, int_min(D), int_max(D));  // saturated to the dtype's range
       write(args_.output, at, static_cast<T>(q));
     } else {

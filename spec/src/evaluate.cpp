@@ -217,6 +217,8 @@ class Evaluator {
     sum.clear();
     if (p_.bias != 0) sum.add_integer(p_.bias);  // "(b + sum X) / N"
     for (double v : w.values) sum.add(v);
+    // TOSA: "value = apply_sub_s(value, input_zp)" at every tap the window sums.
+    if (p_.input_zp != 0) sum.add_integer(-p_.input_zp * static_cast<int64_t>(w.values.size()));
     const mpz_class& d = w.divisor = static_cast<signed long>(divisor);
     if (explaining_) e.exact_text = exact::quotient_text(sum.units(), d);
     if (is_float(p_.dtype)) {
@@ -231,10 +233,16 @@ class Evaluator {
                     static_cast<mp_bitcnt_t>(-exact::unit_exponent));
     mpz_class& q = w.quotient;
     exact::divide(q, w.integer_sum, d, p_.int_rounding);
+    q += static_cast<signed long>(p_.output_zp);  // TOSA: "acc = apply_add_s(acc, output_zp)"
     const signed long lo = static_cast<signed long>(int_min(p_.dtype));
     const signed long hi = static_cast<signed long>(int_max(p_.dtype));
     if (explaining_)
-      e.rule = fmt::format("exact mean rounded {}", int_rounding_name(p_.int_rounding));
+      e.rule = p_.int_rounding == IntRounding::tosa
+                   ? std::string("TOSA's division of the sum (reciprocal_scale, apply_scale_32)")
+                   : fmt::format("exact mean rounded {}", int_rounding_name(p_.int_rounding));
+    if (explaining_ && (p_.input_zp != 0 || p_.output_zp != 0))
+      e.rule += fmt::format(", input_zp {} subtracted at each tap, output_zp {} added", p_.input_zp,
+                            p_.output_zp);
     if (explaining_ && (q < lo || q > hi)) e.rule += ", saturated to the dtype's range";
     if (q < lo) q = lo;
     if (q > hi) q = hi;

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "poolspec/tosa_division.hpp"
+
 namespace poolspec::exact {
 
 void set_units(mpz_class& units, double v) {
@@ -142,6 +144,23 @@ void divide(mpz_class& q, const mpz_class& n, const mpz_class& d, IntRounding ru
       shift_left(z.denominator, d, 1);
       mpz_fdiv_q(q.get_mpz_t(), z.numerator.get_mpz_t(), z.denominator.get_mpz_t());
       if (half_away && n < 0) mpz_neg(q.get_mpz_t(), q.get_mpz_t());
+      return;
+    }
+    case IntRounding::tosa: {
+      // tosa_division.hpp's divide over unbounded integers: with 2^(k-1) < d <= 2^k, the
+      // multiplier floor((2^30 + 1) 2^k / d), then floor((n * multiplier + 2^(29+k)) / 2^(30+k)).
+      const int k = tosa::scale_bits(d.get_si());
+      mpz_class& multiplier = z.scaled;
+      multiplier = (int64_t{1} << 30) + 1;
+      shift_left(multiplier, multiplier, k);
+      mpz_fdiv_q(multiplier.get_mpz_t(), multiplier.get_mpz_t(), d.get_mpz_t());
+      mpz_mul(z.numerator.get_mpz_t(), n.get_mpz_t(), multiplier.get_mpz_t());
+      mpz_class& half = z.denominator;
+      half = 1;
+      shift_left(half, half, tosa::reciprocal_shift(k) - 1);
+      mpz_add(z.numerator.get_mpz_t(), z.numerator.get_mpz_t(), half.get_mpz_t());
+      mpz_fdiv_q_2exp(q.get_mpz_t(), z.numerator.get_mpz_t(),
+                      static_cast<mp_bitcnt_t>(tosa::reciprocal_shift(k)));
       return;
     }
     case IntRounding::half_even: {

@@ -45,6 +45,7 @@ std::string_view int_rounding_name(IntRounding r) {
     case IntRounding::half_up: return "half_up";
     case IntRounding::toward_zero: return "toward_zero";
     case IntRounding::floor: return "floor";
+    case IntRounding::tosa: return "tosa";
   }
   return "?";
 }

@@ -45,8 +45,8 @@ constexpr EmptyWindow all_empty[] = {EmptyWindow::error, EmptyWindow::zero, Empt
                                      EmptyWindow::lowest, EmptyWindow::neg_inf};
 constexpr NanPolicy all_nan[] = {NanPolicy::propagate, NanPolicy::ignore};
 constexpr IntRounding all_int_roundings[] = {IntRounding::half_even, IntRounding::half_away,
-                                             IntRounding::half_up, IntRounding::toward_zero,
-                                             IntRounding::floor};
+                                             IntRounding::half_up,   IntRounding::toward_zero,
+                                             IntRounding::floor,     IntRounding::tosa};
 constexpr Indices all_indices[] = {Indices::plane, Indices::tensor};
 constexpr IndexOrder all_orders[] = {IndexOrder::row_major, IndexOrder::column_major};
 constexpr MaxStart all_starts[] = {MaxStart::first, MaxStart::lowest};
@@ -128,6 +128,8 @@ class Parser {
       return fail(f, field, "only max pooling has an indices output");
     if (p.op == Op::avg && key == "start")
       return fail(f, field, "only max pooling has a running maximum");
+    if ((key == "input_zp" || key == "output_zp") && (p.op == Op::max || is_float(p.dtype)))
+      return fail(f, field, "only an average of an integer dtype has zero points");
     if (key == "round" && (p.op == Op::max || is_float(p.dtype)))
       return fail(f, field,
                   fmt::format("only an integer average rounds its mean ({})",
@@ -192,7 +194,13 @@ class Parser {
     if (key == "nan") return option(p.nan, all_nan, nan_policy_name, "propagate ignore");
     if (key == "round")
       return option(p.int_rounding, all_int_roundings, int_rounding_name,
-                    "half_even half_away half_up toward_zero floor");
+                    "half_even half_away half_up toward_zero floor tosa");
+    if (key == "input_zp" || key == "output_zp") {
+      auto zp = parse_int(value);
+      if (!zp) return fail(f, field, fmt::format("{}=<zp> needs an integer zp", key));
+      (key == "input_zp" ? p.input_zp : p.output_zp) = *zp;
+      return Ok{};
+    }
     if (key == "bias") {
       auto b = parse_int(value);
       if (!b) return fail(f, field, "bias=<b> needs an integer b");
@@ -310,6 +318,8 @@ std::string format_problem(const Problem& p) {
   if (p.op == Op::max && p.nan != defaults.nan) s += fmt::format(":nan={}", nan_policy_name(p.nan));
   if (p.op == Op::avg && !is_float(p.dtype) && p.int_rounding != defaults.int_rounding)
     s += fmt::format(":round={}", int_rounding_name(p.int_rounding));
+  if (p.input_zp != defaults.input_zp) s += fmt::format(":input_zp={}", p.input_zp);
+  if (p.output_zp != defaults.output_zp) s += fmt::format(":output_zp={}", p.output_zp);
   if (p.indices != defaults.indices) s += fmt::format(":idx={}", indices_name(p.indices));
   if (p.index_order != defaults.index_order)
     s += fmt::format(":order={}", index_order_name(p.index_order));

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <tuple>
+#include <utility>
 
 #include "poolspec/formulas.hpp"
 
@@ -64,6 +65,16 @@ Status validate_attributes(const Problem& p) {
     return Error{fmt::format("bias={}: only an average has a bias", p.bias)};
   if (p.bias <= -max_elements || p.bias >= max_elements)
     return Error{fmt::format("bias={}: must be below 2^62 in magnitude", p.bias)};
+  for (const auto& [name, zp] :
+       {std::pair<const char*, int64_t>{"input_zp", p.input_zp}, {"output_zp", p.output_zp}}) {
+    if (zp == 0) continue;
+    if (p.op != Op::avg || is_float(p.dtype))
+      return Error{
+          fmt::format("{}={}: only an average of an integer dtype has zero points", name, zp)};
+    if (zp < int_min(p.dtype) || zp > int_max(p.dtype))
+      return Error{fmt::format("{}={}: must lie in {}'s range [{}, {}]", name, zp,
+                               dtype_name(p.dtype), int_min(p.dtype), int_max(p.dtype))};
+  }
   if (p.op == Op::avg && p.indices != Indices::none)
     return Error{
         fmt::format("indices={}: only max pooling has an indices output", indices_name(p.indices))};

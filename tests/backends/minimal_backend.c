@@ -22,6 +22,10 @@ static int minimal_supports(const poolspec_backend* self, const poolspec_problem
     snprintf(reason, size, "max indices: not computed");
     return 0;
   }
+  if (p->int_rounding == POOLSPEC_TOSA_DIVISION || p->input_zp != 0 || p->output_zp != 0) {
+    snprintf(reason, size, "TOSA's integer average: not computed");
+    return 0;
+  }
   return 1;
 }
 

@@ -149,6 +149,23 @@ expect 1 '"disagreeing":3' -- diff_example --json
 expect 0 '0 of [0-9]+ other rules disagree' -- "$poolspec" diff --op max --input-shape 1,1,5 --onnx 'kernel_shape=2 strides=2 pads=0,1 ceil_mode=1'
 expect 2 'diff: give the problem in one framework' -- "$poolspec" diff 'avg:f32:n1c1:w4:k2:s2:pb0:pe0:exclude:floor'
 
+# --- TOSA: the three verdicts (docs/semantics.md, TOSA) ---
+tosa_avg() { "$poolspec" shape --op avg --dtype i8 "$@"; }
+expect 0 'verdict +defined' -- tosa_avg --input-shape 1,6,6,8 --tosa 'kernel=3,3 stride=3,3 pad=0,0,0,0 input_zp=-128'
+expect 0 'round=tosa:input_zp=-128' -- tosa_avg --input-shape 1,6,6,8 --tosa 'kernel=3,3 stride=3,3 pad=0,0,0,0 input_zp=-128'
+expect 0 'verdict +unpredictable: a window of up to 9000000 input taps' -- \
+  tosa_avg --input-shape 1,3000,3000,1 --tosa 'kernel=3000,3000 stride=1,1 pad=0,0,0,0 level=8K'
+expect 0 '"verdict":"unpredictable"' -- \
+  tosa_avg --json --input-shape 1,3000,3000,1 --tosa 'kernel=3000,3000 stride=1,1 pad=0,0,0,0'
+expect 2 'kernel_y=3 with stride_y=2: .* not a multiple of the stride' -- \
+  tosa_avg --input-shape 1,4,4,1 --tosa 'kernel=3,3 stride=2,2 pad=0,0,0,0'
+expect 0 'tosa +TOSA AVG_POOL2D .*agrees' -- "$poolspec" diff --op avg --input-shape 1,1,4,4 \
+  --onnx 'kernel_shape=2,2 strides=2,2'
+expect 0 '"framework":"tosa",[^{}]*"verdict":"defined"' -- \
+  "$poolspec" diff --json --op avg --input-shape 1,1,4,4 --onnx 'kernel_shape=2,2 strides=2,2'
+expect 0 'tosa +invalid \(refused by its rules\): kernel_y=3 with stride_y=2' -- \
+  "$poolspec" diff --op avg --input-shape 1,1,4,4 --onnx 'kernel_shape=3,3 strides=2,2'
+
 # --- onnx-test on the ONNX backend node tests ---
 node=/usr/share/libonnx-testdata/data/node
 expect 0 '2 passed, 0 failed' -- "$poolspec" onnx-test "$node/test_maxpool_with_argmax_2d_precomputed_strides" "$node/test_averagepool_2d_ceil"

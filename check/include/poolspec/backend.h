@@ -13,7 +13,12 @@
  *
  * Version 2: version 1's struct with `output_shape` after its last member. A library built against
  * version 1 (the struct without it) loads as it did: poolspec reads output_shape only from a struct
- * that declares version 2. Any other version is refused by name and number. */
+ * that declares version 2 or 3.
+ * Version 3: the backend struct is version 2's; the problem gains TOSA's integer average
+ * (`input_zp` and `output_zp` after `text`, and int_rounding POOLSPEC_TOSA_DIVISION). A backend
+ * that declares version 1 or 2 is never asked about a problem that needs them (a nonzero zero
+ * point or that rounding): it could not know what they mean, so such a problem counts as
+ * unsupported, with that reason. Any other version is refused by name and number. */
 #ifndef POOLSPEC_BACKEND_H
 #define POOLSPEC_BACKEND_H
 
@@ -24,8 +29,9 @@
 extern "C" {
 #endif
 
-#define POOLSPEC_BACKEND_ABI_VERSION 2u
+#define POOLSPEC_BACKEND_ABI_VERSION 3u
 #define POOLSPEC_BACKEND_ABI_VERSION_1 1u /* the struct ends at `context` */
+#define POOLSPEC_BACKEND_ABI_VERSION_2 2u /* problems without zero points or TOSA's division */
 #define POOLSPEC_BACKEND_ENTRY "poolspec_backend_entry"
 #define POOLSPEC_MAX_SPATIAL 8
 
@@ -61,7 +67,8 @@ enum poolspec_int_rounding {
   POOLSPEC_HALF_AWAY = 1,
   POOLSPEC_HALF_UP = 2,
   POOLSPEC_TOWARD_ZERO = 3,
-  POOLSPEC_ROUND_FLOOR = 4
+  POOLSPEC_ROUND_FLOOR = 4,
+  POOLSPEC_TOSA_DIVISION = 5 /* version 3: TOSA's reciprocal_scale, then apply_scale_32 */
 };
 enum poolspec_indices {
   POOLSPEC_INDICES_NONE = 0,
@@ -93,6 +100,10 @@ typedef struct poolspec_problem {
   int32_t max_start;
   int32_t layout;
   const char* text; /* the same problem as a problem string, for messages */
+  /* Version 3. An integer average's zero points (TOSA's input_zp, output_zp), 0 otherwise:
+   * input_zp is subtracted from each input value summed, output_zp added to the rounded quotient
+   * before it is saturated to the dtype. */
+  int64_t input_zp, output_zp;
 } poolspec_problem;
 
 /* How a backend's float averages are computed, from which the runner derives the tolerance

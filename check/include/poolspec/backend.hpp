@@ -32,10 +32,14 @@ Result<CProblem> to_c_problem(const Problem& p, Layout layout);
 // output_shape's question: the problem's attributes as they are, valid or not, every output
 // extent -1. Fails only beyond POOLSPEC_MAX_SPATIAL axes.
 Result<CProblem> to_c_shape_question(const Problem& p, Layout layout);
-// The versions whose struct poolspec reads: 1 (without output_shape) and 2.
+// The versions whose struct poolspec reads: 1 (without output_shape), 2 and 3.
 inline bool abi_version_known(uint32_t v) {
-  return v == POOLSPEC_BACKEND_ABI_VERSION_1 || v == POOLSPEC_BACKEND_ABI_VERSION;
+  return v == POOLSPEC_BACKEND_ABI_VERSION_1 || v == POOLSPEC_BACKEND_ABI_VERSION_2 ||
+         v == POOLSPEC_BACKEND_ABI_VERSION;
 }
+// Why a backend of this ABI version may not be asked about this problem (backend.h, version 3):
+// empty when it may.
+std::string abi_version_refuses(const poolspec_problem& c, uint32_t abi_version);
 // The backend's output_shape, or NULL: never read from a version-1 struct, which ends before it.
 inline auto output_shape_of(const poolspec_backend& b) {
   return b.abi_version >= 2 ? b.output_shape : nullptr;

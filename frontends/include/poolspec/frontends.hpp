@@ -36,11 +36,24 @@ class Attributes {
 };
 
 // The frameworks whose pooling rules poolspec knows (docs/semantics.md 1a, 1b).
-enum class Framework { ngraph, openvino, onnx, pytorch, tensorflow, tflite, onednn, opencv, armnn };
+// The compiler IR TOSA is among them: its AVG_POOL2D / MAX_POOL2D are a rule set like a
+// framework's.
+enum class Framework {
+  ngraph,
+  openvino,
+  onnx,
+  pytorch,
+  tensorflow,
+  tflite,
+  onednn,
+  opencv,
+  armnn,
+  tosa
+};
 inline constexpr Framework all_frameworks[] = {
-    Framework::ngraph,  Framework::openvino,   Framework::onnx,
-    Framework::pytorch, Framework::tensorflow, Framework::tflite,
-    Framework::onednn,  Framework::opencv,     Framework::armnn};
+    Framework::ngraph,     Framework::openvino, Framework::onnx,   Framework::pytorch,
+    Framework::tensorflow, Framework::tflite,   Framework::onednn, Framework::opencv,
+    Framework::armnn,      Framework::tosa};
 std::string_view framework_name(Framework f);
 Result<Framework> parse_framework(std::string_view name);
 
@@ -85,7 +98,13 @@ inline constexpr std::string_view model_cannot_state =
     "(poolspec's problem model cannot state them)";
 
 // Any framework's attribute text -> the resolved Problem and the framing of its tensors.
+// A problem the rule set refuses (an error) is *invalid*: an implementation must refuse it too.
 Result<Frontend> from_framework(Framework f, std::string_view attributes, const FrontendInput& in);
+
+// Why the rule set leaves some results of a problem it accepts *unpredictable* (any values, but
+// nothing written out of bounds; TOSA's REQUIRE), or empty: the problem is *defined*, exactly or
+// within the derived bound.
+std::string unpredictable_reason(Framework f, const Problem& p);
 
 // The framework's tensor in the spec's (N, C, d1..dn) layout, and the spec's output (values or
 // indices, same shape) in the framework's layout.
@@ -142,6 +161,13 @@ Result<Frontend> from_opencv(std::string_view attributes, const FrontendInput& i
 // stride_y, pad_left, pad_right, pad_top, pad_bottom, output_shape_rounding (Floor, Ceiling),
 // padding_method (IgnoreValue, Exclude), data_layout (NCHW, NHWC; the input shape is in it).
 Result<Frontend> from_armnn(std::string_view attributes, const FrontendInput& in);
+
+// TOSA AVG_POOL2D / MAX_POOL2D (NHWC, rank 4): kernel=ky,kx stride=sy,sx
+// pad=top,bottom,left,right, acc_type (AVG_POOL2D), input_zp and output_zp (i8), nan_mode
+// (MAX_POOL2D), level (8K or NONE).
+Result<Frontend> from_tosa(std::string_view attributes, const FrontendInput& in);
+// TOSA's unpredictable results: an int8 average whose int32 accumulator can overflow.
+std::string tosa_unpredictable(const Problem& p);
 
 }  // namespace poolspec
 

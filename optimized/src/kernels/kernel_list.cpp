@@ -51,6 +51,11 @@ Status common_limits(const Problem& p) {
   if (p.axes.size() > 3)
     return Error{fmt::format("rank {}: the kernels take 1 to 3 spatial axes", p.axes.size())};
   if (p.bias != 0) return Error{fmt::format("bias={}: the kernels take bias 0", p.bias)};
+  if (p.input_zp != 0 || p.output_zp != 0)
+    return Error{fmt::format("input_zp={} output_zp={}: the kernels take no zero points",
+                             p.input_zp, p.output_zp)};
+  if (p.op == Op::avg && !is_float(p.dtype) && p.int_rounding == IntRounding::tosa)
+    return Error{"round=tosa: the kernels round the exact quotient (TOSA's division is not one)"};
   int64_t plane = 1;
   for (const Axis& a : p.axes) plane *= a.extent;
   if (plane >= (int64_t{1} << 31))

@@ -228,7 +228,8 @@ HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> RoundQuotient(DF df, hn::Vec<DF> t, I
       case IntRounding::toward_zero: return {_mm512_cvtt_roundps_epi32(x, kQuiet)};
       case IntRounding::floor: return {_mm512_cvt_roundps_epi32(x, _MM_FROUND_TO_NEG_INF | kQuiet)};
       case IntRounding::half_away:
-      case IntRounding::half_up: break;  // ties found first, below
+      case IntRounding::half_up:
+      case IntRounding::tosa: break;  // ties found first, below; tosa refused (kernel_list.cpp)
     }
   }
 #endif
@@ -237,6 +238,7 @@ HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> RoundQuotient(DF df, hn::Vec<DF> t, I
     case IntRounding::half_even: return hn::NearestInt(t);
     case IntRounding::toward_zero: return hn::ConvertTo(di, t);
     case IntRounding::floor: return hn::ConvertTo(di, hn::Floor(t));
+    case IntRounding::tosa:  // refused by the kernels' limits (kernel_list.cpp)
     case IntRounding::half_away:
     case IntRounding::half_up: {
       const auto nearest = hn::Round(t);  // to even on a tie
@@ -253,6 +255,7 @@ HWY_INLINE int32_t RoundQuotientScalar(float t, IntRounding rule) {
     case IntRounding::half_even: return static_cast<int32_t>(std::nearbyint(t));
     case IntRounding::toward_zero: return static_cast<int32_t>(std::trunc(t));
     case IntRounding::floor: return static_cast<int32_t>(std::floor(t));
+    case IntRounding::tosa:  // refused by the kernels' limits (kernel_list.cpp)
     case IntRounding::half_away:
     case IntRounding::half_up: {  // as RoundQuotient: t + 0.5 only on a tie, where it is exact
       const float nearest = std::nearbyint(t);

@@ -35,8 +35,11 @@ enum class EmptyWindow { error, zero, nan, lowest, neg_inf };
 // ignore: NaNs are not candidates; a window whose in-bounds values are all NaN yields NaN.
 enum class NanPolicy { propagate, ignore };
 
-// How an integer average is rounded to an integer (the exact mean, rounded once).
-enum class IntRounding { half_even, half_away, half_up, toward_zero, floor };
+// How an integer average is rounded to an integer: the exact mean rounded once, or `tosa`, TOSA
+// AVG_POOL2D's own division of the sum by the divisor (reciprocal_scale, then apply_scale_32;
+// spec/include/poolspec/tosa_division.hpp), which is the mean rounded half away from zero for
+// int8 windows below 2,109,769 taps and not always from there (spec/ERRATA.md T1).
+enum class IntRounding { half_even, half_away, half_up, toward_zero, floor, tosa };
 
 // Max indices, an optional second output: the flat offset of the selected element within its
 // (n, c) plane, or within the whole tensor; spatial part row-major or column-major (ONNX
@@ -78,7 +81,12 @@ struct Problem {
   EmptyWindow empty = EmptyWindow::error;
   NanPolicy nan = NanPolicy::propagate;               // max only
   IntRounding int_rounding = IntRounding::half_even;  // avg of an integer dtype only
-  Indices indices = Indices::none;                    // max only
+  // Avg of an integer dtype only, each within the dtype's range (TOSA AVG_POOL2D's input_zp and
+  // output_zp): input_zp is subtracted from every input value the window sums, and output_zp
+  // added to the rounded quotient before it is saturated to the dtype.
+  int64_t input_zp = 0;
+  int64_t output_zp = 0;
+  Indices indices = Indices::none;  // max only
   IndexOrder index_order = IndexOrder::row_major;
   // With indices == tensor: the flat offset over the whole tensor, taken modulo
   // prod(input_shape[index_axis:]) (OpenVINO MaxPool-8's `axis`); 0 keeps the whole offset.
