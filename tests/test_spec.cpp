@@ -3,15 +3,19 @@
 // the comment beside it (or comes from a named external vector), never from poolspec itself.
 #include <cmath>
 #include <functional>
+#include <initializer_list>
 #include <limits>
+#include <utility>
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include "poolspec/evaluate.hpp"
 #include "poolspec/exact.hpp"
 #include "poolspec/formulas.hpp"
 #include "poolspec/problem_string.hpp"
 #include "poolspec/shape.hpp"
+#include "poolspec/tosa_division.hpp"
 
 namespace poolspec {
 namespace {
@@ -137,6 +141,24 @@ TEST_CASE("zero points: input_zp off every tap summed, output_zp onto the quotie
             .values.values[0] == 127);
   CHECK(run("avg:i8:n1c1:w2:k2:s2:pb0:pe0:exclude:floor:input_zp=100:output_zp=-100", {-100, -100})
             .values.values[0] == -128);
+  // round=tosa is tosa_division.hpp's transcription: by an override divisor with the sum in the
+  // bias, at small counts, at the proofs' first difference and at large counts.
+  for (const auto& [acc, count] :
+       std::initializer_list<std::pair<int64_t, int64_t>>{{-7, 4},
+                                                          {5, 2},
+                                                          {-5, 2},
+                                                          {536936210, 2109769},
+                                                          {-536936210, 2109769},
+                                                          {537431467, 2111715},
+                                                          {2147483647, 2147483647},
+                                                          {-2147483648, 1000003},
+                                                          {123456789, 65537}}) {
+    CAPTURE(acc);
+    CAPTURE(count);
+    const std::string problem = fmt::format(
+        "avg:i32:n1c1:w1:k1:s1:pb0:pe0:override={}:floor:bias={}:round=tosa", count, acc);
+    CHECK(run(problem, {0}).values.values[0] == static_cast<double>(tosa::divide(acc, count)));
+  }
   // Only an integer average has zero points, each within the dtype's range.
   CHECK(!parse_problem("max:i8:n1c1:w2:k2:s2:pb0:pe0:floor:input_zp=1"));
   CHECK(!parse_problem("avg:f32:n1c1:w2:k2:s2:pb0:pe0:exclude:floor:output_zp=1"));

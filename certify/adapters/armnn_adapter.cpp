@@ -47,6 +47,9 @@ std::string refusal(const poolspec_problem& p) {
   }
   if (p.divisor == POOLSPEC_OVERRIDE || p.bias != 0)
     return "divisor override and bias: Pooling2d has neither";
+  if (p.op == POOLSPEC_AVG &&
+      (p.input_zp != 0 || p.output_zp != 0 || p.int_rounding == POOLSPEC_TOSA_DIVISION))
+    return "zero points and TOSA's division: Pooling2d has neither";
   if (p.divisor == POOLSPEC_INCLUDE_FULL)
     return "include_full: IgnoreValue clips the window at the padded extent";
   return "";

@@ -40,6 +40,8 @@ std::string refusal(const poolspec_problem& p) {
     return "ceil without dropping a window in the end padding: PyTorch's ceil_mode drops it";
   if (p.op == POOLSPEC_AVG) {
     if (p.bias != 0) return "bias: PyTorch adds none";
+    if (p.input_zp != 0 || p.output_zp != 0 || p.int_rounding == POOLSPEC_TOSA_DIVISION)
+      return "zero points and TOSA's division: PyTorch has neither";
     for (int i = 0; i < p.spatial_rank; ++i)
       if (p.axes[i].dilation != 1) return "dilation: PyTorch's avg_pool has none";
     if (p.divisor == POOLSPEC_OVERRIDE && p.spatial_rank == 1)

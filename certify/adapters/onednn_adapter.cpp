@@ -60,6 +60,9 @@ std::string refusal(const poolspec_problem& p) {
   if (p.op == POOLSPEC_AVG && p.divisor == POOLSPEC_OVERRIDE)
     return "divisor override: oneDNN has no such algorithm";
   if (p.op == POOLSPEC_AVG && p.bias != 0) return "bias: oneDNN pooling adds none";
+  if (p.op == POOLSPEC_AVG &&
+      (p.input_zp != 0 || p.output_zp != 0 || p.int_rounding == POOLSPEC_TOSA_DIVISION))
+    return "zero points and TOSA's division: oneDNN pooling has neither";
   if (p.op == POOLSPEC_MAX && p.indices != POOLSPEC_INDICES_NONE)
     return "indices: oneDNN's workspace holds kernel offsets, not the model's indices";
   return "";

@@ -32,6 +32,9 @@ std::string refusal(const poolspec_problem& p) {
   }
   if (p.divisor == POOLSPEC_OVERRIDE || p.bias != 0)
     return "divisor override and bias: OpenCV has neither";
+  if (p.op == POOLSPEC_AVG &&
+      (p.input_zp != 0 || p.output_zp != 0 || p.int_rounding == POOLSPEC_TOSA_DIVISION))
+    return "zero points and TOSA's division: OpenCV has neither";
   if (p.divisor == POOLSPEC_INCLUDE_FULL)
     return "include_full: OpenCV's padded area is clipped at the padded extent";
   return "";

@@ -46,6 +46,9 @@ std::string choose(const poolspec_problem& p, Kind* kind) {
   }
   if (p.divisor == POOLSPEC_OVERRIDE || p.bias != 0)
     return "divisor override and bias: XNNPACK has neither";
+  if (p.op == POOLSPEC_AVG &&
+      (p.input_zp != 0 || p.output_zp != 0 || p.int_rounding == POOLSPEC_TOSA_DIVISION))
+    return "zero points and TOSA's division: XNNPACK has neither";
   if (p.axes[0].dilation != 1 || p.axes[1].dilation != 1)
     return "dilation: XNNPACK's average pooling has none";
   const bool include = p.divisor != POOLSPEC_EXCLUDE && has_padding(p);

@@ -64,7 +64,7 @@ void describe(const std::string& library, const WorkerConfig& base, const std::s
           {library, b.name,
            fmt::format(
                "entry {} ({}): rules=\"{}\" is not a rule set poolspec knows (claimed, spec, xs3, "
-               "ngraph, openvino, onnx, pytorch, tensorflow, tflite, onednn, opencv, armnn)",
+               "ngraph, openvino, onnx, pytorch, tensorflow, tflite, onednn, opencv, armnn, tosa)",
                b.index, b.name, b.rules)});
       continue;
     }

@@ -686,7 +686,7 @@ int certify_command(const CertifyOptions& o) {
     if (r != "claimed" && !known_rules(r))
       return refuse(
           fmt::format("--rules {}: must be claimed, spec, xs3 or a framework "
-                      "(ngraph openvino onnx pytorch tensorflow tflite onednn opencv armnn)",
+                      "(ngraph openvino onnx pytorch tensorflow tflite onednn opencv armnn tosa)",
                       r));
   const std::pair<const char*, int64_t> limits[] = {{"--timeout-ms", o.timeout_ms},
                                                     {"--load-timeout-ms", o.load_timeout_ms},

@@ -277,6 +277,8 @@ ErrorBound AbiEngine::error_bound(const Problem& p, Layout layout) const {
 Status AbiEngine::run(const Problem& p, Layout layout, const RunArgs& args) const {
   Result<CProblem> c = to_c_problem(p, layout);
   if (!c) return c.error();
+  if (std::string refused = abi_version_refuses(c->problem, backend_.abi_version); !refused.empty())
+    return Error{std::move(refused)};
   char message[512] = "";
   if (backend_.run(&backend_, &c->problem, args.input, args.output, args.indices, message,
                    sizeof message) == 0)

@@ -59,7 +59,7 @@ const std::pair<poolspec::Framework, const char*> framework_option_help[] = {
      "padding_method=Exclude data_layout=NCHW'"},
     {poolspec::Framework::tosa,
      "TOSA AVG_POOL2D / MAX_POOL2D attributes: 'kernel=2,2 stride=2,2 pad=0,0,0,0 "
-     "acc_type=INT32 input_zp=0 output_zp=0' or 'nan_mode=IGNORE' (NHWC)"},
+     "acc_type=INT32 input_zp=0 output_zp=0' (avg) or '... nan_mode=IGNORE' (max); NHWC"},
 };
 
 // Edit distance between two short words: insertions, deletions, substitutions and swaps of two

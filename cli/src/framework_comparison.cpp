@@ -27,8 +27,6 @@ FrameworkRow evaluate_row(const Translation& t, const Tensor& spec_input,
     row.verdict = "invalid";
     return row;
   }
-  row.unpredictable = unpredictable_reason(t.framework, f->problem);
-  row.verdict = row.unpredictable.empty() ? "defined" : "unpredictable";
   row.operator_name = f->operator_name;
   row.problem = format_problem(f->problem);
   if (Status s = check_output_size(f->problem, options); !s) {  // before evaluating it
@@ -44,6 +42,8 @@ FrameworkRow evaluate_row(const Translation& t, const Tensor& spec_input,
   }
   row.shape = out->values.shape;
   row.values = out->values.values;
+  row.unpredictable = unpredictable_reason(t.framework, f->problem);
+  row.verdict = row.unpredictable.empty() ? "defined" : "unpredictable";
   return row;
 }
 

@@ -176,16 +176,20 @@ Result<Frontend> from_tosa(std::string_view text, const FrontendInput& in) {
 
 std::string tosa_unpredictable(const Problem& p) {
   // "acc = apply_add_s<acc_t>(acc, value)": an int32 sum that overflows fails apply_add_s's
-  // REQUIRE, and the result is unpredictable. |value - input_zp| <= 255 for int8.
+  // REQUIRE, and the result is unpredictable. Each tap adds x - input_zp, x in [-128, 127].
   if (p.op != Op::avg || p.dtype != DType::i8) return "";
-  int64_t taps = 1;
+  int64_t taps = 1;  // a window's most in-bounds taps: each factor below 2^31, so no overflow
   for (const Axis& a : p.axes) taps *= std::min(a.kernel, a.extent);
-  const int64_t largest = 255 * taps;
-  if (largest <= std::numeric_limits<int32_t>::max()) return "";
+  // (127 - zp) taps <= 2^31 - 1 and (128 + zp) taps <= 2^31, compared by division (a product
+  // could pass int64 at level NONE): a t > m exactly when t > floor(m / a), for a > 0.
+  const int64_t up = 127 - p.input_zp, down = 128 + p.input_zp;  // each in [0, 255]
+  const bool overflows = (up > 0 && taps > std::numeric_limits<int32_t>::max() / up) ||
+                         (down > 0 && taps > (int64_t{1} << 31) / down);
+  if (!overflows) return "";
   return fmt::format(
-      "a window of up to {} input taps can sum past int32 (255 x {} = {}): such an input makes "
-      "apply_add_s fail its REQUIRE, and TOSA leaves the result unpredictable",
-      taps, taps, largest);
+      "a window of up to {} input taps, each adding x - input_zp in [{}, {}], can sum past int32: "
+      "such an input makes apply_add_s fail its REQUIRE, and TOSA leaves the result unpredictable",
+      taps, -128 - p.input_zp, 127 - p.input_zp);
 }
 
 }  // namespace poolspec

@@ -262,7 +262,10 @@ Translation tosa(const Intent& in) {
   t.input.input_shape = channels_last(in.shape);
   t.reason = cannot(in, false, true, false);
   if (t.reason.empty() && rank_of(in) != 2) t.reason = "2 spatial axes only";
-  if (t.reason.empty() && in.include_pad) t.reason = "padding is never counted";
+  // With no padding there is none to count (and the exact fit leaves no ceil overhang).
+  bool padded = false;
+  for (size_t i = 0; i < rank_of(in); ++i) padded = padded || in.pads_begin[i] || in.pads_end[i];
+  if (t.reason.empty() && in.include_pad && padded) t.reason = "padding is never counted";
   if (rank_of(in) != 2) return t;
   t.attributes =
       fmt::format("kernel={} stride={} pad={},{},{},{}", list(in.kernel), list(in.strides),

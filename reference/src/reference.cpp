@@ -13,6 +13,7 @@
 #include "poolspec/evaluate.hpp"
 #include "poolspec/formulas.hpp"
 #include "poolspec/shape.hpp"
+#include "poolspec/tosa_division.hpp"
 
 namespace poolspec::reference {
 
@@ -141,10 +142,11 @@ Int divide_in(Int n, int64_t d, IntRounding rule) {
 // TOSA AVG_POOL2D's integer division, as its pseudo-code states it: reciprocal_scale(d) gives
 // k with 2^(k-1) < d <= 2^k, multiplier = ((1 << 30) + 1 << k) / d and shift 30 + k;
 // apply_scale_32 gives (n * multiplier + (1 << (shift - 1))) >> shift, an arithmetic shift. In
-// 128 bits: d < 2^62 keeps the multiplier's numerator below 2^93 and |n| * multiplier below 2^125.
+// 128 bits: d < 2^63 keeps k <= 63, the multiplier's numerator below 2^94 and the multiplier
+// below 2^31; a window's sum is below 2^94 (fewer than 2^62 taps of at most 2^31), so |n| *
+// multiplier stays below 2^125.
 Int128 tosa_divide(Int128 n, int64_t d) {
-  int k = 0;
-  while ((int64_t{1} << k) < d) ++k;
+  const int k = tosa::scale_bits(d);
   const Int128 multiplier = (((Int128{1} << 30) + 1) << k) / d;
   const int shift = 30 + k;
   return (n * multiplier + (Int128{1} << (shift - 1))) >> shift;

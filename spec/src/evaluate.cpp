@@ -216,9 +216,10 @@ class Evaluator {
     exact::Sum& sum = w.sum;
     sum.clear();
     if (p_.bias != 0) sum.add_integer(p_.bias);  // "(b + sum X) / N"
-    for (double v : w.values) sum.add(v);
-    // TOSA: "value = apply_sub_s(value, input_zp)" at every tap the window sums.
-    if (p_.input_zp != 0) sum.add_integer(-p_.input_zp * static_cast<int64_t>(w.values.size()));
+    // TOSA: "value = apply_sub_s(value, input_zp)" at every tap the window sums. Zero points are
+    // an integer dtype's, so x - input_zp is an integer below 2^33: exact in a double.
+    const double zero_point = static_cast<double>(p_.input_zp);
+    for (double v : w.values) sum.add(v - zero_point);
     const mpz_class& d = w.divisor = static_cast<signed long>(divisor);
     if (explaining_) e.exact_text = exact::quotient_text(sum.units(), d);
     if (is_float(p_.dtype)) {

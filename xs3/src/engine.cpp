@@ -36,6 +36,7 @@ Result<Xs3Operator> operator_for(const Problem& p, Layout layout) {
   op.width = p.axes[1].extent;
   op.channels = p.channels;
   const ShapeInfo shape = validated_shape(p).value();
+  if (p.input_zp != 0 || p.output_zp != 0) return Error{"zero points: lib_nn's pooling has none"};
   if (p.op == Op::avg) {
     if (p.int_rounding != IntRounding::half_up)
       return Error{fmt::format("int_rounding {}: lib_nn rounds averages half up",

@@ -16,9 +16,9 @@
  * that declares version 2 or 3.
  * Version 3: the backend struct is version 2's; the problem gains TOSA's integer average
  * (`input_zp` and `output_zp` after `text`, and int_rounding POOLSPEC_TOSA_DIVISION). A backend
- * that declares version 1 or 2 is never asked about a problem that needs them (a nonzero zero
- * point or that rounding): it could not know what they mean, so such a problem counts as
- * unsupported, with that reason. Any other version is refused by name and number. */
+ * that declares version 1 or 2 is never asked to support or run a problem that needs them (a
+ * nonzero zero point or that rounding): it could not know what they mean, so such a problem counts
+ * as unsupported, with that reason. Any other version is refused by name and number. */
 #ifndef POOLSPEC_BACKEND_H
 #define POOLSPEC_BACKEND_H
 

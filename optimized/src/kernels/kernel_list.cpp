@@ -55,7 +55,8 @@ Status common_limits(const Problem& p) {
     return Error{fmt::format("input_zp={} output_zp={}: the kernels take no zero points",
                              p.input_zp, p.output_zp)};
   if (p.op == Op::avg && !is_float(p.dtype) && p.int_rounding == IntRounding::tosa)
-    return Error{"round=tosa: the kernels round the exact quotient (TOSA's division is not one)"};
+    return Error{
+        "round=tosa: the kernels round the exact quotient; TOSA's division is its own rule"};
   int64_t plane = 1;
   for (const Axis& a : p.axes) plane *= a.extent;
   if (plane >= (int64_t{1} << 31))

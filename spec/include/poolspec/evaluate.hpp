@@ -23,9 +23,10 @@ struct Output {
 
 // Evaluates the problem on `input` (whose dtype and shape must be the problem's).
 // Float averages: the window sum is exact (no rounding), the quotient is rounded once, to
-// nearest-even, into the dtype. Integer averages: the exact mean rounded by p.int_rounding,
-// saturated to the dtype's range. Max: by p.nan; ties (-0 and +0 included) go to the first
-// element in scan order (row-major over the kernel offsets).
+// nearest-even, into the dtype. Integer averages: the sum of x - input_zp over the window (plus
+// the bias) divided as p.int_rounding says (the exact mean rounded, or TOSA's division), plus
+// output_zp, saturated to the dtype's range. Max: by p.nan; ties (-0 and +0 included) go to the
+// first element in scan order (row-major over the kernel offsets).
 Result<Output> evaluate(const Problem& p, const Tensor& input);
 
 // What an empty window yields under the problem's rule (p.empty; 0 for `error`, which validate()

@@ -1,6 +1,6 @@
 // StableHLO reduce_window's window arithmetic along one axis (the StableHLO specification,
-// openxla/stablehlo, reduce_window: the constraint on the shape of its results), written once over
-// a number domain (number_domain.hpp) so that proofs/ proves the very text that runs. Notation:
+// openxla/stablehlo, reduce_window: the constraint on the shape of its results), over a number
+// domain (number_domain.hpp): proofs/src/stablehlo_proofs.cpp proves this text. Notation:
 // input extent d, base (input) dilation bd, padding low / high pl / ph (either may be negative: a
 // crop), window size w, window dilation wd, window stride s.
 #pragma once

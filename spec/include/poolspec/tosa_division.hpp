@@ -1,8 +1,10 @@
 // TOSA's division of an integer average by its count (the TOSA specification: AVG_POOL2D divides
 // the window's int32 sum by the number of in-bounds taps through reciprocal_scale, then
 // apply_scale_32 without double rounding; pseudocode/operators/AVG_POOL2D.tosac and
-// pseudocode/library/scale_helpers.tosac), written once over a number domain (number_domain.hpp)
-// so that proofs/ proves the very text that runs.
+// pseudocode/library/scale_helpers.tosac), over a number domain (number_domain.hpp): on Z3 terms
+// it is the claim the proofs refute at the first difference (the exactness proofs reason on its
+// definition, its quotients pinned: proofs/src/tosa_proofs.cpp); on int64 tests hold the spec's
+// own division (spec/src/exact.cpp, round=tosa) and the reference's to it.
 #pragma once
 
 #include <bit>
@@ -40,6 +42,8 @@ template <class V>
 V divide(V acc, V count, int k) {
   return apply_scale_32(acc, reciprocal_multiplier(count, k), reciprocal_shift(k));
 }
+// In int64: for |acc| < 2^31 (TOSA's int32 accumulator) and count < 2^31 (k <= 31, so the
+// multiplier's numerator stays below 2^62 and acc * multiplier below 2^62).
 inline int64_t divide(int64_t acc, int64_t count) {
   return divide<int64_t>(acc, count, scale_bits(count));
 }
