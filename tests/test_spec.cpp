@@ -143,7 +143,8 @@ TEST_CASE("zero points: input_zp off every tap summed, output_zp onto the quotie
             .values.values[0] == -128);
   // round=tosa is tosa_division.hpp's transcription: by an override divisor with the sum in the
   // bias, at small counts, at the proofs' first difference and at large counts.
-  for (const auto& [acc, count] :
+  // (A plain pair: clang 14 refuses CAPTURE's lambda naming a structured binding.)
+  for (const std::pair<int64_t, int64_t>& sum_and_count :
        std::initializer_list<std::pair<int64_t, int64_t>>{{-7, 4},
                                                           {5, 2},
                                                           {-5, 2},
@@ -153,6 +154,7 @@ TEST_CASE("zero points: input_zp off every tap summed, output_zp onto the quotie
                                                           {2147483647, 2147483647},
                                                           {-2147483648, 1000003},
                                                           {123456789, 65537}}) {
+    const int64_t acc = sum_and_count.first, count = sum_and_count.second;
     CAPTURE(acc);
     CAPTURE(count);
     const std::string problem = fmt::format(
