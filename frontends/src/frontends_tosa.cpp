@@ -63,7 +63,7 @@ Result<Frontend> from_tosa(std::string_view text, const FrontendInput& in) {
                              fmt::join(in.input_shape, ","), context)};
   if (Status s = check_input_shape(in.input_shape, 2, 2, context); !s) return s.error();
 
-  std::vector<int64_t> kernel, stride, pad;
+  std::vector<int64_t> kernel, stride;
   if (Status s = read_axis_list(*attrs, "kernel", 2, 1, kernel); !s) return s.error();
   if (Status s = read_axis_list(*attrs, "stride", 2, 1, stride); !s) return s.error();
   Result<std::vector<int64_t>> pads = attrs->ints("pad");
@@ -72,7 +72,7 @@ Result<Frontend> from_tosa(std::string_view text, const FrontendInput& in) {
     return Error{
         fmt::format("pad={}: must hold 4 values, top, bottom, left, right", fmt::join(*pads, ","))};
   if (Status s = check_axis_values("pad", *pads, 0); !s) return s.error();
-  pad = *pads;
+  const std::vector<int64_t>& pad = *pads;  // top, bottom, left, right
 
   bool level_8k = true;
   if (attrs->has("level")) {
