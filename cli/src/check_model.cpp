@@ -175,7 +175,7 @@ FrameworkSummary compare_node(const PoolingNode& node, const FrontendInput& in, 
   }
   const ResolvedProblem source{resolved->problem, std::string(framework_name(node.framework)),
                                resolved->operator_name, resolved->framing,
-                               unpredictable_reason(node.framework, resolved->problem)};
+                               verdict_of(node.framework, resolved)};
   // The comparison evaluates every framework's rules on the ramp: its work is bounded up front.
   if (Result<ShapeInfo> s = infer_shape(resolved->problem); s) {
     int64_t taps = 1;

@@ -121,8 +121,9 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
     for (const FrameworkRow& r : rows) {
       nlohmann::json j = {{"framework", r.translation.label},
                           {"attributes", r.translation.attributes},
-                          {"verdict", json_text_or_null(r.verdict)}};
-      if (!r.unpredictable.empty()) j["unpredictable"] = r.unpredictable;
+                          {"verdict", r.verdict ? nlohmann::json(r.verdict->name()) : nullptr}};
+      if (r.verdict && r.verdict->kind == RuleVerdict::unpredictable)
+        j["unpredictable"] = r.verdict->why;
       if (!r.refusal.empty()) {
         j["expressible"] = false;
         j["reason"] = r.refusal;
@@ -171,9 +172,9 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
     };
     for (const FrameworkRow& r : rows) {
       if (!r.refusal.empty()) {
-        block(r.translation.label, (r.verdict == "invalid" ? "invalid (refused by its rules): "
-                                                           : "cannot express it: ") +
-                                       r.refusal);
+        const bool invalid = r.verdict && r.verdict->kind == RuleVerdict::invalid;
+        block(r.translation.label,
+              (invalid ? "invalid (refused by its rules): " : "cannot express it: ") + r.refusal);
         fmt::print("\n");
         continue;
       }
@@ -197,7 +198,8 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
         block("", r.problem);
       else  // never cut: a problem string is copied into other commands
         fmt::print("{}\n", r.problem);
-      if (!r.unpredictable.empty()) block("", "unpredictable: " + r.unpredictable);
+      if (r.verdict && r.verdict->kind == RuleVerdict::unpredictable)
+        block("", r.verdict->text());
       block("", fmt::format("[{}]", plane_text(r)));
       fmt::print("\n");
     }

@@ -19,12 +19,12 @@ bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == 
 
 FrameworkRow evaluate_row(const Translation& t, const Tensor& spec_input,
                           const ProblemOptions& options) {
-  FrameworkRow row{t, "", "", t.reason, {}, {}, -1, 0, "", "", ""};
+  FrameworkRow row{t, "", "", t.reason, {}, {}, -1, 0, "", std::nullopt};
   if (!t.reason.empty()) return row;
   Result<Frontend> f = from_framework(t.framework, t.attributes, t.input);
   if (!f) {
     row.refusal = f.error().message;
-    row.verdict = "invalid";
+    row.verdict = verdict_of(t.framework, f);
     return row;
   }
   row.operator_name = f->operator_name;
@@ -42,8 +42,7 @@ FrameworkRow evaluate_row(const Translation& t, const Tensor& spec_input,
   }
   row.shape = out->values.shape;
   row.values = out->values.values;
-  row.unpredictable = unpredictable_reason(t.framework, f->problem);
-  row.verdict = row.unpredictable.empty() ? "defined" : "unpredictable";
+  row.verdict = verdict_of(t.framework, f);
   return row;
 }
 

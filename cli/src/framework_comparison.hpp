@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,10 +25,9 @@ struct FrameworkRow {
   int64_t differing = -1;
   double largest = 0;  // the largest difference (NaN against a number: NaN)
   std::string first_difference;
-  // The rule set's verdict (frontends.hpp): "invalid" when its front-end refuses the attributes,
-  // "unpredictable" (with the reason) or "defined" when it accepts them; empty when the
-  // framework cannot express the problem at all.
-  std::string verdict, unpredictable;
+  // The rule set's verdict (frontends.hpp); none when the framework cannot express the problem
+  // at all, or its output is not evaluated.
+  std::optional<RuleVerdict> verdict;
 };
 
 // The input in the spec's layout: `given` (in the source framework's layout), or without it the

@@ -120,7 +120,7 @@ Result<ResolvedProblem> resolve_problem(const ProblemOptions& o, const Tensor* i
     Framing framing;
     framing.input_shape = input_shape(*p);
     framing.crop_end.assign(p->axes.size(), 0);
-    return ResolvedProblem{*p, "problem string", "", framing, ""};
+    return ResolvedProblem{*p, "problem string", "", framing, RuleVerdict{}};
   }
 
   const auto& [framework, attributes] = *o.attributes.begin();
@@ -131,7 +131,7 @@ Result<ResolvedProblem> resolve_problem(const ProblemOptions& o, const Tensor* i
   Result<Frontend> f = from_framework(framework, attributes, *in);
   if (!f) return f.error();
   return ResolvedProblem{f->problem, std::string(framework_name(framework)), f->operator_name,
-                         f->framing, unpredictable_reason(framework, f->problem)};
+                         f->framing, verdict_of(framework, f)};
 }
 
 }  // namespace poolspec::cli

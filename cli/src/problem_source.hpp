@@ -33,9 +33,9 @@ struct ResolvedProblem {
   std::string frontend;       // "problem string", or the framework's name
   std::string operator_name;  // the framework's operator, e.g. "ONNX MaxPool-22"
   Framing framing;            // how the framework's tensors map onto the spec's
-  // The rule set's verdict on an accepted problem: empty when it is defined, else why some
-  // results are unpredictable (unpredictable_reason). A refused problem is invalid (an error).
-  std::string unpredictable;
+  // The rule set's verdict on an accepted problem (defined or unpredictable; a refused problem is
+  // invalid, an error); a problem string's is defined.
+  RuleVerdict verdict;
 };
 
 // Resolves without applying the empty-window policy (so `shape` can report empty windows).

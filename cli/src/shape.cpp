@@ -67,8 +67,8 @@ int shape_command(const ProblemOptions& options, bool json) {
     else
       j["empty_window"] = nullptr;
     j["valid"] = valid.ok();
-    j["verdict"] = !valid ? "invalid" : r->unpredictable.empty() ? "defined" : "unpredictable";
-    if (!r->unpredictable.empty()) j["unpredictable"] = r->unpredictable;
+    j["verdict"] = !valid ? "invalid" : r->verdict.name();
+    if (r->verdict.kind == RuleVerdict::unpredictable) j["unpredictable"] = r->verdict.why;
     if (!valid) j["error"] = valid.error().message;
     print_json("shape", j);
   } else {
@@ -86,9 +86,7 @@ int shape_command(const ProblemOptions& options, bool json) {
     fmt::print("pads          begin {}  end {}\n", fmt::join(pads(p, true), ","),
                fmt::join(pads(p, false), ","));
     fmt::print("empty window  {}\n", empty_window_text(p, *s));
-    if (valid)
-      fmt::print("verdict       {}\n",
-                 r->unpredictable.empty() ? "defined" : "unpredictable: " + r->unpredictable);
+    if (valid) fmt::print("verdict       {}\n", r->verdict.text());
   }
   if (!valid) return refuse(valid.error().message);
   return exit_ok;

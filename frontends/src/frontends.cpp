@@ -193,8 +193,29 @@ Result<Frontend> from_framework(Framework f, std::string_view attributes, const 
   return out;
 }
 
-std::string unpredictable_reason(Framework f, const Problem& p) {
-  return f == Framework::tosa ? tosa_unpredictable(p) : "";
+std::string_view RuleVerdict::name() const {
+  switch (kind) {
+    case invalid: return "invalid";
+    case unpredictable: return "unpredictable";
+    case beyond_model: return "beyond the model";
+    case defined: break;
+  }
+  return "defined";
+}
+
+std::string RuleVerdict::text() const {
+  return kind == defined ? std::string(name()) : fmt::format("{}: {}", name(), why);
+}
+
+RuleVerdict verdict_of(Framework f, const Result<Frontend>& resolved) {
+  if (!resolved) {
+    const std::string& message = resolved.error().message;
+    const bool unstated = std::string_view(message).ends_with(model_cannot_state);
+    return {unstated ? RuleVerdict::beyond_model : RuleVerdict::invalid, message};
+  }
+  std::string why = f == Framework::tosa ? tosa_unpredictable(resolved->problem) : "";
+  if (why.empty()) return {};
+  return {RuleVerdict::unpredictable, std::move(why)};
 }
 
 // ---- layouts ----------------------------------------------------------------------------------

@@ -477,7 +477,8 @@ class FrameworkRow:
     largest_difference: float
     first_difference: str
     # The rule set's verdict: "invalid" (its rules refuse the problem), "unpredictable" (with
-    # the reason: TOSA's REQUIRE) or "defined"; None where the framework cannot express it.
+    # the reason: TOSA's REQUIRE), "defined", or "beyond the model" (its rules accept what
+    # poolspec's problem model cannot state); None where the framework cannot express it.
     verdict: Optional[str]
     unpredictable: str
 

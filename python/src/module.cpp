@@ -601,9 +601,12 @@ py::list diff_frameworks(const std::string& framework, const std::string& attrib
     d["attributes"] = r.translation.attributes;
     d["expressible"] = r.refusal.empty();
     d["reason"] = r.refusal;
-    // "invalid", "unpredictable", "defined", or None where the framework cannot express it
-    d["verdict"] = r.verdict.empty() ? py::object(py::none()) : py::object(py::str(r.verdict));
-    d["unpredictable"] = r.unpredictable;
+    // "invalid", "unpredictable", "defined", "beyond the model", or None where the framework
+    // cannot express it
+    d["verdict"] = r.verdict ? py::object(py::str(std::string(r.verdict->name()))) : py::none();
+    d["unpredictable"] = r.verdict && r.verdict->kind == RuleVerdict::unpredictable
+                             ? r.verdict->why
+                             : std::string();
     d["operator"] = r.operator_name;
     d["problem"] = r.problem;
     d["output_shape"] = r.shape;

@@ -101,10 +101,23 @@ inline constexpr std::string_view model_cannot_state =
 // A problem the rule set refuses (an error) is *invalid*: an implementation must refuse it too.
 Result<Frontend> from_framework(Framework f, std::string_view attributes, const FrontendInput& in);
 
-// Why the rule set leaves some results of a problem it accepts *unpredictable* (any values, but
-// nothing written out of bounds; TOSA's REQUIRE), or empty: the problem is *defined*, exactly or
-// within the derived bound.
-std::string unpredictable_reason(Framework f, const Problem& p);
+// A rule set's verdict on a problem, the three of TOSA's compliance model: *invalid* (the rule set
+// refuses it, and an implementation must refuse it too), *unpredictable* (accepted, but some
+// results may hold any value, though nothing is written out of bounds: TOSA's REQUIRE), or
+// *defined* (exact, or within the derived bound). A problem the rule set accepts but poolspec's
+// model cannot state (a refusal ending in model_cannot_state) has none of the three: it is
+// beyond_model.
+struct RuleVerdict {
+  enum Kind { invalid, unpredictable, defined, beyond_model };
+  Kind kind = defined;
+  std::string why;  // the refusal, or why results are unpredictable; empty when defined
+  std::string_view name() const;  // "invalid", "unpredictable", "defined", "beyond the model"
+  std::string text() const;       // the name, then ": " and the reason unless defined
+  bool operator==(const RuleVerdict&) const = default;
+};
+
+// The verdict of framework f's rules on what its front-end made of a problem's attributes.
+RuleVerdict verdict_of(Framework f, const Result<Frontend>& resolved);
 
 // The framework's tensor in the spec's (N, C, d1..dn) layout, and the spec's output (values or
 // indices, same shape) in the framework's layout.
