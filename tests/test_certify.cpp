@@ -53,6 +53,57 @@ int64_t count(const Run& r, const std::string& row, const std::string& status) {
 
 }  // namespace
 
+// Runs of a row in one column with a status.
+int64_t count_in(const Run& r, const std::string& row, const std::string& column,
+                 const std::string& status) {
+  int64_t n = 0;
+  for (const auto& run : r.report["runs"])
+    n += run["backend"].get<std::string>() + "@" + run["rules"].get<std::string>() == row &&
+         run["column"] == column && run["status"] == status;
+  return n;
+}
+
+TEST_CASE("a backend that claims TOSA's rules must refuse the problems they refuse") {
+  CertifyOptions o;
+  o.suite = "smoke";
+  o.backends = {POOLSPEC_TOSA_BACKENDS};
+  o.rules = {"claimed"};
+  o.layouts = {"nchw"};  // the minimal backend's layout
+  o.shrink = false;
+  // Windows that do not fit exactly (shapes/2d:regular), pads as long as the kernel with an
+  // exact fit (limits/tosa_pad_equals_kernel), the 8K level's kernel and stride; and problems
+  // TOSA accepts (shapes/2d:no_pad).
+  o.filters = {"shapes/2d:regular", "shapes/2d:no_pad", "limits/"};
+  const Run r = certify(o, "tosa-invalid");
+  CHECK(r.exit_code == poolspec::exit_check_failed);
+  // Every invalid problem is one run, in the invalid column, with its rule verdict.
+  int64_t invalid = 0;
+  for (const auto& run : r.report["runs"]) {
+    const bool refused_by_rules = run["rule_verdict"] == "invalid";
+    CHECK(refused_by_rules == (run["column"] == "invalid"));
+    invalid += refused_by_rules;
+  }
+  CHECK(invalid > 0);
+  CHECK(count_in(r, "tosa-checked@tosa", "invalid", "PASS") > 0);
+  CHECK(r.report["summary"]["tosa-checked@tosa"]["FAIL"] == 0);
+  for (const char* column : {"avg excl", "max"}) {  // the valid problems run, and pass
+    CAPTURE(column);
+    CHECK(count_in(r, "tosa-checked@tosa", column, "PASS") > 0);
+  }
+  const std::pair<const char*, const char*> caught[] = {{"tosa-accepts-inexact@tosa", "FAIL"},
+                                                        {"tosa-pads-unchecked@tosa", "FAIL"},
+                                                        {"tosa-crash-past-level@tosa", "CRASH"}};
+  for (const auto& [row, status] : caught) {
+    CAPTURE(row);
+    CHECK(count_in(r, row, "invalid", status) > 0);
+    CHECK(count_in(r, row, "invalid", "PASS") > 0);  // the refusals it still makes
+  }
+  // Under another rule set the same backends are not held to TOSA's refusals.
+  o.rules = {"openvino"};
+  const Run other = certify(o, "tosa-invalid-openvino");
+  for (const auto& run : other.report["runs"]) CHECK(run["column"] != "invalid");
+}
+
 TEST_CASE("every mutant backend is caught with its status, and the run completes") {
   CertifyOptions o;
   o.suite = "smoke";

@@ -42,6 +42,9 @@ bool is_failure(Verdict v);  // all but PASS, UNSUPPORTED and WAIVED
 struct JobResult {
   std::string backend, version, origin, claimed_rules, rules, label;
   std::string case_id, part, note, problem, layout, column;
+  // The rule set's verdict on the problem (frontends.hpp RuleVerdict): "defined", "unpredictable"
+  // (its values are not compared) or "invalid" (the backend must refuse it).
+  std::string rule_verdict = "defined";
   Verdict verdict = Verdict::pass;
   std::string detail;  // the reason, the message, or the comparison's text
   int64_t elements = 0, mismatches = 0;

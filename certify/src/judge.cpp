@@ -231,6 +231,43 @@ Judged Judge::judge_shape(const ShapeQuestion& q, Layout layout) {
   return j;
 }
 
+Judged Judge::judge_reject(const RejectCase& r, Layout layout, const Tensor& input) {
+  Judged j;
+  Result<CProblem> c = to_c_problem(r.problem, layout);
+  if (!c) {  // the ABI cannot carry it: nothing to ask
+    j.verdict = Verdict::unsupported;
+    j.detail = c.error().message;
+    return j;
+  }
+  const std::vector<std::byte> in = to_storage(input, layout);
+  const ShapeInfo shape = validated_shape(r.problem).value();
+  const bool with_indices = r.problem.op == Op::max && r.problem.indices != Indices::none;
+  const size_t width = static_cast<size_t>(storage_bytes(r.problem.dtype));
+  const auto elements = static_cast<size_t>(shape.output_elements);
+  const CallBuffers buffers{in,
+                            elements * width,
+                            with_indices ? elements : 0,
+                            rng_(),
+                            nan_poison(r.problem.dtype, rng_()),
+                            true,
+                            width};
+  const CallOutcome call = runner_.call(c->problem, buffers, timeout_);
+  switch (call.kind) {
+    case CallOutcome::Kind::unsupported:
+      j.detail = "refused by supports(): " + call.message;
+      return j;
+    case CallOutcome::Kind::run_error: j.detail = "refused by run(): " + call.message; return j;
+    case CallOutcome::Kind::ran:
+      j.verdict = Verdict::fail;
+      j.detail = fmt::format(
+          "ran a problem its rules refuse, where it must refuse it (supports() false or an error "
+          "from run()): {}",
+          r.refusal);
+      return j;
+    default: stopped(call, 0, j); return j;
+  }
+}
+
 bool Judge::stopped(const CallOutcome& call, int k, Judged& j) {
   const std::string which = k == 0 ? "" : "on the second call (the first ran): ";
   switch (call.kind) {

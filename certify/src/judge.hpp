@@ -99,6 +99,10 @@ class Judge {
   // it gives the extents, or refuses what the rules refuse; UNSUPPORTED when it refuses what
   // they accept; FAIL when it answers what they refuse, or other extents.
   Judged judge_shape(const ShapeQuestion& q, Layout layout);
+  // A problem its rules refuse (must_reject), called once on `input`: PASS when supports()
+  // refuses it or run() returns an error; FAIL when it runs, or supports() answers out of
+  // contract; a crash, a hang or a touched guard page as in judge().
+  Judged judge_reject(const RejectCase& r, Layout layout, const Tensor& input);
 
  private:
   // A call that ended the judging: its verdict.

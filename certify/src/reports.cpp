@@ -164,11 +164,17 @@ namespace {
 
 // One run as the report's "runs" array holds it, and as runs.jsonl streams it.
 nlohmann::ordered_json run_json(const JobResult& r) {
-  nlohmann::ordered_json run{{"backend", r.backend}, {"origin", r.origin},
-                             {"rules", r.rules},     {"label", r.label},
-                             {"case", r.case_id},    {"part", r.part},
-                             {"problem", r.problem}, {"layout", r.layout},
-                             {"column", r.column},   {"status", verdict_name(r.verdict)},
+  nlohmann::ordered_json run{{"backend", r.backend},
+                             {"origin", r.origin},
+                             {"rules", r.rules},
+                             {"label", r.label},
+                             {"case", r.case_id},
+                             {"part", r.part},
+                             {"problem", r.problem},
+                             {"layout", r.layout},
+                             {"column", r.column},
+                             {"rule_verdict", r.rule_verdict},
+                             {"status", verdict_name(r.verdict)},
                              {"ms", r.milliseconds}};
   if (!r.detail.empty()) run["detail"] = r.detail;
   if (!r.note.empty()) run["note"] = r.note;
@@ -271,6 +277,7 @@ Result<JobResult> run_from_json(
   r.problem = run.at("problem").get<std::string>();
   r.layout = run.at("layout").get<std::string>();
   r.column = run.at("column").get<std::string>();
+  r.rule_verdict = run.value("rule_verdict", "defined");
   const std::optional<Verdict> v = verdict_named(run.at("status").get<std::string>());
   if (!v)
     return Error{fmt::format("a run's status \"{}\" is not one poolspec gives",

@@ -431,6 +431,29 @@ void add_regressions(std::vector<Case>& out) {
       intent(Mode::max, DType::f32, {1, 1, 8}, {3}, {2}, {1}, {1}, true, {2}));
 }
 
+// Cases at the limits a rule set sets on its attributes: one past TOSA's 8K level (kernel and
+// stride up to 8192; arm/tosa-specification, "Levels"), and a pad as long as the kernel. Every
+// rule set judges them by its own rules.
+void add_limits(std::vector<Case>& out) {
+  const auto add = [&](const char* name, Intent in) {
+    Case c;
+    c.id = fmt::format("limits/{}", name);
+    c.part = "limits";
+    c.intent = std::move(in);
+    c.note = "TOSA 8K level (LEVEL_CHECK)";
+    out.push_back(c);
+  };
+  add("kernel_8193", intent(Mode::avg_exclude, DType::f32, {1, 1, 8193, 2}, {8193, 1}, {1, 1},
+                            {0, 0}, {0, 0}, false));
+  add("stride_8193",
+      intent(Mode::max, DType::f32, {1, 1, 2, 8194}, {1, 1}, {1, 8193}, {0, 0}, {0, 0}, false));
+  // TOSA's "ERROR_IF(pad_top >= kernel_y ...)", where the windows fit exactly: a window of
+  // padding only, which no other check refuses.
+  add("tosa_pad_equals_kernel",
+      intent(Mode::avg_exclude, DType::f32, {1, 1, 4, 4}, {2, 2}, {2, 2}, {2, 2}, {2, 2}, false));
+  out.back().note = "TOSA AVG_POOL2D: pads below the kernel (ERROR_IF)";
+}
+
 }  // namespace
 
 Result<std::vector<Case>> make_suite(const std::string& name) {
@@ -440,6 +463,7 @@ Result<std::vector<Case>> make_suite(const std::string& name) {
     add_enumeration(out, 800, 3000);
     add_values(out, true);
     add_regressions(out);
+    add_limits(out);
   } else if (name == "ci") {
     add_shapes(out, false);
     add_topologies(out, false);
@@ -448,6 +472,7 @@ Result<std::vector<Case>> make_suite(const std::string& name) {
     add_sweeps(out);
     add_seeds(out);
     add_regressions(out);
+    add_limits(out);
   } else if (name == "full") {
     add_shapes(out, false);
     add_topologies(out, true);
@@ -456,6 +481,7 @@ Result<std::vector<Case>> make_suite(const std::string& name) {
     add_sweeps(out);
     add_seeds(out);
     add_regressions(out);
+    add_limits(out);
   } else {
     return Error{fmt::format("suite '{}': must be smoke, ci or full", name)};
   }
@@ -500,6 +526,23 @@ std::vector<RuledProblem> problems_under(const Case& c, const std::string& rules
     bool seen = false;
     for (const RuledProblem& r : out) seen = seen || r.problem == problem;
     if (!seen) out.push_back({t.label, problem});
+  }
+  return out;
+}
+
+std::vector<RejectCase> must_reject(const Case& c, const std::string& rules) {
+  std::vector<RejectCase> out;
+  if (c.fixed || rules != "tosa") return out;
+  for (const Translation& t : translate(c.intent)) {
+    // A dtype TOSA's operators do not take is one of its refusals too.
+    if (t.framework != Framework::tosa || t.attributes.empty() ||
+        (!t.reason.empty() && !t.reason.starts_with("dtype ")))
+      continue;
+    Result<Frontend> checked = from_framework(t.framework, t.attributes, t.input);
+    if (checked || verdict_of(t.framework, checked).kind != RuleVerdict::invalid) continue;
+    Result<Frontend> written = tosa_as_written(t.attributes, t.input);
+    if (!written || !validate(written->problem)) continue;
+    out.push_back({t.label, canonical_problem(written->problem), checked.error().message});
   }
   return out;
 }

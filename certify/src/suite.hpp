@@ -78,6 +78,18 @@ struct ShapeQuestion {
 std::vector<ShapeQuestion> shape_questions(const Case& c, const std::string& rules,
                                            const std::vector<RuledProblem>& valid);
 
+// A problem the rule set refuses (its *invalid* verdict), as its attributes would mean it were
+// the rule not checked, with the rule set's refusal. A backend that claims the rule set must
+// refuse it -- supports() false, or an error from run() -- and never crash on it. Made for the
+// rule sets that say what an unchecked problem means: tosa (tosa_as_written), from the case's
+// translation when the TOSA front-end refuses it and the problem model can state it.
+struct RejectCase {
+  std::string label;  // as RuledProblem's
+  Problem problem;
+  std::string refusal;
+};
+std::vector<RejectCase> must_reject(const Case& c, const std::string& rules);
+
 // The case's input for a problem: deterministic in (case, problem).
 Tensor make_input(const Case& c, const Problem& p);
 

@@ -198,8 +198,7 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
         block("", r.problem);
       else  // never cut: a problem string is copied into other commands
         fmt::print("{}\n", r.problem);
-      if (r.verdict && r.verdict->kind == RuleVerdict::unpredictable)
-        block("", r.verdict->text());
+      if (r.verdict && r.verdict->kind == RuleVerdict::unpredictable) block("", r.verdict->text());
       block("", fmt::format("[{}]", plane_text(r)));
       fmt::print("\n");
     }

@@ -33,8 +33,6 @@ std::vector<std::string_view> accumulators_for(DType d) {
   }
 }
 
-}  // namespace
-
 // Choices (each an ERROR_IF or LEVEL_CHECK of the pseudo-code: a problem that fails one is
 // invalid, and an implementation must refuse it):
 //  - NHWC, rank 4; i8, f16, bf16, f32 (TOSA's i16 and fp8 types are not in poolspec's model).
@@ -50,13 +48,14 @@ std::vector<std::string_view> accumulators_for(DType d) {
 //  - MAX_POOL2D: nan_mode PROPAGATE (the default) or IGNORE; the running maximum starts at the
 //    lowest value, or at NaN under IGNORE, which no window changes: every window holds an input
 //    element, so the result is the window's maximum (start=first).
-Result<Frontend> from_tosa(std::string_view text, const FrontendInput& in) {
+// `checked` false: the problem as written, no ERROR_IF or LEVEL_CHECK applied (tosa_as_written).
+Result<Frontend> resolve_tosa(std::string_view text, const FrontendInput& in, bool checked) {
   const bool avg = in.op == Op::avg;
   const std::string context = avg ? "TOSA AVG_POOL2D" : "TOSA MAX_POOL2D";
   Result<Attributes> attrs = Attributes::parse(text);
   if (!attrs) return attrs.error();
   if (Status s = check_dtype(in.dtype, {DType::i8, DType::f16, DType::bf16, DType::f32}, context);
-      !s)
+      checked && !s)
     return s.error();
   if (in.input_shape.size() != 4)
     return Error{fmt::format("input shape ({}): {} takes a rank-4 NHWC tensor",
@@ -128,7 +127,7 @@ Result<Frontend> from_tosa(std::string_view text, const FrontendInput& in) {
   for (size_t i = 0; i < 2; ++i) {
     const int64_t d = x[i + 1], k = kernel[i], s = stride[i];
     const int64_t begin = pad[2 * i], end = pad[2 * i + 1];
-    if (level_8k) {
+    if (level_8k && checked) {
       if (k > level_8k_max_kernel)
         return Error{fmt::format("{}={}: the 8K level allows kernels up to {} (LEVEL_CHECK)",
                                  names[i][0], k, level_8k_max_kernel)};
@@ -140,6 +139,8 @@ Result<Frontend> from_tosa(std::string_view text, const FrontendInput& in) {
           return Error{fmt::format("{}={}: the 8K level allows pads up to {} (LEVEL_CHECK)", name,
                                    v, level_8k_max_kernel)};
     }
+    p.axes.push_back(Axis{d, k, s, 1, begin, end});
+    if (!checked) continue;
     for (const auto& [name, v] : {std::pair{names[i][1], begin}, std::pair{names[i][2], end}})
       if (v >= k)
         return Error{fmt::format("{}={}: must be below {}={} (ERROR_IF: a window of padding only)",
@@ -154,7 +155,6 @@ Result<Frontend> from_tosa(std::string_view text, const FrontendInput& in) {
           "{}={} with {}={}: the padded input {} = {} + {} + {} less the kernel is {}, not a "
           "multiple of the stride (ERROR_IF: the windows must fit exactly, idiv_check)",
           names[i][0], k, stride_names[i], s, d + begin + end, d, begin, end, span)};
-    p.axes.push_back(Axis{d, k, s, 1, begin, end});
   }
   p.rounding = Rounding::floor;
   if (avg) {
@@ -168,10 +168,22 @@ Result<Frontend> from_tosa(std::string_view text, const FrontendInput& in) {
     p.nan = nan;
     p.max_start = MaxStart::first;
   }
+  // As written, a window may hold padding only (a pad as long as the kernel): it yields zero.
+  if (!checked) p.empty = EmptyWindow::zero;
   if (Status s = validate(p); !s) return s.error();
   Frontend f = framed(std::move(p), in.input_shape, true);
   if (avg) f.operator_name = fmt::format("{} (acc_type {})", context, accumulator);
   return f;
+}
+
+}  // namespace
+
+Result<Frontend> from_tosa(std::string_view text, const FrontendInput& in) {
+  return resolve_tosa(text, in, true);
+}
+
+Result<Frontend> tosa_as_written(std::string_view text, const FrontendInput& in) {
+  return resolve_tosa(text, in, false);
 }
 
 std::string tosa_unpredictable(const Problem& p) {

@@ -604,9 +604,8 @@ py::list diff_frameworks(const std::string& framework, const std::string& attrib
     // "invalid", "unpredictable", "defined", "beyond the model", or None where the framework
     // cannot express it
     d["verdict"] = r.verdict ? py::object(py::str(std::string(r.verdict->name()))) : py::none();
-    d["unpredictable"] = r.verdict && r.verdict->kind == RuleVerdict::unpredictable
-                             ? r.verdict->why
-                             : std::string();
+    d["unpredictable"] =
+        r.verdict && r.verdict->kind == RuleVerdict::unpredictable ? r.verdict->why : std::string();
     d["operator"] = r.operator_name;
     d["problem"] = r.problem;
     d["output_shape"] = r.shape;

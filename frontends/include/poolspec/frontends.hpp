@@ -181,6 +181,10 @@ Result<Frontend> from_armnn(std::string_view attributes, const FrontendInput& in
 Result<Frontend> from_tosa(std::string_view attributes, const FrontendInput& in);
 // TOSA's unpredictable results: an int8 average whose int32 accumulator can overflow.
 std::string tosa_unpredictable(const Problem& p);
+// The problem TOSA's attributes mean with no ERROR_IF or LEVEL_CHECK applied (a window of padding
+// only yields zero): what a backend that claims TOSA's rules is asked, and must refuse, when
+// from_tosa refuses the attributes. Errors only where the model cannot state them.
+Result<Frontend> tosa_as_written(std::string_view text, const FrontendInput& in);
 
 }  // namespace poolspec
 
