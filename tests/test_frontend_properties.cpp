@@ -112,6 +112,10 @@ int64_t framework_extent(const Translation& t, const Intent& in, size_t i) {
       // AVG_POOL2D.tosac: "ERROR_IF(OH != idiv_check(IH + pad_top + pad_bottom - kernel_y,
       // stride_y) + 1)": an exact division, or the front-end refuses.
       return (d + pb + pe - K) / s + 1;
+    case Framework::stablehlo:
+      // reduce_window: "num_windows = floor((padded_input_shape - dilated_window_shape) /
+      // window_strides) + 1", the padded input d + low + high.
+      return floor_div(d + pb + pe - K, s) + 1;
     case Framework::openvino:
     case Framework::ngraph: {
       // pooling_shape_inference_util.hpp: (d + pb + pe - K) divided by s with floor or ceil, + 1;

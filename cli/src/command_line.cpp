@@ -60,6 +60,10 @@ const std::pair<poolspec::Framework, const char*> framework_option_help[] = {
     {poolspec::Framework::tosa,
      "TOSA AVG_POOL2D / MAX_POOL2D attributes: 'kernel=2,2 stride=2,2 pad=0,0,0,0 "
      "acc_type=INT32 input_zp=0 output_zp=0' (avg) or '... nan_mode=IGNORE' (max); NHWC"},
+    {poolspec::Framework::stablehlo,
+     "StableHLO reduce_window attributes, one per input dimension: 'window_dimensions=1,1,3,3 "
+     "window_strides=1,1,2,2 padding=0,0,0,0,1,1,1,1 divisor=count' (avg: add, then divided by "
+     "window or count) or '... init_value=-inf' (max)"},
 };
 
 // Edit distance between two short words: insertions, deletions, substitutions and swaps of two
@@ -338,7 +342,8 @@ int command_line(int argc, const char* const* argv) {
       ->add_option(
           "--rules", certify_rules,
           "Rule sets to hold each backend to: claimed (its own), spec, xs3, or a framework "
-          "(ngraph openvino onnx pytorch tensorflow tflite onednn opencv armnn tosa); default "
+          "(ngraph openvino onnx pytorch tensorflow tflite onednn opencv armnn tosa stablehlo); "
+          "default "
           "claimed,openvino")
       ->delimiter(',');
   certify_cmd->add_option("--layout", certify_layouts, "nchw, nhwc (default both)")->delimiter(',');

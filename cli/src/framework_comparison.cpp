@@ -20,6 +20,8 @@ bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == 
 FrameworkRow evaluate_row(const Translation& t, const Tensor& spec_input,
                           const ProblemOptions& options) {
   FrameworkRow row{t, "", "", t.reason, {}, {}, -1, 0, "", std::nullopt};
+  if (t.reason.ends_with(model_cannot_state))  // its rules accept it; the model cannot state it
+    row.verdict = RuleVerdict{RuleVerdict::beyond_model, t.reason, ""};
   if (!t.reason.empty()) return row;
   Result<Frontend> f = from_framework(t.framework, t.attributes, t.input);
   if (!f) {
@@ -75,6 +77,7 @@ Result<Tensor> comparison_input(const ResolvedProblem& source, const Intent& int
     // Undo the source's layout and crop: channels-last back to first, and nothing cropped.
     Framing full = source.framing;
     full.crop_end.assign(full.crop_end.size(), 0);
+    full.crop_begin.assign(full.crop_begin.size(), 0);
     return to_spec_layout(full, *given);
   }
   Result<int64_t> count = element_count(intent.shape);

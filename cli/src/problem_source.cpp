@@ -99,7 +99,7 @@ Result<ResolvedProblem> resolve_problem(const ProblemOptions& o, const Tensor* i
     return Error{
         "problem: give exactly one of a problem string or one framework's attributes "
         "(--openvino, --ngraph, --onnx, --pytorch, --tensorflow, --tflite, --onednn, --opencv, "
-        "--armnn, --tosa)"};
+        "--armnn, --tosa, --stablehlo)"};
 
   if (!o.problem.empty()) {
     for (const auto& [name, value] :

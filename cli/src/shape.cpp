@@ -69,6 +69,7 @@ int shape_command(const ProblemOptions& options, bool json) {
     j["valid"] = valid.ok();
     j["verdict"] = !valid ? "invalid" : r->verdict.name();
     if (r->verdict.kind == RuleVerdict::unpredictable) j["unpredictable"] = r->verdict.why;
+    if (!r->verdict.bound.empty()) j["bound"] = r->verdict.bound;
     if (!valid) j["error"] = valid.error().message;
     print_json("shape", j);
   } else {

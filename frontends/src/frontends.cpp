@@ -122,6 +122,7 @@ std::string_view framework_name(Framework f) {
     case Framework::opencv: return "opencv";
     case Framework::armnn: return "armnn";
     case Framework::tosa: return "tosa";
+    case Framework::stablehlo: return "stablehlo";
   }
   return "?";
 }
@@ -131,7 +132,7 @@ Result<Framework> parse_framework(std::string_view name) {
     if (framework_name(f) == name) return f;
   return Error{
       fmt::format("framework '{}': must be one of ngraph openvino onnx pytorch "
-                  "tensorflow tflite onednn opencv armnn tosa",
+                  "tensorflow tflite onednn opencv armnn tosa stablehlo",
                   name)};
 }
 
@@ -159,6 +160,8 @@ std::string operator_name(Framework f, const FrontendInput& in, size_t spatial) 
     case Framework::opencv: return avg ? "OpenCV Pooling ave" : "OpenCV Pooling max";
     case Framework::armnn: return avg ? "Arm NN Pooling2d Average" : "Arm NN Pooling2d Max";
     case Framework::tosa: return avg ? "TOSA AVG_POOL2D" : "TOSA MAX_POOL2D";
+    case Framework::stablehlo:
+      return avg ? "StableHLO reduce_window add, divided" : "StableHLO reduce_window maximum";
   }
   return "?";
 }
@@ -187,6 +190,7 @@ Result<Frontend> from_framework(Framework f, std::string_view attributes, const 
     case Framework::opencv: out = from_opencv(attributes, in); break;
     case Framework::armnn: out = from_armnn(attributes, in); break;
     case Framework::tosa: out = from_tosa(attributes, in); break;
+    case Framework::stablehlo: out = from_stablehlo(attributes, in); break;
   }
   if (out && out->operator_name.empty())
     out->operator_name = operator_name(f, in, out->problem.axes.size());
@@ -204,18 +208,21 @@ std::string_view RuleVerdict::name() const {
 }
 
 std::string RuleVerdict::text() const {
-  return kind == defined ? std::string(name()) : fmt::format("{}: {}", name(), why);
+  if (kind == defined) return bound.empty() ? "defined" : "defined within a bound: " + bound;
+  return fmt::format("{}: {}", name(), why);
 }
 
 RuleVerdict verdict_of(Framework f, const Result<Frontend>& resolved) {
   if (!resolved) {
     const std::string& message = resolved.error().message;
     const bool unstated = std::string_view(message).ends_with(model_cannot_state);
-    return {unstated ? RuleVerdict::beyond_model : RuleVerdict::invalid, message};
+    return {unstated ? RuleVerdict::beyond_model : RuleVerdict::invalid, message, ""};
   }
+  if (f == Framework::stablehlo)
+    return {RuleVerdict::defined, "", stablehlo_bound(resolved->problem)};
   std::string why = f == Framework::tosa ? tosa_unpredictable(resolved->problem) : "";
   if (why.empty()) return {};
-  return {RuleVerdict::unpredictable, std::move(why)};
+  return {RuleVerdict::unpredictable, std::move(why), ""};
 }
 
 // ---- layouts ----------------------------------------------------------------------------------

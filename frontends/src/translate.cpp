@@ -16,11 +16,12 @@ Intent intent_of(const Frontend& f) {
   for (size_t i = 0; i < p.axes.size(); ++i) {
     const Axis& a = p.axes[i];
     const int64_t crop = i < f.framing.crop_end.size() ? f.framing.crop_end[i] : 0;
-    in.shape.push_back(a.extent + crop);
+    const int64_t crop_begin = i < f.framing.crop_begin.size() ? f.framing.crop_begin[i] : 0;
+    in.shape.push_back(a.extent + crop_begin + crop);
     in.kernel.push_back(a.kernel);
     in.strides.push_back(a.stride);
     in.dilations.push_back(a.dilation);
-    in.pads_begin.push_back(a.pad_begin);
+    in.pads_begin.push_back(a.pad_begin - crop_begin);
     in.pads_end.push_back(a.pad_end - crop);
   }
   in.ceil = p.rounding != Rounding::floor;
@@ -54,8 +55,8 @@ std::vector<int64_t> extents(const Intent& in, Rounding r) {
   return out;
 }
 
-bool negative_end_pad(const Intent& in) {
-  for (int64_t p : in.pads_end)
+bool negative_pad(const std::vector<int64_t>& pads) {
+  for (int64_t p : pads)
     if (p < 0) return true;
   return false;
 }
@@ -70,7 +71,8 @@ std::string cannot(const Intent& in, bool has_dilation, bool has_ceil, bool has_
   if (!has_dilation && !all_equal(in.dilations, 1)) return "no dilation";
   if (!has_ceil && in.ceil) return "no ceil rounding";
   if (!has_override && in.divisor_override != 0) return "no divisor override";
-  if (negative_end_pad(in)) return "no negative end padding";
+  if (negative_pad(in.pads_begin)) return "no negative padding";
+  if (negative_pad(in.pads_end)) return "no negative end padding";
   return "";
 }
 
@@ -202,7 +204,7 @@ Translation tflite(const Intent& in) {
 Translation onednn(const Intent& in) {
   Translation t = make(Framework::onednn, "onednn", in);
   t.reason = cannot(in, true, true, false);
-  if (t.reason == "no negative end padding") t.reason.clear();
+  if (t.reason == "no negative end padding") t.reason.clear();  // padding_r < 0, not padding_l
   if (t.reason.empty() && rank_of(in) > 3) t.reason = "1 to 3 spatial axes only";
   std::vector<int64_t> padding_r = in.pads_end, dilation;
   const std::vector<int64_t> target = extents(in, in.ceil ? Rounding::ceil : Rounding::floor);
@@ -273,6 +275,30 @@ Translation tosa(const Intent& in) {
   return t;
 }
 
+// StableHLO's reduce_window, NCHW: one entry per input dimension, the batch and channels
+// untouched; padding of either sign; an average divided by the window size (padding counted) or
+// by a count of the input elements.
+Translation stablehlo(const Intent& in) {
+  Translation t = make(Framework::stablehlo, "stablehlo", in);
+  t.reason = cannot(in, true, false, false);
+  if (t.reason.starts_with("no negative")) t.reason.clear();
+  const auto whole = [](const std::vector<int64_t>& v, int64_t untouched) {
+    std::vector<int64_t> out{untouched, untouched};
+    out.insert(out.end(), v.begin(), v.end());
+    return list(out);
+  };
+  std::vector<int64_t> padding{0, 0, 0, 0};
+  for (size_t i = 0; i < rank_of(in); ++i) {
+    padding.push_back(in.pads_begin[i]);
+    padding.push_back(in.pads_end[i]);
+  }
+  t.attributes = fmt::format("window_dimensions={} window_strides={} padding={}",
+                             whole(in.kernel, 1), whole(in.strides, 1), list(padding));
+  if (!all_equal(in.dilations, 1)) t.attributes += " window_dilations=" + whole(in.dilations, 1);
+  if (in.op == Op::avg) t.attributes += in.include_pad ? " divisor=window" : " divisor=count";
+  return t;
+}
+
 }  // namespace
 
 std::vector<Translation> translate(const Intent& in) {
@@ -289,6 +315,7 @@ std::vector<Translation> translate(const Intent& in) {
   out.push_back(opencv(in));
   out.push_back(armnn(in));
   out.push_back(tosa(in));
+  out.push_back(stablehlo(in));
   // Which dtypes a framework's op takes is its front-end's to say (one table, there): a
   // translation whose dtype the front-end refuses carries that refusal as its reason, as does one
   // whose attributes the framework takes and the problem model cannot state.

@@ -56,7 +56,7 @@ Problem = _poolspec.Problem
 #: The frameworks whose attributes ``problem`` takes, as keyword arguments of these names (and
 #: ``xs3``: an XS3 (lib_nn) operator, whose attributes name the operator).
 FRAMEWORKS = ("ngraph", "openvino", "onnx", "pytorch", "tensorflow", "tflite", "onednn", "opencv",
-              "armnn", "tosa")
+              "armnn", "tosa", "stablehlo")
 
 _DTYPES = {
     np.dtype(np.float64): "f64",
@@ -106,12 +106,17 @@ def _attribute_text(attributes: Union[str, Mapping[str, Any]]) -> str:
             text = "true" if value else "false"
         elif isinstance(value, numbers.Integral):
             text = str(int(value))
+        elif name == "init_value" and isinstance(value, numbers.Real):  # StableHLO's: -inf
+            text = repr(float(value))
         elif isinstance(value, str):
             text = value
         elif value is None:
             continue  # PyTorch's stride=None: the attribute's default
         elif isinstance(value, Iterable):
-            text = ",".join(str(v) for v in _integers(value, name))
+            # StableHLO's padding, [[low, high], ...], reads as the flat list.
+            nested = name == "padding" and all(isinstance(row, (list, tuple)) for row in value)
+            flat = [v for row in value for v in row] if nested else value
+            text = ",".join(str(v) for v in _integers(flat, name))
             if not text:
                 continue  # PyTorch's stride=[]: the default too
         else:

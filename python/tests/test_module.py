@@ -194,6 +194,28 @@ def test_tosa_rules_and_their_verdicts():
     assert rows["onnx@22"].verdict == "defined"
 
 
+def test_stablehlo_reduce_window_as_pooling():
+    # A negative low pad crops, divisor=count counts input elements only (values derived in
+    # tests/conformance/test_framework_table.cpp): {2, 3} / 2, {4, 5} / 2, {pad, pad} 0 / 0.
+    p = poolspec.problem(op="avg", stablehlo=dict(
+        window_dimensions=[1, 1, 1, 2], window_strides=[1, 1, 1, 2],
+        padding=[[0, 0], [0, 0], [0, 0], [-1, 2]], divisor="count"), input_shape=(1, 1, 1, 5))
+    x = np.arange(1, 6, dtype=np.float32).reshape(1, 1, 1, 5)
+    y = poolspec.evaluate(p, x).reshape(-1)
+    assert y[:2].tolist() == [2.5, 4.5] and np.isnan(y[2])
+    m = poolspec.problem(op="max", stablehlo=dict(window_dimensions=[1, 2, 1],
+                                                  init_value=float("-inf")),
+                         input_shape=(1, 3, 1))
+    assert poolspec.evaluate(m, np.array([[[1], [3], [2]]], np.float32)).reshape(-1).tolist() == [3, 3]
+    # What StableHLO allows and the problem model cannot state is said so, not called invalid.
+    with pytest.raises(poolspec.Error, match="base_dilations"):
+        poolspec.problem(op="max", stablehlo="window_dimensions=1,1,2 base_dilations=1,1,2",
+                         input_shape=(1, 1, 4))
+    rows = {r.framework: r for r in poolspec.diff(op="avg", input_shape=(1, 1, 4, 4),
+                                                   onnx="kernel_shape=2,2 strides=2,2")}
+    assert rows["stablehlo"].verdict == "defined" and rows["stablehlo"].agrees
+
+
 def test_bad_arguments_are_refused_with_their_name():
     p = poolspec.problem("avg:f32:n1c1:h4w4:k2x2:s2x2:pb0x0:pe0x0:exclude:floor")
     x = np.zeros((1, 1, 4, 4), np.float32)

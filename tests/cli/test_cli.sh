@@ -168,6 +168,21 @@ expect 0 '"framework":"tosa",[^{}]*"verdict":"defined"' -- \
 expect 0 'tosa +invalid \(refused by its rules\): kernel_y=3 with stride_y=2' -- \
   "$poolspec" diff --op avg --input-shape 1,1,4,4 --onnx 'kernel_shape=3,3 strides=2,2'
 
+# --- StableHLO reduce_window: crops, the float sum's bound, what the model cannot state ---
+hlo() { "$poolspec" shape --op avg --input-shape 1,2,5,5 "$@"; }
+expect 0 'spec layout +1x2x5x4 -> 1x2x3x2 .*cropped' -- \
+  hlo --stablehlo 'window_dimensions=1,1,3,3 window_strides=1,1,2,2 padding=[[0,0],[0,0],[1,1],[-1,1]] divisor=count'
+expect 0 'verdict +defined within a bound: the window.s 9 terms are summed in f32' -- \
+  hlo --stablehlo 'window_dimensions=1,1,3,3 window_strides=1,1,2,2 divisor=window'
+expect 0 '"bound":"the window' -- hlo --json --stablehlo 'window_dimensions=1,1,3,3 divisor=window'
+expect 2 'window_dimensions\[3\]=7: no window fits the padded input of 4 .*C15' -- \
+  hlo --stablehlo 'window_dimensions=1,1,1,7 padding=0,0,0,0,0,0,-1,0'
+expect 2 'window_strides\[2\]=0: must be > 0' -- hlo --stablehlo 'window_dimensions=1,1,2,2 window_strides=1,1,0,1'
+expect 0 'stablehlo +invalid|stablehlo +StableHLO reduce_window add, divided, output 2x2: agrees' -- \
+  "$poolspec" diff --op avg --input-shape 1,1,4,4 --onnx 'kernel_shape=2,2 strides=2,2'
+expect 1 '"framework":"stablehlo",[^{}]*"verdict":"beyond the model"' -- \
+  "$poolspec" diff --json --op avg --dtype i8 --input-shape 1,4,4,1 --tflite 'padding=VALID stride_w=2 stride_h=2 filter_width=2 filter_height=2'
+
 # --- onnx-test on the ONNX backend node tests ---
 node=/usr/share/libonnx-testdata/data/node
 expect 0 '2 passed, 0 failed' -- "$poolspec" onnx-test "$node/test_maxpool_with_argmax_2d_precomputed_strides" "$node/test_averagepool_2d_ceil"

@@ -36,8 +36,8 @@ class Attributes {
 };
 
 // The frameworks whose pooling rules poolspec knows (docs/semantics.md 1a, 1b).
-// The compiler IR TOSA is among them: its AVG_POOL2D / MAX_POOL2D are a rule set like a
-// framework's.
+// The compiler IRs TOSA and StableHLO are among them: TOSA's AVG_POOL2D / MAX_POOL2D and
+// StableHLO's reduce_window are rule sets like a framework's.
 enum class Framework {
   ngraph,
   openvino,
@@ -48,12 +48,13 @@ enum class Framework {
   onednn,
   opencv,
   armnn,
-  tosa
+  tosa,
+  stablehlo
 };
 inline constexpr Framework all_frameworks[] = {
-    Framework::ngraph,     Framework::openvino, Framework::onnx,   Framework::pytorch,
-    Framework::tensorflow, Framework::tflite,   Framework::onednn, Framework::opencv,
-    Framework::armnn,      Framework::tosa};
+    Framework::ngraph,     Framework::openvino, Framework::onnx,     Framework::pytorch,
+    Framework::tensorflow, Framework::tflite,   Framework::onednn,   Framework::opencv,
+    Framework::armnn,      Framework::tosa,     Framework::stablehlo};
 std::string_view framework_name(Framework f);
 Result<Framework> parse_framework(std::string_view name);
 
@@ -111,8 +112,12 @@ struct RuleVerdict {
   enum Kind { invalid, unpredictable, defined, beyond_model };
   Kind kind = defined;
   std::string why;  // the refusal, or why results are unpredictable; empty when defined
+  // Defined within a bound: the bound and how the rules make it (StableHLO's float sums in any
+  // order); empty when the rules define the result exactly.
+  std::string bound;
   std::string_view name() const;  // "invalid", "unpredictable", "defined", "beyond the model"
-  std::string text() const;       // the name, then ": " and the reason unless defined
+  // The name, then ": " and the reason (or, defined within a bound, the bound).
+  std::string text() const;
   bool operator==(const RuleVerdict&) const = default;
 };
 
@@ -185,6 +190,13 @@ std::string tosa_unpredictable(const Problem& p);
 // only yields zero): what a backend that claims TOSA's rules is asked, and must refuse, when
 // from_tosa refuses the attributes. Errors only where the model cannot state them.
 Result<Frontend> tosa_as_written(std::string_view text, const FrontendInput& in);
+
+// StableHLO reduce_window as pooling (any rank >= 3; batch dimension 0, channels 1 or last):
+// window_dimensions, window_strides, base_dilations (1 only), window_dilations, padding (low,
+// high per dimension; negative: a crop), init_value, divisor (avg: window or count).
+Result<Frontend> from_stablehlo(std::string_view attributes, const FrontendInput& in);
+// The bound within which StableHLO defines a float average (its sum in any order), or "".
+std::string stablehlo_bound(const Problem& p);
 
 }  // namespace poolspec
 

@@ -19,7 +19,8 @@ struct Intent {
   Op op = Op::avg;
   DType dtype = DType::f32;
   std::vector<int64_t> shape;  // (N, C, d1..dn), the whole input
-  std::vector<int64_t> kernel, strides, dilations, pads_begin, pads_end;  // pads_end may be < 0
+  // Pads may be < 0: a crop (oneDNN's padding_r, StableHLO's padding)
+  std::vector<int64_t> kernel, strides, dilations, pads_begin, pads_end;
   bool ceil = false;         // round the output extent up (ceil or ceil_torch)
   bool include_pad = false;  // an average counts padding (include_clip or include_full)
   int64_t divisor_override = 0;

@@ -1,0 +1,223 @@
+// The StableHLO front-end: pooling as reduce_window, the form frameworks lower to StableHLO
+// (openxla/stablehlo, the specification's "reduce_window"): a max is reduce_window with `maximum`, an
+// average reduce_window with `add` divided by the window size or by a reduce_window of ones.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <system_error>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "frontend_support.hpp"
+#include "poolspec/stablehlo_window.hpp"
+
+namespace poolspec {
+
+using namespace frontend;
+
+namespace {
+
+constexpr std::string_view context = "StableHLO reduce_window";
+
+// A list attribute with one value per input dimension; StableHLO's own `[[0, 1], [1, 1]]` and
+// `array<i64: 1, 3>` spellings read as the flat list (padding: low, high per dimension).
+Result<std::vector<int64_t>> dimension_list(const Attributes& attrs, std::string_view name,
+                                            size_t count, int64_t absent) {
+  if (!attrs.has(name)) return std::vector<int64_t>(count, absent);
+  Result<std::string> text = attrs.text(name);
+  if (!text) return text.error();
+  std::string flat;
+  std::string_view rest = *text;
+  if (rest.starts_with("array<i64:") && rest.ends_with(">"))
+    rest = rest.substr(10, rest.size() - 11);
+  for (char c : rest)
+    if (c != '[' && c != ']') flat += c;
+  Result<Attributes> one = Attributes::parse(fmt::format("{}=\"{}\"", name, flat));
+  if (!one) return Error{fmt::format("{}={}: not a list of integers", name, *text)};
+  Result<std::vector<int64_t>> v = one->ints(name);
+  if (!v) return v.error();
+  if (v->size() != count)
+    return Error{fmt::format("{}={}: {} values, but the input's rank {} needs {}", name, *text,
+                             v->size(), count / (name == "padding" ? 2 : 1), count)};
+  for (size_t i = 0; i < v->size(); ++i)
+    if ((*v)[i] > max_attribute || (*v)[i] < -max_attribute)
+      return Error{fmt::format("{}[{}]={}: must be within +-(2^31 - 1)", name, i, (*v)[i])};
+  return v;
+}
+
+// init_value: a number, or inf / -inf.
+Result<double> init_value(const Attributes& attrs, double absent) {
+  if (!attrs.has("init_value")) return absent;
+  Result<std::string> text = attrs.text("init_value");
+  if (!text) return text.error();
+  const std::string_view t = trim(*text);
+  if (t == "-inf") return -std::numeric_limits<double>::infinity();
+  if (t == "inf" || t == "+inf") return std::numeric_limits<double>::infinity();
+  double v = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec != std::errc() || end != t.data() + t.size() || t.empty())
+    return Error{fmt::format("init_value={}: not a number (or inf, -inf)", *text)};
+  return v;
+}
+
+}  // namespace
+
+// Choices (docs/semantics.md, StableHLO's row):
+//  - Attributes per input dimension, as reduce_window has them: window_dimensions (required),
+//    window_strides, base_dilations, window_dilations (default 1s; C5-C8: each > 0), padding
+//    (low, high per dimension, default 0s; either may be negative: a crop), init_value; and
+//    for an average, divisor=window (the window size: flax/JAX's count_include_pad=True, the
+//    default) or divisor=count (a reduce_window of ones over the same padding: padding not
+//    counted).
+//  - The batch dimension is 0 and the channels 1 (NCHW) or the last (channels-last): each
+//    untouched (window 1, stride 1, no dilation, no padding). A dimension pooled with them
+//    is beyond the model.
+//  - The output extents: "num_windows" (spec/include/poolspec/stablehlo_window.hpp, proved
+//    against window enumeration): with unit base dilation and the crops taken off, the floor
+//    rule. An axis with no window ("is_empty_window", C15) is an empty result, not an error,
+//    and beyond the model (it has no empty outputs).
+//  - Base dilation other than 1 is beyond the model (its holes are neither input nor padding).
+//  - max: init_value -inf (floats) or the dtype's lowest (integers), which padding also holds:
+//    the window's maximum, NaN propagated (`maximum` is IEEE 754's), a window of padding only
+//    the init value. Other init values are beyond the model.
+//  - add: init_value 0 (another would shift every sum); float dtypes only (an integer sum is
+//    accumulated in the element type and wraps); a window of padding only under divisor=count
+//    is 0 / 0 = NaN. The sum's order is the implementation's: defined within the bound
+//    stablehlo_bound states.
+Result<Frontend> from_stablehlo(std::string_view text, const FrontendInput& in) {
+  const bool avg = in.op == Op::avg;
+  Result<Attributes> attrs = Attributes::parse(text);
+  if (!attrs) return attrs.error();
+  const std::vector<int64_t>& x = in.input_shape;
+  if (Status s = check_input_shape(x, 1, 64, context); !s) return s.error();
+  const size_t r = x.size();
+  std::vector<int64_t> window, strides, base, dilations, padding;
+  for (auto [name, target, absent] : {std::tuple{"window_dimensions", &window, int64_t{0}},
+                                      std::tuple{"window_strides", &strides, int64_t{1}},
+                                      std::tuple{"base_dilations", &base, int64_t{1}},
+                                      std::tuple{"window_dilations", &dilations, int64_t{1}}}) {
+    if (absent == 0 && !attrs->has(name))
+      return Error{fmt::format("{}: required attribute is missing", name)};
+    Result<std::vector<int64_t>> v = dimension_list(*attrs, name, r, absent);
+    if (!v) return v.error();
+    for (size_t i = 0; i < r; ++i)
+      if ((*v)[i] < 1)
+        return Error{fmt::format("{}[{}]={}: must be > 0 (reduce_window's constraints C5-C8)", name,
+                                 i, (*v)[i])};
+    *target = std::move(*v);
+  }
+  Result<std::vector<int64_t>> pads = dimension_list(*attrs, "padding", 2 * r, 0);
+  if (!pads) return pads.error();
+  padding = std::move(*pads);
+
+  const double lowest = is_float(in.dtype) ? -std::numeric_limits<double>::infinity()
+                                           : static_cast<double>(int_min(in.dtype));
+  Result<double> init = init_value(*attrs, avg ? 0.0 : lowest);
+  if (!init) return init.error();
+  bool by_count = false;
+  if (avg && attrs->has("divisor")) {
+    Result<std::string> d = attrs->text("divisor");
+    if (!d) return d.error();
+    if (*d != "window" && *d != "count")
+      return Error{
+          fmt::format("divisor={}: must be window (the window size) or count (a "
+                      "reduce_window of ones)",
+                      *d)};
+    by_count = *d == "count";
+  }
+  if (Status s = attrs->no_unused(context); !s) return s.error();
+
+  if (avg && !is_float(in.dtype))
+    return Error{
+        fmt::format("dtype {}: an integer reduce_window add sums in the element type, "
+                    "which wraps {}",
+                    dtype_name(in.dtype), model_cannot_state)};
+  if (avg && *init != 0)
+    return Error{
+        fmt::format("init_value={}: an average's sum starts at 0 {}", *init, model_cannot_state)};
+  if (!avg && *init != lowest)
+    return Error{fmt::format("init_value={}: a max pools from {} {}", *init,
+                             is_float(in.dtype) ? "-inf" : "the dtype's lowest value",
+                             model_cannot_state)};
+
+  // Which dimensions are the batch and the channels: untouched ones.
+  const auto untouched = [&](size_t d) {
+    return window[d] == 1 && strides[d] == 1 && base[d] == 1 && dilations[d] == 1 &&
+           padding[2 * d] == 0 && padding[2 * d + 1] == 0;
+  };
+  const bool channels_last = !untouched(1);
+  if (!untouched(0) || (channels_last && !untouched(r - 1)))
+    return Error{fmt::format(
+        "window_dimensions={}: pools dimension {}; the batch (0) and the channels (1 or {}) must "
+        "be untouched (window 1, stride 1, no dilation or padding) {}",
+        fmt::join(window, ","), untouched(0) ? 1 : 0, r - 1, model_cannot_state)};
+
+  Problem p;
+  p.op = in.op;
+  p.dtype = in.dtype;
+  p.batch = x[0];
+  p.channels = channels_last ? x[r - 1] : x[1];
+  Framing framing;
+  framing.channels_last = channels_last;
+  framing.input_shape = x;
+  const size_t first = channels_last ? 1 : 2;
+  for (size_t d = first; d < first + r - 2; ++d) {
+    if (base[d] != 1)
+      return Error{fmt::format(
+          "base_dilations[{}]={}: the dilated input's holes hold the init value, neither input "
+          "nor padding {}",
+          d, base[d], model_cannot_state)};
+    const stablehlo::WindowAxis<int64_t> w{
+        x[d], base[d], padding[2 * d], padding[2 * d + 1], window[d], dilations[d], strides[d]};
+    if (stablehlo::window_count(w) == 0)
+      return Error{fmt::format(
+          "window_dimensions[{}]={}: no window fits the padded input of {} (is_empty_window): "
+          "the result is empty, which StableHLO allows (C15) {}",
+          d, window[d], stablehlo::padded_input_extent(w), model_cannot_state)};
+    const int64_t low = padding[2 * d], high = padding[2 * d + 1];
+    const int64_t crop_begin = std::max<int64_t>(0, -low), crop_end = std::max<int64_t>(0, -high);
+    framing.crop_begin.push_back(crop_begin);
+    framing.crop_end.push_back(crop_end);
+    // A window fits the padded input, yet the crops may take every element (a crop at one end,
+    // padding at the other): every window then holds padding only.
+    const int64_t extent = x[d] - crop_begin - crop_end;
+    if (extent < 1)
+      return Error{fmt::format(
+          "padding[{}]={},{}: crops the whole input of {}; every window holds padding only {}", d,
+          low, high, x[d], model_cannot_state)};
+    p.axes.push_back(Axis{extent, window[d], strides[d], dilations[d], std::max<int64_t>(0, low),
+                          std::max<int64_t>(0, high)});
+  }
+  p.rounding = Rounding::floor;
+  if (avg) {
+    p.divisor = by_count ? Divisor::exclude : Divisor::include_full;
+    if (by_count) p.empty = EmptyWindow::nan;  // 0 / 0
+  } else {
+    p.max_start = MaxStart::first;
+    p.nan = NanPolicy::propagate;
+    p.empty = is_float(in.dtype) ? EmptyWindow::neg_inf : EmptyWindow::lowest;
+  }
+  if (Status s = validate(p); !s) return s.error();
+  return Frontend{std::move(p), std::move(framing), ""};
+}
+
+std::string stablehlo_bound(const Problem& p) {
+  if (p.op != Op::avg || !is_float(p.dtype)) return "";
+  int64_t taps = 1;
+  for (const Axis& a : p.axes) taps *= a.kernel;
+  const int digits = p.dtype == DType::f64   ? 53
+                     : p.dtype == DType::f32 ? 24
+                     : p.dtype == DType::f16 ? 11
+                                             : 8;
+  return fmt::format(
+      "the window's {} terms are summed in {} in an order the implementation picks, then divided "
+      "once: |y - mean| <= gamma({}) sum|x| / d + u |y|, u = 2^-{}, gamma(n) = n u / (1 - n u) "
+      "(while no partial sum overflows)",
+      taps, dtype_name(p.dtype), taps - 1, digits);
+}
+
+}  // namespace poolspec
