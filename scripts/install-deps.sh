@@ -25,6 +25,7 @@ packages=(
   libxnnpack-dev libpthreadpool-dev                # XNNPACK, a benchmark peer (its header needs pthreadpool.h)
   libopencv-dnn-dev                                # OpenCV DNN 4.6, a certified backend
   libarmnn-dev libarmnn-cpuref-backend22           # Arm NN 20.08 and its CpuRef backend, certified
+  mlir-15-tools libmlir-15-dev llvm-15             # MLIR 15's TOSA lowering (mlir-opt, llc), certified
   pybind11-dev python3-dev python3-numpy           # the Python module (python/)
   python3-pytest python3-torch                     # its tests: pytest, and PyTorch to compare with
 )

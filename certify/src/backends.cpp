@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "poolspec/frontends.hpp"
 #include "suite.hpp"
 #include "text.hpp"
 
@@ -16,9 +17,9 @@ namespace poolspec::certify {
 namespace {
 
 // The adapters the build made (certify/adapters/), in a fixed order.
-const char* const adapter_files[] = {"libpoolspec_onednn.so", "libpoolspec_xnnpack.so",
-                                     "libpoolspec_opencv.so", "libpoolspec_armnn.so",
-                                     "libpoolspec_libtorch.so"};
+const char* const adapter_files[] = {"libpoolspec_onednn.so",    "libpoolspec_xnnpack.so",
+                                     "libpoolspec_opencv.so",    "libpoolspec_armnn.so",
+                                     "libpoolspec_mlir_tosa.so", "libpoolspec_libtorch.so"};
 
 // The first of `candidates` that exists, else the last.
 std::string first_existing(std::initializer_list<std::filesystem::path> candidates) {
@@ -64,8 +65,8 @@ void describe(const std::string& library, const WorkerConfig& base, const std::s
           {library, b.name,
            fmt::format(
                "entry {} ({}): rules=\"{}\" is not a rule set poolspec knows (claimed, spec, xs3, "
-               "ngraph, openvino, onnx, pytorch, tensorflow, tflite, onednn, opencv, armnn, tosa)",
-               b.index, b.name, b.rules)});
+               "{})",
+               b.index, b.name, b.rules, framework_names(", "))});
       continue;
     }
     out.backends.push_back({library, std::move(b), given_by_path});

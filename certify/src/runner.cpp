@@ -728,10 +728,8 @@ int certify_command(const CertifyOptions& o) {
       return refuse(fmt::format("--layout {}: must be nchw or nhwc", l));
   for (const std::string& r : o.rules)
     if (r != "claimed" && !known_rules(r))
-      return refuse(
-          fmt::format("--rules {}: must be claimed, spec, xs3 or a framework "
-                      "(ngraph openvino onnx pytorch tensorflow tflite onednn opencv armnn tosa)",
-                      r));
+      return refuse(fmt::format("--rules {}: must be claimed, spec, xs3 or a framework ({})", r,
+                                framework_names()));
   const std::pair<const char*, int64_t> limits[] = {{"--timeout-ms", o.timeout_ms},
                                                     {"--load-timeout-ms", o.load_timeout_ms},
                                                     {"--memory-limit-mb", o.memory_limit_mb},

@@ -429,6 +429,11 @@ void add_regressions(std::vector<Case>& out) {
       Values::half_ties);
   add("dilated_ceil", "pytorch/pytorch dilated ceil windows (semantics.md 3 A)",
       intent(Mode::max, DType::f32, {1, 1, 8}, {3}, {2}, {1}, {1}, true, {2}));
+  // Pads of 2 with a stride of 2, the windows fitting exactly (a valid TOSA problem): a divisor
+  // that counts the padding from the output index instead of the window's start is wrong on the
+  // second window from either end.
+  add("exclude_divisor_pad_over_stride", "findings.md MLIR-3 (MLIR 15 tosa-to-linalg)",
+      intent(Mode::avg_exclude, DType::f32, {1, 2, 5, 5}, {3, 3}, {2, 2}, {2, 2}, {2, 2}, false));
 }
 
 // Cases at the limits a rule set sets on its attributes: one past TOSA's 8K level (kernel and

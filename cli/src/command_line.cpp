@@ -341,10 +341,8 @@ int command_line(int argc, const char* const* argv) {
   certify_cmd
       ->add_option(
           "--rules", certify_rules,
-          "Rule sets to hold each backend to: claimed (its own), spec, xs3, or a framework "
-          "(ngraph openvino onnx pytorch tensorflow tflite onednn opencv armnn tosa stablehlo); "
-          "default "
-          "claimed,openvino")
+          "Rule sets to hold each backend to: claimed (its own), spec, xs3, or a framework (" +
+              poolspec::framework_names() + "); default claimed,openvino")
       ->delimiter(',');
   certify_cmd->add_option("--layout", certify_layouts, "nchw, nhwc (default both)")->delimiter(',');
   certify_cmd->add_option("--shard", certify.shard,

@@ -127,13 +127,16 @@ std::string_view framework_name(Framework f) {
   return "?";
 }
 
+std::string framework_names(std::string_view separator) {
+  std::vector<std::string_view> names;
+  for (Framework f : all_frameworks) names.push_back(framework_name(f));
+  return fmt::format("{}", fmt::join(names, separator));
+}
+
 Result<Framework> parse_framework(std::string_view name) {
   for (Framework f : all_frameworks)
     if (framework_name(f) == name) return f;
-  return Error{
-      fmt::format("framework '{}': must be one of ngraph openvino onnx pytorch "
-                  "tensorflow tflite onednn opencv armnn tosa stablehlo",
-                  name)};
+  return Error{fmt::format("framework '{}': must be one of {}", name, framework_names())};
 }
 
 namespace {

@@ -1,6 +1,6 @@
 // The StableHLO front-end: pooling as reduce_window, the form frameworks lower to StableHLO
-// (openxla/stablehlo, the specification's "reduce_window"): a max is reduce_window with `maximum`, an
-// average reduce_window with `add` divided by the window size or by a reduce_window of ones.
+// (openxla/stablehlo, the specification's "reduce_window"): a max is reduce_window with `maximum`,
+// an average reduce_window with `add` divided by the window size or by a reduce_window of ones.
 #include <algorithm>
 #include <charconv>
 #include <cmath>

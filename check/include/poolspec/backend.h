@@ -129,7 +129,8 @@ struct poolspec_backend {
   const char* name;     /* 1 to 64 characters of A-Z a-z 0-9 . _ + -, unique in the library */
   const char* version;  /* free text: "1.4.2 (avx512)" */
   /* The framework rules the backend claims to follow, which `certify` holds it to: "openvino",
-   * "ngraph", "onnx", "pytorch", "tensorflow", "tflite", "onednn", "opencv", "armnn", "xs3", or
+   * "ngraph", "onnx", "pytorch", "tensorflow", "tflite", "onednn", "opencv", "armnn", "tosa",
+   * "stablehlo", "xs3", or
    * "spec" (any problem of the model, under each framework's rules in turn). */
   const char* rules;
   poolspec_accumulation accumulation;

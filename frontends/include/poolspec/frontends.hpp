@@ -56,6 +56,8 @@ inline constexpr Framework all_frameworks[] = {
     Framework::tensorflow, Framework::tflite,   Framework::onednn,   Framework::opencv,
     Framework::armnn,      Framework::tosa,     Framework::stablehlo};
 std::string_view framework_name(Framework f);
+// Every framework's name, in all_frameworks' order, separated by `separator`.
+std::string framework_names(std::string_view separator = " ");
 Result<Framework> parse_framework(std::string_view name);
 
 // What a front-end needs besides the attributes.
