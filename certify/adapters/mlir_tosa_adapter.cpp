@@ -185,7 +185,9 @@ std::mutex cache_mutex;
 std::map<std::string, Compiled> cache;
 constexpr size_t most_kept = 256;
 
-const Compiled& compiled(const poolspec_problem& p) {
+// A copy: the entry stays valid while the lock is not held (certify calls a worker's backend one
+// call at a time, so no call is running when the cache starts again).
+Compiled compiled(const poolspec_problem& p) {
   const std::string source = tosa_function(p);
   const std::lock_guard lock(cache_mutex);
   auto it = cache.find(source);
@@ -203,7 +205,7 @@ int supports(const poolspec_backend*, const poolspec_problem* p, char* reason, s
     say(reason, size, why);
     return 0;
   }
-  const Compiled& c = compiled(*p);
+  const Compiled c = compiled(*p);
   if (!c.error.empty()) {
     say(reason, size, "MLIR refuses: " + c.error);
     return 0;
@@ -213,7 +215,7 @@ int supports(const poolspec_backend*, const poolspec_problem* p, char* reason, s
 
 int run(const poolspec_backend*, const poolspec_problem* p, const void* input, void* output,
         int64_t*, char* message, size_t size) {
-  const Compiled& c = compiled(*p);
+  const Compiled c = compiled(*p);
   if (!c.pool) {
     say(message, size, "MLIR refuses: " + c.error);
     return 1;

@@ -1,6 +1,7 @@
 #include "judge.hpp"
 
 #include <cstring>
+#include <span>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -61,6 +62,18 @@ uint64_t nan_poison(DType dtype, uint64_t bits) {
   return bits;
 }
 
+// The buffers of a problem's first call: fresh canaries, a poison that is a NaN in every float
+// element (a backend that reads its output before writing it shows), the data against the guard
+// page after it.
+CallBuffers first_call_buffers(const Problem& p, std::span<const std::byte> in,
+                               std::mt19937_64& rng) {
+  const auto elements = static_cast<size_t>(validated_shape(p).value().output_elements);
+  const bool with_indices = p.op == Op::max && p.indices != Indices::none;
+  const size_t width = static_cast<size_t>(storage_bytes(p.dtype));
+  const uint64_t poison = nan_poison(p.dtype, rng());
+  return CallBuffers{in, elements * width, with_indices ? elements : 0, rng(), poison, true, width};
+}
+
 }  // namespace
 
 Judged Judge::judge(const Problem& p, Layout layout, SpecValues& spec) {
@@ -73,20 +86,16 @@ Judged Judge::judge(const Problem& p, Layout layout, SpecValues& spec) {
   }
   const std::vector<std::byte> in = to_storage(spec.input, layout);
   const ShapeInfo shape = validated_shape(p).value();
-  const bool with_indices = p.op == Op::max && p.indices != Indices::none;
   const size_t width = static_cast<size_t>(storage_bytes(p.dtype));
   const auto elements = static_cast<size_t>(shape.output_elements);
-  // Two calls: fresh buffers; poisons that differ in every byte, the first a NaN in every float
-  // element (a backend that reads its output before writing it shows); the data against the
-  // guard page after it, then one element after the guard page before it (misaligned).
-  const uint64_t poison = nan_poison(p.dtype, rng_());
-  CallBuffers buffers{in,   elements * width, with_indices ? elements : 0, rng_(), poison, true,
-                      width};
+  // Two calls: the first call's buffers, then fresh ones whose poison differs from the first's in
+  // every byte, with the data one element after the guard page before it (misaligned).
+  CallBuffers buffers = first_call_buffers(p, in, rng_);
   CallOutcome calls[2];
   calls[0] = runner_.call(c->problem, buffers, timeout_);
   if (Judged early; stopped(calls[0], 0, early)) return early;
   buffers.seed = rng_();
-  buffers.poison = ~poison;
+  buffers.poison = ~buffers.poison;
   buffers.flush_end = false;
   calls[1] = runner_.call(c->problem, buffers, timeout_);
   if (calls[1].kind == CallOutcome::Kind::unsupported) {
@@ -240,18 +249,8 @@ Judged Judge::judge_reject(const RejectCase& r, Layout layout, const Tensor& inp
     return j;
   }
   const std::vector<std::byte> in = to_storage(input, layout);
-  const ShapeInfo shape = validated_shape(r.problem).value();
-  const bool with_indices = r.problem.op == Op::max && r.problem.indices != Indices::none;
-  const size_t width = static_cast<size_t>(storage_bytes(r.problem.dtype));
-  const auto elements = static_cast<size_t>(shape.output_elements);
-  const CallBuffers buffers{in,
-                            elements * width,
-                            with_indices ? elements : 0,
-                            rng_(),
-                            nan_poison(r.problem.dtype, rng_()),
-                            true,
-                            width};
-  const CallOutcome call = runner_.call(c->problem, buffers, timeout_);
+  const CallOutcome call =
+      runner_.call(c->problem, first_call_buffers(r.problem, in, rng_), timeout_);
   switch (call.kind) {
     case CallOutcome::Kind::unsupported:
       j.detail = "refused by supports(): " + call.message;

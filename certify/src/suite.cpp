@@ -440,23 +440,24 @@ void add_regressions(std::vector<Case>& out) {
 // stride up to 8192; arm/tosa-specification, "Levels"), and a pad as long as the kernel. Every
 // rule set judges them by its own rules.
 void add_limits(std::vector<Case>& out) {
-  const auto add = [&](const char* name, Intent in) {
+  const auto add = [&](const char* name, const char* note, Intent in) {
     Case c;
     c.id = fmt::format("limits/{}", name);
     c.part = "limits";
     c.intent = std::move(in);
-    c.note = "TOSA 8K level (LEVEL_CHECK)";
+    c.note = note;
     out.push_back(c);
   };
-  add("kernel_8193", intent(Mode::avg_exclude, DType::f32, {1, 1, 8193, 2}, {8193, 1}, {1, 1},
-                            {0, 0}, {0, 0}, false));
-  add("stride_8193",
+  const char* level = "TOSA 8K level (LEVEL_CHECK)";
+  add("kernel_8193", level,
+      intent(Mode::avg_exclude, DType::f32, {1, 1, 8193, 2}, {8193, 1}, {1, 1}, {0, 0}, {0, 0},
+             false));
+  add("stride_8193", level,
       intent(Mode::max, DType::f32, {1, 1, 2, 8194}, {1, 1}, {1, 8193}, {0, 0}, {0, 0}, false));
   // TOSA's "ERROR_IF(pad_top >= kernel_y ...)", where the windows fit exactly: a window of
   // padding only, which no other check refuses.
-  add("tosa_pad_equals_kernel",
+  add("tosa_pad_equals_kernel", "TOSA AVG_POOL2D: pads below the kernel (ERROR_IF)",
       intent(Mode::avg_exclude, DType::f32, {1, 1, 4, 4}, {2, 2}, {2, 2}, {2, 2}, {2, 2}, false));
-  out.back().note = "TOSA AVG_POOL2D: pads below the kernel (ERROR_IF)";
 }
 
 }  // namespace
