@@ -3,8 +3,9 @@
 // diff`).
 //
 // Targets: Attributes::parse; from_framework for ngraph, OpenVINO (AvgPool-1/14/16,
-// MaxPool-1/8/14), ONNX (opsets up to 22, Global*), PyTorch, TensorFlow, TFLite and oneDNN;
-// from_xs3; the framings between each framework's layout and the spec's; intent_of and translate.
+// MaxPool-1/8/14), ONNX (opsets up to 22, Global*), PyTorch, TensorFlow, TFLite, oneDNN, OpenCV,
+// Arm NN, TOSA and StableHLO; from_xs3; the framings between each framework's layout and the
+// spec's (crops, StableHLO's holes); intent_of and translate.
 // Input: the framework, op, dtype, opset and input shape from the end of the bytes, the
 // attribute text from the front (a dictionary of attribute names and values helps:
 // fuzz_frontends.dict).
@@ -24,6 +25,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <string>
 
 #include <fmt/format.h>
@@ -48,7 +50,9 @@ std::string g_case;
 void check_framing(const Frontend& f) {
   int64_t count = 1;
   for (int64_t d : f.framing.input_shape) count *= d;
-  if (count > 4096) return;
+  // The Problem's input may be far larger than the framework's (StableHLO's holes).
+  const Result<int64_t> spec_count = element_count(input_shape(f.problem));
+  if (count > 4096 || !spec_count || *spec_count > 65536) return;
   const Tensor framework_input{f.problem.dtype, f.framing.input_shape,
                                std::vector<double>(size_t(count), 0.0)};
   const Tensor spec_input = to_spec_layout(f.framing, framework_input);
@@ -59,7 +63,12 @@ void check_framing(const Frontend& f) {
 }
 
 void run_one(FuzzedDataProvider& in) {
-  const int framework = in.ConsumeIntegralInRange<int>(0, 7);  // 7: xs3
+  // One byte picks all_frameworks' first seven (0-6) or, at 7, a second byte picks one of the
+  // rest (OpenCV, Arm NN, TOSA, StableHLO) or XS3 after them.
+  constexpr int first = 7, rest = int(std::size(all_frameworks)) - first;
+  int framework = in.ConsumeIntegralInRange<int>(0, first);
+  if (framework == first) framework += in.ConsumeIntegralInRange<int>(0, rest);
+  const bool xs3 = framework == first + rest;
   FrontendInput input;
   input.op = in.ConsumeBool() ? Op::max : Op::avg;
   input.dtype =
@@ -81,7 +90,7 @@ void run_one(FuzzedDataProvider& in) {
   const std::string text = in.ConsumeRemainingBytesAsString();
 
   (void)Attributes::parse(text);
-  if (framework == 7) {
+  if (xs3) {
     std::vector<int64_t> hwc = input.input_shape;
     hwc.resize(3, 1);
     g_case = fmt::format("xs3 '{}' on ({})", text, fmt::join(hwc, ","));
@@ -111,7 +120,7 @@ void run_one(FuzzedDataProvider& in) {
     const Intent again = intent_of(*back);
     if (again.op != intent.op || again.shape != intent.shape || again.kernel != intent.kernel ||
         again.strides != intent.strides || again.dilations != intent.dilations ||
-        again.pads_begin != intent.pads_begin)
+        again.pads_begin != intent.pads_begin || again.base_dilations != intent.base_dilations)
       fail(fmt::format("the translation for {} ('{}') means another geometry: {}, the source's {}",
                        t.label, t.attributes, format_problem(back->problem),
                        format_problem(f->problem)));

@@ -6,7 +6,9 @@
 #   FUZZ_SECONDS=600 fuzz/run.sh fuzz_npy  # some targets
 #
 # Environment: FUZZ_SECONDS (per target, default 60), FUZZ_JOBS (targets run at once, default 2,
-# one per core), FUZZ_OUT (default build/fuzz/run). Per target it prints exec/s, coverage
+# one per core), FUZZ_OUT (default build/fuzz/run), FUZZ_PRESET (the CMake preset whose build
+# fuzzes: default fuzz, RelWithDebInfo; clang-asan, the test suite's sanitized -O1 build, links the
+# same targets with libFuzzer, and CI fuzzes from it rather than build a third time). Per target it prints exec/s, coverage
 # (cov: edges, ft: features), corpus size and new units. Each target starts from its committed
 # seed corpus (fuzz/corpus/<target>/, read only) and a working corpus in FUZZ_OUT/corpus/<target>/.
 # A crash leaves its input in FUZZ_OUT/artifacts/<target>/ with the target's report beside it
@@ -17,10 +19,12 @@ root=$PWD
 seconds=${FUZZ_SECONDS:-60}
 jobs=${FUZZ_JOBS:-2}
 out=${FUZZ_OUT:-$root/build/fuzz/run}
+preset=${FUZZ_PRESET:-fuzz}
 
 bash scripts/install-deps.sh >/dev/null
-cmake --preset fuzz >/dev/null && cmake --build --preset fuzz >/dev/null || { echo "fuzz/run.sh: build failed"; exit 1; }
-bin=$root/build/fuzz/fuzz
+cmake --preset "$preset" >/dev/null && cmake --build --preset "$preset" >/dev/null || { echo "fuzz/run.sh: build failed"; exit 1; }
+bin=$root/build/$preset/fuzz
+[ -x "$bin/fuzz_engines" ] || { echo "fuzz/run.sh: preset $preset does not link the libFuzzer targets (POOLSPEC_FUZZ_ENGINE)"; exit 1; }
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || mapfile -t targets <"$bin/targets.txt"  # the list fuzz/CMakeLists.txt keeps
 # OpenMP workers sleep when idle instead of spinning (the engines' 2-thread runs would otherwise
@@ -82,7 +86,7 @@ done
 
 if [ ${#@} -eq 0 ]; then
   echo "== the negative target must find its mutant (ctest -L fuzz)"
-  ctest --test-dir build/fuzz -L '^fuzz$' --output-on-failure || failed=1
+  ctest --test-dir "build/$preset" -L '^fuzz$' --output-on-failure || failed=1
 fi
 [ "$failed" -eq 0 ] && echo "== fuzz/run.sh: no crash, no finding" || echo "== fuzz/run.sh: FAILED"
 exit "$failed"

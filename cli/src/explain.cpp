@@ -105,6 +105,7 @@ int explain_command(const ProblemOptions& options, const std::string& input_path
   if (!input) return refuse(input.error().message);
   Result<ResolvedProblem> r = resolve_problem(options, &*input);
   if (!r) return refuse(r.error().message);
+  if (Status s = check_input_size(r->problem, options); !s) return refuse(s.error().message);
   // Every tap is listed: the window's size is checked before any is.
   int64_t window_taps = 1;
   for (const Axis& a : r->problem.axes) {
@@ -126,12 +127,19 @@ int explain_command(const ProblemOptions& options, const std::string& input_path
   Result<Explanation> ex = explain(r->problem, to_spec_layout(r->framing, *input), *coordinate);
   if (!ex) return refuse(ex.error().message);
   const Problem& p = r->problem;
+  // A tap on one of a base dilation's holes is an element of the Problem's input, not of the
+  // framework's: its kind says so.
+  const auto kind_of = [&](const Tap& t) {
+    if (t.kind == TapKind::input && !framework_input_coordinate(r->framing, t.coordinate))
+      return std::string("hole");
+    return std::string(tap_kind_name(t.kind));
+  };
 
   if (json) {
     nlohmann::json taps = nlohmann::json::array();
     for (const Tap& t : ex->taps) {
       nlohmann::json tap = {
-          {"offset", t.offset}, {"coordinate", t.coordinate}, {"kind", tap_kind_name(t.kind)}};
+          {"offset", t.offset}, {"coordinate", t.coordinate}, {"kind", kind_of(t)}};
       tap["value"] = t.value ? json_number(*t.value) : nlohmann::json(nullptr);
       taps.push_back(tap);
     }
@@ -154,7 +162,7 @@ int explain_command(const ProblemOptions& options, const std::string& input_path
   fmt::print("taps         kernel offset -> input coordinate  kind       value\n");
   for (const Tap& t : ex->taps)
     fmt::print("             ({}) -> ({})  {:<10} {}\n", fmt::join(t.offset, ","),
-               fmt::join(t.coordinate, ","), tap_kind_name(t.kind),
+               fmt::join(t.coordinate, ","), kind_of(t),
                t.value ? value_text(p.dtype, *t.value) : std::string("-"));
   fmt::print("counts       {} in the input, {} in the padded extent, {} taps\n", ex->in_bounds,
              ex->in_padded_extent, ex->taps.size());

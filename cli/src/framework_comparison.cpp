@@ -74,10 +74,12 @@ void compare(FrameworkRow& row, const FrameworkRow& source, DType dtype) {
 Result<Tensor> comparison_input(const ResolvedProblem& source, const Intent& intent,
                                 const Tensor* given) {
   if (given) {
-    // Undo the source's layout and crop: channels-last back to first, and nothing cropped.
+    // Undo the source's layout, crop and holes: channels-last back to first, nothing cropped,
+    // no holes (each framework's row frames the input its own way).
     Framing full = source.framing;
     full.crop_end.assign(full.crop_end.size(), 0);
     full.crop_begin.assign(full.crop_begin.size(), 0);
+    full.base_dilation.clear();
     return to_spec_layout(full, *given);
   }
   Result<int64_t> count = element_count(intent.shape);

@@ -33,14 +33,34 @@ Result<Tensor> read_input(const std::string& path, const ProblemOptions& options
   return read_npy(path, NpyLimits{options.max_elements, "--max-elements raises it"});
 }
 
-Status check_output_size(const Problem& p, const ProblemOptions& options) {
+namespace {
+
+// A tensor over --max-elements: which, its shape, its elements and the limit.
+Status within_max_elements(std::string_view what, const std::vector<int64_t>& shape,
+                           int64_t elements, const ProblemOptions& options) {
+  if (elements <= options.max_elements) return Ok{};
+  return Error{
+      fmt::format("{} ({}) has {} elements, over the limit of {} (--max-elements raises it)", what,
+                  fmt::join(shape, "x"), elements, options.max_elements)};
+}
+
+}  // namespace
+
+Status check_input_size(const Problem& p, const ProblemOptions& options) {
   Result<ShapeInfo> shape = validated_shape(p);
   if (!shape) return shape.error();
-  if (shape->output_elements > options.max_elements)
-    return Error{fmt::format(
-        "the output ({}) has {} elements, over the limit of {} "
-        "(--max-elements raises it)",
-        fmt::join(shape->output_shape, "x"), shape->output_elements, options.max_elements)};
+  return within_max_elements("the problem's input", shape->input_shape, shape->input_elements,
+                             options);
+}
+
+Status check_output_size(const Problem& p, const ProblemOptions& options) {
+  if (Status s = check_input_size(p, options); !s) return s;
+  Result<ShapeInfo> shape = validated_shape(p);
+  if (!shape) return shape.error();
+  if (Status s =
+          within_max_elements("the output", shape->output_shape, shape->output_elements, options);
+      !s)
+    return s;
   if (shape->tap_visits > options.max_tap_visits)
     return Error{fmt::format(
         "evaluating it takes about {} tap visits ({} outputs, each classifying its kernel's taps "

@@ -50,7 +50,10 @@ Result<FrontendInput> frontend_input(const ProblemOptions& options, const Tensor
 // larger than --max-elements.
 Result<Tensor> read_input(const std::string& path, const ProblemOptions& options);
 
-// Whether the problem's output stays within --max-elements and its evaluation within
+// Whether the problem's input stays within --max-elements: it may be larger than the tensor read,
+// a base dilation's holes being elements of the Problem's input.
+Status check_input_size(const Problem& p, const ProblemOptions& options);
+// Whether the problem's input and output stay within --max-elements and its evaluation within
 // --max-tap-visits (ShapeInfo::tap_visits): asked before the work starts.
 Status check_output_size(const Problem& p, const ProblemOptions& options);
 

@@ -57,6 +57,7 @@ int shape_command(const ProblemOptions& options, bool json) {
     j["output_shape"] = to_framework_shape(r->framing, s->output_shape);
     j["spec_input_shape"] = s->input_shape;
     j["spec_output_shape"] = s->output_shape;
+    if (has_holes(r->framing)) j["base_dilations"] = r->framing.base_dilation;
     j["pads_begin"] = pads(p, true);
     j["pads_end"] = pads(p, false);
     j["zero_divisor_possible"] = s->empty_window.has_value();
@@ -79,11 +80,17 @@ int shape_command(const ProblemOptions& options, bool json) {
     fmt::print("input shape   {}\n", fmt::join(r->framing.input_shape, "x"));
     fmt::print("output shape  {}\n",
                fmt::join(to_framework_shape(r->framing, s->output_shape), "x"));
-    if (r->framing.input_shape != s->input_shape)
+    if (r->framing.input_shape != s->input_shape) {
+      std::string how;
+      if (r->framing.channels_last) how += "; the framework is channels-last";
+      if (has_holes(r->framing))
+        how += fmt::format("; base dilation {}: holes of {} between the input's elements",
+                           fmt::join(r->framing.base_dilation, ","),
+                           value_text(p.dtype, r->framing.hole));
+      if (crops(r->framing)) how += "; the input cropped where no window reads";
       fmt::print("spec layout   {} -> {} (N, C, spatial{})\n", fmt::join(s->input_shape, "x"),
-                 fmt::join(s->output_shape, "x"),
-                 r->framing.channels_last ? "; the framework is channels-last"
-                                          : "; the input cropped where no window reads");
+                 fmt::join(s->output_shape, "x"), how);
+    }
     fmt::print("pads          begin {}  end {}\n", fmt::join(pads(p, true), ","),
                fmt::join(pads(p, false), ","));
     fmt::print("empty window  {}\n", empty_window_text(p, *s));

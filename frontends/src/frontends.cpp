@@ -266,6 +266,31 @@ Tensor transpose_channels(const Tensor& t, bool to_last) {
   return out;
 }
 
+// A channels-first tensor with b - 1 holes holding `hole` between neighbours on each spatial axis
+// (StableHLO's base dilation: an extent d becomes (d - 1) b + 1). The front-end that sets a base
+// dilation bounds the result's size (validate: below 2^62 elements; the commands' limits).
+Tensor with_holes(const Tensor& t, const std::vector<int64_t>& base, double hole) {
+  const size_t rank = t.shape.size();
+  std::vector<int64_t> shape = t.shape, step(rank, 1);
+  for (size_t i = 0; i < base.size(); ++i) {
+    step[i + 2] = base[i];
+    shape[i + 2] = (t.shape[i + 2] - 1) * base[i] + 1;
+  }
+  Tensor out{t.dtype, shape,
+             std::vector<double>(static_cast<size_t>(element_count(shape).value()), hole)};
+  std::vector<int64_t> x(rank, 0);
+  for (double v : t.values) {
+    int64_t at = 0;
+    for (size_t i = 0; i < rank; ++i) at = at * shape[i] + x[i] * step[i];
+    out.values[static_cast<size_t>(at)] = v;
+    for (size_t i = rank; i-- > 0;) {
+      if (++x[i] < t.shape[i]) break;
+      x[i] = 0;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 bool crops(const Framing& framing) {
@@ -275,10 +300,27 @@ bool crops(const Framing& framing) {
   return any(framing.crop_begin) || any(framing.crop_end);
 }
 
+bool has_holes(const Framing& framing) {
+  return std::any_of(framing.base_dilation.begin(), framing.base_dilation.end(),
+                     [](int64_t b) { return b != 1; });
+}
+
+std::optional<std::vector<int64_t>> framework_input_coordinate(const Framing& framing,
+                                                               std::vector<int64_t> spatial) {
+  for (size_t i = 0; i < spatial.size(); ++i) {
+    if (i < framing.crop_begin.size()) spatial[i] += framing.crop_begin[i];
+    const int64_t b = i < framing.base_dilation.size() ? framing.base_dilation[i] : 1;
+    if (spatial[i] % b != 0) return std::nullopt;  // between two elements
+    spatial[i] /= b;
+  }
+  return spatial;
+}
+
 Tensor to_spec_layout(const Framing& framing, const Tensor& t) {
   Tensor batched = t;
   if (!framing.batch_axis) batched.shape.insert(batched.shape.begin(), 1);
   Tensor first = framing.channels_last ? transpose_channels(batched, false) : std::move(batched);
+  if (has_holes(framing)) first = with_holes(first, framing.base_dilation, framing.hole);
   if (!crops(framing)) return first;
   // Keep, on every spatial axis i, the elements [crop_begin[i], extent - crop_end[i]).
   const size_t rank = first.shape.size();

@@ -80,7 +80,12 @@ Result<double> init_value(const Attributes& attrs, double absent) {
 //    against window enumeration): with unit base dilation and the crops taken off, the floor
 //    rule. An axis with no window ("is_empty_window", C15) is an empty result, not an error,
 //    and beyond the model (it has no empty outputs).
-//  - Base dilation other than 1 is beyond the model (its holes are neither input nor padding).
+//  - Base dilation b inserts b - 1 holes holding the init value between neighbouring elements,
+//    before the padding (a crop then takes from the dilated input). The Problem's input is the
+//    dilated one, holes as elements (Framing::base_dilation): a max's -inf holes are never its
+//    result unless the window holds nothing else, an add's zeros change no sum, and
+//    divisor=window counts them as StableHLO does. divisor=count with holes is beyond the model
+//    (its count leaves the holes out, while they are the Problem's input elements).
 //  - max: init_value -inf (floats) or the dtype's lowest (integers), which padding also holds:
 //    the window's maximum, NaN propagated (`maximum` is IEEE 754's), a window of padding only
 //    the init value. Other init values are beyond the model.
@@ -166,10 +171,17 @@ Result<Frontend> from_stablehlo(std::string_view text, const FrontendInput& in) 
   framing.input_shape = x;
   const size_t first = channels_last ? 1 : 2;
   for (size_t d = first; d < first + r - 2; ++d) {
-    if (base[d] != 1)
+    // The base-dilated extent, whose holes become elements of the Problem's input.
+    if (base[d] != 1 && x[d] - 1 > (max_attribute - 1) / base[d])
       return Error{fmt::format(
-          "base_dilations[{}]={}: the dilated input's holes hold the init value, neither input "
-          "nor padding {}",
+          "base_dilations[{}]={}: the dilated input's extent ({} - 1) * {} + 1 is over 2^31 - 1, "
+          "the longest axis poolspec states {}",
+          d, base[d], x[d], base[d], model_cannot_state)};
+    const int64_t dilated = (x[d] - 1) * base[d] + 1;
+    if (base[d] != 1 && by_count)
+      return Error{fmt::format(
+          "base_dilations[{}]={} with divisor=count: the count of a reduce_window of ones leaves "
+          "the holes out, which are elements of the Problem's input {}",
           d, base[d], model_cannot_state)};
     const stablehlo::WindowAxis<int64_t> w{
         x[d], base[d], padding[2 * d], padding[2 * d + 1], window[d], dilations[d], strides[d]};
@@ -184,14 +196,17 @@ Result<Frontend> from_stablehlo(std::string_view text, const FrontendInput& in) 
     framing.crop_end.push_back(crop_end);
     // A window fits the padded input, yet the crops may take every element (a crop at one end,
     // padding at the other): every window then holds padding only.
-    const int64_t extent = x[d] - crop_begin - crop_end;
+    const int64_t extent = dilated - crop_begin - crop_end;
     if (extent < 1)
       return Error{fmt::format(
           "padding[{}]={},{}: crops the whole input of {}; every window holds padding only {}", d,
-          low, high, x[d], model_cannot_state)};
+          low, high, dilated, model_cannot_state)};
+    framing.base_dilation.push_back(base[d]);
     p.axes.push_back(Axis{extent, window[d], strides[d], dilations[d], std::max<int64_t>(0, low),
                           std::max<int64_t>(0, high)});
   }
+  if (!has_holes(framing)) framing.base_dilation.clear();
+  framing.hole = *init;  // 0 for an average, the max's -inf or lowest
   p.rounding = Rounding::floor;
   if (avg) {
     p.divisor = by_count ? Divisor::exclude : Divisor::include_full;

@@ -17,7 +17,9 @@ Intent intent_of(const Frontend& f) {
     const Axis& a = p.axes[i];
     const int64_t crop = i < f.framing.crop_end.size() ? f.framing.crop_end[i] : 0;
     const int64_t crop_begin = i < f.framing.crop_begin.size() ? f.framing.crop_begin[i] : 0;
-    in.shape.push_back(a.extent + crop_begin + crop);
+    const int64_t base = i < f.framing.base_dilation.size() ? f.framing.base_dilation[i] : 1;
+    in.shape.push_back((a.extent + crop_begin + crop - 1) / base + 1);  // the holes taken out
+    if (has_holes(f.framing)) in.base_dilations.push_back(base);
     in.kernel.push_back(a.kernel);
     in.strides.push_back(a.stride);
     in.dilations.push_back(a.dilation);
@@ -295,6 +297,8 @@ Translation stablehlo(const Intent& in) {
   t.attributes = fmt::format("window_dimensions={} window_strides={} padding={}",
                              whole(in.kernel, 1), whole(in.strides, 1), list(padding));
   if (!all_equal(in.dilations, 1)) t.attributes += " window_dilations=" + whole(in.dilations, 1);
+  if (!all_equal(in.base_dilations, 1))
+    t.attributes += " base_dilations=" + whole(in.base_dilations, 1);
   if (in.op == Op::avg) t.attributes += in.include_pad ? " divisor=window" : " divisor=count";
   return t;
 }
@@ -320,6 +324,9 @@ std::vector<Translation> translate(const Intent& in) {
   // translation whose dtype the front-end refuses carries that refusal as its reason, as does one
   // whose attributes the framework takes and the problem model cannot state.
   for (Translation& t : out) {
+    // Holes between the input's elements are StableHLO's alone.
+    if (t.reason.empty() && t.framework != Framework::stablehlo && !all_equal(in.base_dilations, 1))
+      t.reason = "no base dilation (holes between input elements)";
     if (!t.reason.empty()) continue;
     Result<Frontend> accepted = from_framework(t.framework, t.attributes, t.input);
     if (!accepted && (accepted.error().message.starts_with("dtype ") ||

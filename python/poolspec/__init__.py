@@ -332,7 +332,7 @@ def evaluate(p: Union[Problem, str], x: Any, *, return_indices: bool = False,
 class Tap:
     offset: Tuple[int, ...]
     coordinate: Tuple[int, ...]
-    kind: str  # input, pad_begin, pad_end or overhang
+    kind: str  # input, pad_begin, pad_end, overhang, or hole (StableHLO's base dilation)
     value: Optional[float]
 
 
@@ -362,11 +362,13 @@ def run_xs3(p: Problem, x: Any, *, max_elements: int = MAX_ELEMENTS,
 
 
 def explain(p: Union[Problem, str], x: Any, at: Sequence[int], *,
-            max_taps: int = MAX_TAPS) -> Explanation:
+            max_taps: int = MAX_TAPS, max_elements: int = MAX_ELEMENTS) -> Explanation:
     """One output element, `at` its coordinate in the framework's layout; a window of more than
-    max_taps taps is refused before any is listed."""
+    max_taps taps, or a problem input of more than max_elements elements, is refused before any
+    work."""
     p = _as_problem(p)
-    d = _poolspec.explain(p, _tensor(x, "x", p), _integers(at, "at"), _integer(max_taps, "max_taps"))
+    d = _poolspec.explain(p, _tensor(x, "x", p), _integers(at, "at"), _integer(max_taps, "max_taps"),
+                          _integer(max_elements, "max_elements"))
     taps = tuple(Tap(tuple(t["offset"]), tuple(t["coordinate"]), t["kind"], t["value"])
                  for t in d["taps"])
     return Explanation(tuple(d["output_coordinate"]), taps, d["in_bounds"], d["in_padded_extent"],

@@ -198,7 +198,9 @@ Tensor framework_tensor(const py::array& a, const std::vector<int64_t>& shape, D
 
 // Whether the framework's tensors are the spec's but for the order of their axes: then the
 // linked-in checker reads them where they are.
-bool axes_reordered_only(const Framing& framing) { return framing.batch_axis && !crops(framing); }
+bool axes_reordered_only(const Framing& framing) {
+  return framing.batch_axis && !crops(framing) && !has_holes(framing);
+}
 
 // An input or output array as a spec-order tensor (N, C, d...). A framework input may be longer
 // than the spec's on an axis (oneDNN's negative right padding, XS3's start: `input` true) and
@@ -304,9 +306,16 @@ py::array run_xs3_array(const PyProblem& p, const py::array& x, const Limits& li
 }
 
 py::dict explain_array(const PyProblem& p, const py::array& x, const std::vector<int64_t>& at,
-                       int64_t max_taps) {
+                       int64_t max_taps, int64_t max_elements) {
   // Every tap of the window is listed: their number is checked before any is.
   if (max_taps < 1) throw BadInput(fmt::format("max_taps={}: must be 1 or more", max_taps));
+  if (max_elements < 1)
+    throw BadInput(fmt::format("max_elements={}: must be 1 or more", max_elements));
+  // The Problem's input is built whole, and may be larger than x (StableHLO's holes).
+  if (p.shape.input_elements > max_elements)
+    throw BadInput(fmt::format(
+        "the problem's input ({}) has {} elements, over the limit of {} (max_elements= raises it)",
+        fmt::join(p.shape.input_shape, "x"), p.shape.input_elements, max_elements));
   int64_t window_taps = 1;
   std::vector<int64_t> kernel;
   for (const Axis& a : p.problem.axes) {
@@ -334,11 +343,21 @@ py::dict explain_array(const PyProblem& p, const py::array& x, const std::vector
   for (const Tap& t : e.taps) {
     py::dict tap;
     tap["offset"] = t.offset;
-    std::vector<int64_t> coordinate = t.coordinate;  // in the framework's input, uncropped
-    for (size_t i = 0; i < p.framing.crop_begin.size() && i < coordinate.size(); ++i)
-      coordinate[i] += p.framing.crop_begin[i];
+    // In the framework's input: uncropped, and an input element's holes taken out; a tap on a
+    // hole (StableHLO's base dilation) keeps its coordinate in the dilated input.
+    std::vector<int64_t> coordinate = t.coordinate;
+    std::string kind(tap_kind_name(t.kind));
+    std::optional<std::vector<int64_t>> element;
+    if (t.kind == TapKind::input) element = framework_input_coordinate(p.framing, coordinate);
+    if (element) {
+      coordinate = *element;
+    } else {
+      for (size_t i = 0; i < p.framing.crop_begin.size() && i < coordinate.size(); ++i)
+        coordinate[i] += p.framing.crop_begin[i];
+      if (t.kind == TapKind::input) kind = "hole";
+    }
     tap["coordinate"] = coordinate;
-    tap["kind"] = std::string(tap_kind_name(t.kind));
+    tap["kind"] = kind;
     tap["value"] = t.value ? py::object(py::float_(*t.value)) : py::object(py::none());
     taps.append(tap);
   }
@@ -705,7 +724,7 @@ PYBIND11_MODULE(_poolspec, m) {
       },
       py::arg("problem"), py::arg("x"), py::arg("max_elements"), py::arg("max_tap_visits"));
   m.def("explain", &explain_array, py::arg("problem"), py::arg("x"), py::arg("at"),
-        py::arg("max_taps"));
+        py::arg("max_taps"), py::arg("max_elements"));
   m.def(
       "check",
       [=](const PyProblem& p, const py::array& x, const py::array& y,

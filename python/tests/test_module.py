@@ -207,9 +207,25 @@ def test_stablehlo_reduce_window_as_pooling():
                                                   init_value=float("-inf")),
                          input_shape=(1, 3, 1))
     assert poolspec.evaluate(m, np.array([[[1], [3], [2]]], np.float32)).reshape(-1).tolist() == [3, 3]
+    # Base dilation 3: 1, h, h, 2, h, h, 3 with holes of -inf; windows of 2 (the values derived in
+    # tests/conformance/test_framework_table.cpp). explain names a tap on a hole and maps an
+    # element's tap back to the framework's coordinate.
+    d = poolspec.problem(op="max", stablehlo="window_dimensions=1,1,2 base_dilations=1,1,3",
+                         input_shape=(1, 1, 3))
+    x3 = np.array([[[1, 2, 3]]], np.float32)
+    assert poolspec.evaluate(d, x3).reshape(-1).tolist() == [1, -np.inf, 2, 2, -np.inf, 3]
+    assert [t.kind for t in poolspec.explain(d, x3, at=(0, 0, 1)).taps] == ["hole", "hole"]
+    taps = poolspec.explain(d, x3, at=(0, 0, 2)).taps
+    assert [(t.kind, tuple(t.coordinate)) for t in taps] == [("hole", (2,)), ("input", (1,))]
+    huge = poolspec.problem(op="max", stablehlo="window_dimensions=1,1,1 base_dilations=1,1,1000000",
+                            input_shape=(1, 1, 1000))
+    for call in (lambda: poolspec.evaluate(huge, np.zeros((1, 1, 1000), np.float32)),
+                 lambda: poolspec.explain(huge, np.zeros((1, 1, 1000), np.float32), at=(0, 0, 0))):
+        with pytest.raises(poolspec.Error, match=r"input \(1x1x999000001\) has 999000001 elements"):
+            call()
     # What StableHLO allows and the problem model cannot state is said so, not called invalid.
-    with pytest.raises(poolspec.Error, match="base_dilations"):
-        poolspec.problem(op="max", stablehlo="window_dimensions=1,1,2 base_dilations=1,1,2",
+    with pytest.raises(poolspec.Error, match="base_dilations.*divisor=count.*cannot state"):
+        poolspec.problem(op="avg", stablehlo="window_dimensions=1,1,2 base_dilations=1,1,2 divisor=count",
                          input_shape=(1, 1, 4))
     rows = {r.framework: r for r in poolspec.diff(op="avg", input_shape=(1, 1, 4, 4),
                                                    onnx="kernel_shape=2,2 strides=2,2")}

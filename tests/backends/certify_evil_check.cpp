@@ -1,8 +1,9 @@
 // One hostile backend (tests/backends/evil/*.c) certified by the real `poolspec certify`, from
 // the outside, as CI would run it:
 //
-//   certify_evil_check POOLSPEC LIBRARY SOURCE OUT
+//   certify_evil_check POOLSPEC LIBRARY SOURCE OUT [OPTION...]
 //
+// OPTIONs are certify options added to every certification (e.g. --no-shrink).
 // The source's header says what must happen (` * expect: STATUS|STATUS`, and optionally
 // ` * args: --option value ...`, certify options that replace the defaults of the same name, and
 // ` * also: --option ...`, options of a second run with the same expectations, and ` * replay: racy`
@@ -239,8 +240,8 @@ void certify_once(const std::string& poolspec, const std::string& library, const
 }
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    std::cerr << "usage: certify_evil_check POOLSPEC LIBRARY SOURCE OUT\n";
+  if (argc < 5) {
+    std::cerr << "usage: certify_evil_check POOLSPEC LIBRARY SOURCE OUT [OPTION...]\n";
     return 2;
   }
   const std::string poolspec = argv[1], library = argv[2], source_path = argv[3], out = argv[4];
@@ -257,6 +258,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::vector<std::string> extra = words(header_field(source, "args"));
+  extra.insert(extra.end(), argv + 5, argv + argc);
   // ` * replay: racy`: the failure depends on timing, so its bundles need only run.
   const bool racy = header_field(source, "replay").find("racy") != std::string::npos;
   certify_once(poolspec, library, expected, extra, racy, out);

@@ -178,6 +178,18 @@ expect 0 '"bound":"the window' -- hlo --json --stablehlo 'window_dimensions=1,1,
 expect 2 'window_dimensions\[3\]=7: no window fits the padded input of 4 .*C15' -- \
   hlo --stablehlo 'window_dimensions=1,1,1,7 padding=0,0,0,0,0,0,-1,0'
 expect 2 'window_strides\[2\]=0: must be > 0' -- hlo --stablehlo 'window_dimensions=1,1,2,2 window_strides=1,1,0,1'
+# Base dilation: the holes (the init value, i8's -128 here) are elements of the Problem's input.
+dilated=(--op max --stablehlo 'window_dimensions=1,1,2,2 base_dilations=1,1,2,2' --input "$work/x.npy")
+expect 0 'spec layout +1x1x7x7 -> 1x1x6x6 .*base dilation 2,2: holes of -128' -- \
+  "$poolspec" shape --op max --dtype i8 --input-shape 1,1,4,4 --stablehlo 'window_dimensions=1,1,2,2 base_dilations=1,1,2,2'
+expect 0 'i8 1x1x6x6' -- "$poolspec" run "${dilated[@]}" --output "$work/holes.npy"
+expect 0 '\(0,1\) -> \(0,1\)  hole +-128' -- "$poolspec" explain "${dilated[@]}" --at 0,0,0,0
+expect 0 'onnx@22 .*no base dilation' -- "$poolspec" diff "${dilated[@]}"
+huge=(--op max --stablehlo 'window_dimensions=1,1,1,1 base_dilations=1,1,100000,100000' --input "$work/x.npy")
+too_large="the problem's input \(1x1x300001x300001\) has 90000600001 elements, over the limit"
+expect 2 "$too_large" -- "$poolspec" run "${huge[@]}" --output "$work/none.npy"
+expect 2 "$too_large" -- "$poolspec" explain "${huge[@]}" --at 0,0,0,0
+[ ! -e "$work/none.npy" ] || fail "run left none.npy after refusing the problem's input size"
 expect 0 'stablehlo +invalid|stablehlo +StableHLO reduce_window add, divided, output 2x2: agrees' -- \
   "$poolspec" diff --op avg --input-shape 1,1,4,4 --onnx 'kernel_shape=2,2 strides=2,2'
 expect 1 '"framework":"stablehlo",[^{}]*"verdict":"beyond the model"' -- \

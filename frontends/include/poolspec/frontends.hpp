@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -82,11 +83,22 @@ struct Framing {
   // False when the framework's tensors have no batch axis (XS3's (H, W, C) image): the spec's
   // N is 1 and does not appear in the framework's shapes and coordinates.
   bool batch_axis = true;
+  // Per spatial axis (empty: none): StableHLO's base dilation b, b - 1 holes between neighbouring
+  // input elements, each holding `hole` (the reduction's init value). The Problem's input is the
+  // dilated one, holes as elements, before any crop (StableHLO pads the dilated input).
+  std::vector<int64_t> base_dilation;
+  double hole = 0;
   bool operator==(const Framing&) const = default;
 };
 
 // Whether the framing leaves input elements out (a crop at either end of a spatial axis).
 bool crops(const Framing& framing);
+// Whether the framing puts holes between the input's elements (a base dilation above 1).
+bool has_holes(const Framing& framing);
+// An in-bounds spatial coordinate of the Problem's input as the framework's input coordinate:
+// crops undone, then base dilation; nullopt for a hole.
+std::optional<std::vector<int64_t>> framework_input_coordinate(const Framing& framing,
+                                                               std::vector<int64_t> spatial);
 
 struct Frontend {
   Problem problem;
@@ -194,8 +206,9 @@ std::string tosa_unpredictable(const Problem& p);
 Result<Frontend> tosa_as_written(std::string_view text, const FrontendInput& in);
 
 // StableHLO reduce_window as pooling (any rank >= 3; batch dimension 0, channels 1 or last):
-// window_dimensions, window_strides, base_dilations (1 only), window_dilations, padding (low,
-// high per dimension; negative: a crop), init_value, divisor (avg: window or count).
+// window_dimensions, window_strides, base_dilations (holes holding the init value, which the
+// framing puts into the Problem's input), window_dilations, padding (low, high per dimension;
+// negative: a crop), init_value, divisor (avg: window or count).
 Result<Frontend> from_stablehlo(std::string_view attributes, const FrontendInput& in);
 // The bound within which StableHLO defines a float average (its sum in any order), or "".
 std::string stablehlo_bound(const Problem& p);

@@ -21,6 +21,9 @@ struct Intent {
   std::vector<int64_t> shape;  // (N, C, d1..dn), the whole input
   // Pads may be < 0: a crop (oneDNN's padding_r, StableHLO's padding)
   std::vector<int64_t> kernel, strides, dilations, pads_begin, pads_end;
+  // StableHLO's base dilation per spatial axis (empty: none; shape is the undilated input's, the
+  // pads the dilated one's)
+  std::vector<int64_t> base_dilations;
   bool ceil = false;         // round the output extent up (ceil or ceil_torch)
   bool include_pad = false;  // an average counts padding (include_clip or include_full)
   int64_t divisor_override = 0;
