@@ -32,17 +32,23 @@ std::string cell_text(const Tap& t, DType dtype) {
 
 // The window drawn in the kernel's shape: rows along the second-to-last spatial axis, columns
 // along the last (one row for 1-d windows), one grid per offset of the axes before them. Headed
-// by input coordinates. Drawn only when it fits 100 columns and 64 grids.
-void draw_window(const Problem& p, const Explanation& ex) {
+// by input coordinates: the framework's, crops undone, or with StableHLO's holes the dilated
+// input's, each hole drawn as one. Drawn only when it fits 100 columns and 64 grids.
+void draw_window(const Problem& p, const Explanation& ex, const Framing& framing) {
   const size_t rank = p.axes.size();
+  const auto at = [&](const Tap& t, size_t axis) {
+    return t.coordinate[axis] + (axis < framing.crop_begin.size() ? framing.crop_begin[axis] : 0);
+  };
+  const auto cell = [&](const Tap& t) {
+    return framework_tap(framing, t).kind == "hole" ? std::string("hole") : cell_text(t, p.dtype);
+  };
   const int64_t columns = p.axes[rank - 1].kernel;
   const int64_t rows = rank >= 2 ? p.axes[rank - 2].kernel : 1;
   const int64_t per_grid = rows * columns;
   const int64_t grids = static_cast<int64_t>(ex.taps.size()) / per_grid;
   size_t width = 4;
-  for (const Tap& t : ex.taps) width = std::max(width, cell_text(t, p.dtype).size());
-  for (const Tap& t : ex.taps)
-    width = std::max(width, fmt::format("{}", t.coordinate[rank - 1]).size());
+  for (const Tap& t : ex.taps) width = std::max(width, cell(t).size());
+  for (const Tap& t : ex.taps) width = std::max(width, fmt::format("{}", at(t, rank - 1)).size());
   constexpr size_t label = 13, row_header = 6;
   if (label + row_header + static_cast<size_t>(columns) * (width + 2) > text_width || grids > 64) {
     fmt::print(
@@ -60,35 +66,33 @@ void draw_window(const Problem& p, const Explanation& ex) {
     return;
   }
   fmt::print(
-      "window       {} (input coordinates)\n",
+      "window       {} ({})\n",
       rank >= 2 ? fmt::format("rows: spatial axis {}, columns: spatial axis {}", rank - 2, rank - 1)
-                : std::string("spatial axis 0"));
+                : std::string("spatial axis 0"),
+      has_holes(framing) ? "coordinates in the dilated input" : "input coordinates");
   fmt::print("{:<{}}pad< begin padding, pad> end padding, over: past the padded extent\n", "",
              label);
   for (int64_t g = 0; g < grids; ++g) {
     const Tap& first = ex.taps[static_cast<size_t>(g * per_grid)];
     if (grids > 1) {
-      std::vector<std::string> at;
+      std::vector<std::string> where;
       for (size_t a = 0; a + 2 < rank; ++a)
-        at.push_back(fmt::format("spatial axis {} = {}", a, first.coordinate[a]));
-      fmt::print("{:<{}}where {}\n", "", label, fmt::join(at, ", "));
+        where.push_back(fmt::format("spatial axis {} = {}", a, at(first, a)));
+      fmt::print("{:<{}}where {}\n", "", label, fmt::join(where, ", "));
     }
     std::string header(label + row_header, ' ');
     for (int64_t c = 0; c < columns; ++c)
-      header += fmt::format(
-          "  {:>{}}", ex.taps[static_cast<size_t>(g * per_grid + c)].coordinate[rank - 1], width);
+      header += fmt::format("  {:>{}}",
+                            at(ex.taps[static_cast<size_t>(g * per_grid + c)], rank - 1), width);
     fmt::print("{}\n", header);
     for (int64_t r = 0; r < rows; ++r) {
       const Tap& row_first = ex.taps[static_cast<size_t>(g * per_grid + r * columns)];
-      std::string line =
-          std::string(label, ' ') +
-          (rank >= 2 ? fmt::format("{:>{}}", row_first.coordinate[rank - 2], row_header)
-                     : std::string(row_header, ' '));
+      std::string line = std::string(label, ' ') +
+                         (rank >= 2 ? fmt::format("{:>{}}", at(row_first, rank - 2), row_header)
+                                    : std::string(row_header, ' '));
       for (int64_t c = 0; c < columns; ++c)
         line += fmt::format(
-            "  {:>{}}",
-            cell_text(ex.taps[static_cast<size_t>(g * per_grid + r * columns + c)], p.dtype),
-            width);
+            "  {:>{}}", cell(ex.taps[static_cast<size_t>(g * per_grid + r * columns + c)]), width);
       fmt::print("{}\n", line);
     }
   }
@@ -127,30 +131,33 @@ int explain_command(const ProblemOptions& options, const std::string& input_path
   Result<Explanation> ex = explain(r->problem, to_spec_layout(r->framing, *input), *coordinate);
   if (!ex) return refuse(ex.error().message);
   const Problem& p = r->problem;
-  // A tap on one of a base dilation's holes is an element of the Problem's input, not of the
-  // framework's: its kind says so.
-  const auto kind_of = [&](const Tap& t) {
-    if (t.kind == TapKind::input && !framework_input_coordinate(r->framing, t.coordinate))
-      return std::string("hole");
-    return std::string(tap_kind_name(t.kind));
-  };
+  // Each tap in the framework's input (crops undone, holes taken out); a tap on one of a base
+  // dilation's holes is an element of the Problem's input, not of the framework's: `hole`.
+  std::vector<FrameworkTap> taps;
+  int64_t holes = 0;
+  for (const Tap& t : ex->taps) {
+    taps.push_back(framework_tap(r->framing, t));
+    holes += taps.back().kind == "hole";
+  }
 
   if (json) {
-    nlohmann::json taps = nlohmann::json::array();
-    for (const Tap& t : ex->taps) {
+    nlohmann::json listed = nlohmann::json::array();
+    for (size_t i = 0; i < ex->taps.size(); ++i) {
+      const Tap& t = ex->taps[i];
       nlohmann::json tap = {
-          {"offset", t.offset}, {"coordinate", t.coordinate}, {"kind", kind_of(t)}};
+          {"offset", t.offset}, {"coordinate", taps[i].coordinate}, {"kind", taps[i].kind}};
       tap["value"] = t.value ? json_number(*t.value) : nlohmann::json(nullptr);
-      taps.push_back(tap);
+      listed.push_back(tap);
     }
     nlohmann::json j = {{"problem", format_problem(p)},
                         {"output_coordinate", ex->output_coordinate},
-                        {"taps", taps},
+                        {"taps", listed},
                         {"in_bounds", ex->in_bounds},
                         {"in_padded_extent", ex->in_padded_extent},
                         {"exact_value", ex->exact_value},
                         {"result", json_number(ex->result)},
                         {"rule", ex->rule}};
+    if (has_holes(r->framing)) j["holes"] = holes;
     j["divisor"] = ex->divisor ? nlohmann::json(*ex->divisor) : nlohmann::json(nullptr);
     j["index"] = ex->index ? nlohmann::json(*ex->index) : nlohmann::json(nullptr);
     print_json("explain", j);
@@ -158,13 +165,16 @@ int explain_command(const ProblemOptions& options, const std::string& input_path
   }
   fmt::print("problem      {}\n", format_problem(p));
   fmt::print("output       ({})\n", fmt::join(ex->output_coordinate, ","));
-  draw_window(p, *ex);
+  draw_window(p, *ex, r->framing);
   fmt::print("taps         kernel offset -> input coordinate  kind       value\n");
-  for (const Tap& t : ex->taps)
+  for (size_t i = 0; i < ex->taps.size(); ++i) {
+    const Tap& t = ex->taps[i];
     fmt::print("             ({}) -> ({})  {:<10} {}\n", fmt::join(t.offset, ","),
-               fmt::join(t.coordinate, ","), kind_of(t),
+               fmt::join(taps[i].coordinate, ","), taps[i].kind,
                t.value ? value_text(p.dtype, *t.value) : std::string("-"));
-  fmt::print("counts       {} in the input, {} in the padded extent, {} taps\n", ex->in_bounds,
+  }
+  fmt::print("counts       {} in the input{}, {} in the padded extent, {} taps\n", ex->in_bounds,
+             holes ? fmt::format(" ({} of them holes)", holes) : std::string(),
              ex->in_padded_extent, ex->taps.size());
   if (ex->divisor) fmt::print("divisor      {} ({})\n", *ex->divisor, divisor_name(p.divisor));
   fmt::print("exact value  {}\n", ex->exact_value);

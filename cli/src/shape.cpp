@@ -93,7 +93,13 @@ int shape_command(const ProblemOptions& options, bool json) {
     }
     fmt::print("pads          begin {}  end {}\n", fmt::join(pads(p, true), ","),
                fmt::join(pads(p, false), ","));
-    fmt::print("empty window  {}\n", empty_window_text(p, *s));
+    // StableHLO's holes are the Problem's input elements: a window of holes only is not empty.
+    fmt::print("empty window  {}{}\n", empty_window_text(p, *s),
+               has_holes(r->framing)
+                   ? fmt::format("; the holes count as input elements (a window of holes only "
+                                 "yields the init value, {})",
+                                 value_text(p.dtype, r->framing.hole))
+                   : std::string());
     if (valid) fmt::print("verdict       {}\n", r->verdict.text());
   }
   if (!valid) return refuse(valid.error().message);

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "frontend_support.hpp"
+#include "poolspec/evaluate.hpp"
 
 namespace poolspec {
 
@@ -266,31 +267,6 @@ Tensor transpose_channels(const Tensor& t, bool to_last) {
   return out;
 }
 
-// A channels-first tensor with b - 1 holes holding `hole` between neighbours on each spatial axis
-// (StableHLO's base dilation: an extent d becomes (d - 1) b + 1). The front-end that sets a base
-// dilation bounds the result's size (validate: below 2^62 elements; the commands' limits).
-Tensor with_holes(const Tensor& t, const std::vector<int64_t>& base, double hole) {
-  const size_t rank = t.shape.size();
-  std::vector<int64_t> shape = t.shape, step(rank, 1);
-  for (size_t i = 0; i < base.size(); ++i) {
-    step[i + 2] = base[i];
-    shape[i + 2] = (t.shape[i + 2] - 1) * base[i] + 1;
-  }
-  Tensor out{t.dtype, shape,
-             std::vector<double>(static_cast<size_t>(element_count(shape).value()), hole)};
-  std::vector<int64_t> x(rank, 0);
-  for (double v : t.values) {
-    int64_t at = 0;
-    for (size_t i = 0; i < rank; ++i) at = at * shape[i] + x[i] * step[i];
-    out.values[static_cast<size_t>(at)] = v;
-    for (size_t i = rank; i-- > 0;) {
-      if (++x[i] < t.shape[i]) break;
-      x[i] = 0;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 bool crops(const Framing& framing) {
@@ -305,39 +281,51 @@ bool has_holes(const Framing& framing) {
                      [](int64_t b) { return b != 1; });
 }
 
-std::optional<std::vector<int64_t>> framework_input_coordinate(const Framing& framing,
-                                                               std::vector<int64_t> spatial) {
-  for (size_t i = 0; i < spatial.size(); ++i) {
-    if (i < framing.crop_begin.size()) spatial[i] += framing.crop_begin[i];
-    const int64_t b = i < framing.base_dilation.size() ? framing.base_dilation[i] : 1;
-    if (spatial[i] % b != 0) return std::nullopt;  // between two elements
-    spatial[i] /= b;
-  }
-  return spatial;
+FrameworkTap framework_tap(const Framing& framing, const Tap& tap) {
+  FrameworkTap out{tap.coordinate, std::string(tap_kind_name(tap.kind))};
+  for (size_t i = 0; i < out.coordinate.size() && i < framing.crop_begin.size(); ++i)
+    out.coordinate[i] += framing.crop_begin[i];
+  if (tap.kind != TapKind::input) return out;
+  for (size_t i = 0; i < out.coordinate.size() && i < framing.base_dilation.size(); ++i)
+    if (out.coordinate[i] % framing.base_dilation[i] != 0) {
+      out.kind = "hole";  // between two elements
+      return out;
+    }
+  for (size_t i = 0; i < out.coordinate.size() && i < framing.base_dilation.size(); ++i)
+    out.coordinate[i] /= framing.base_dilation[i];
+  return out;
 }
 
 Tensor to_spec_layout(const Framing& framing, const Tensor& t) {
   Tensor batched = t;
   if (!framing.batch_axis) batched.shape.insert(batched.shape.begin(), 1);
   Tensor first = framing.channels_last ? transpose_channels(batched, false) : std::move(batched);
-  if (has_holes(framing)) first = with_holes(first, framing.base_dilation, framing.hole);
-  if (!crops(framing)) return first;
-  // Keep, on every spatial axis i, the elements [crop_begin[i], extent - crop_end[i]).
+  if (!crops(framing) && !has_holes(framing)) return first;
+  // On every spatial axis i: b - 1 holes between neighbours (StableHLO's base dilation b; the
+  // extent d becomes (d - 1) b + 1), then the elements [crop_begin, extent - crop_end) of that
+  // kept. Only what is kept is built: its size is the Problem's input's, which the commands'
+  // limits check, however long the dilated input would be.
   const size_t rank = first.shape.size();
-  std::vector<int64_t> shape = first.shape, begin(rank, 0);
-  for (size_t i = 0; i < framing.crop_begin.size(); ++i) {
-    begin[i + 2] = framing.crop_begin[i];
-    shape[i + 2] -= framing.crop_begin[i];
+  std::vector<int64_t> shape = first.shape, begin(rank, 0), step(rank, 1);
+  for (size_t i = 0; i + 2 < rank; ++i) {
+    if (i < framing.base_dilation.size()) step[i + 2] = framing.base_dilation[i];
+    if (i < framing.crop_begin.size()) begin[i + 2] = framing.crop_begin[i];
+    const int64_t end = i < framing.crop_end.size() ? framing.crop_end[i] : 0;
+    shape[i + 2] = (first.shape[i + 2] - 1) * step[i + 2] + 1 - begin[i + 2] - end;
   }
-  for (size_t i = 0; i < framing.crop_end.size(); ++i) shape[i + 2] -= framing.crop_end[i];
   Tensor out{first.dtype, shape, {}};
   std::vector<int64_t> x(rank, 0);
   const int64_t total = element_count(shape).value();
   out.values.reserve(static_cast<size_t>(total));
   for (int64_t k = 0; k < total; ++k) {
     int64_t src = 0;
-    for (size_t i = 0; i < rank; ++i) src = src * first.shape[i] + begin[i] + x[i];
-    out.values.push_back(first.values[static_cast<size_t>(src)]);
+    bool hole = false;
+    for (size_t i = 0; i < rank; ++i) {
+      const int64_t at = begin[i] + x[i];  // in the dilated input
+      hole = hole || at % step[i] != 0;
+      src = src * first.shape[i] + at / step[i];
+    }
+    out.values.push_back(hole ? framing.hole : first.values[static_cast<size_t>(src)]);
     for (size_t i = rank; i-- > 0;) {
       if (++x[i] < shape[i]) break;
       x[i] = 0;

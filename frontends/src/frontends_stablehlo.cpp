@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <regex>
 #include <string>
 #include <system_error>
 
@@ -34,6 +35,14 @@ Result<std::vector<int64_t>> dimension_list(const Attributes& attrs, std::string
   std::string_view rest = *text;
   if (rest.starts_with("array<i64:") && rest.ends_with(">"))
     rest = rest.substr(10, rest.size() - 11);
+  // A flat list, bracketed or not; padding may also be a list of [low, high] pairs.
+  static const std::regex flat_list(R"(\s*(\[[^\[\]]*\]|[^\[\]]*)\s*)");
+  static const std::regex pairs(
+      R"(\s*\[\s*\[[^\[\],]*,[^\[\],]*\](\s*,\s*\[[^\[\],]*,[^\[\],]*\])*\s*\]\s*)");
+  const std::string whole(rest);
+  if (!std::regex_match(whole, flat_list) && !(name == "padding" && std::regex_match(whole, pairs)))
+    return Error{fmt::format("{}={}: not a list of integers{}", name, *text,
+                             name == "padding" ? " (or of [low, high] pairs)" : "")};
   for (char c : rest)
     if (c != '[' && c != ']') flat += c;
   Result<Attributes> one = Attributes::parse(fmt::format("{}=\"{}\"", name, flat));
@@ -149,17 +158,25 @@ Result<Frontend> from_stablehlo(std::string_view text, const FrontendInput& in) 
                              is_float(in.dtype) ? "-inf" : "the dtype's lowest value",
                              model_cannot_state)};
 
-  // Which dimensions are the batch and the channels: untouched ones.
-  const auto untouched = [&](size_t d) {
-    return window[d] == 1 && strides[d] == 1 && base[d] == 1 && dilations[d] == 1 &&
-           padding[2 * d] == 0 && padding[2 * d + 1] == 0;
+  // Which dimensions are the batch and the channels: untouched ones. What touches dimension d:
+  // the first attribute that is not the identity there.
+  const auto touching = [&](size_t d) -> std::string {
+    for (auto [name, v, identity] : {std::tuple{"window_dimensions", window[d], int64_t{1}},
+                                     std::tuple{"window_strides", strides[d], int64_t{1}},
+                                     std::tuple{"base_dilations", base[d], int64_t{1}},
+                                     std::tuple{"window_dilations", dilations[d], int64_t{1}},
+                                     std::tuple{"padding low", padding[2 * d], int64_t{0}},
+                                     std::tuple{"padding high", padding[2 * d + 1], int64_t{0}}})
+      if (v != identity) return fmt::format("{}[{}]={}", name, d, v);
+    return "";
   };
-  const bool channels_last = !untouched(1);
-  if (!untouched(0) || (channels_last && !untouched(r - 1)))
-    return Error{fmt::format(
-        "window_dimensions={}: pools dimension {}; the batch (0) and the channels (1 or {}) must "
-        "be untouched (window 1, stride 1, no dilation or padding) {}",
-        fmt::join(window, ","), untouched(0) ? 1 : 0, r - 1, model_cannot_state)};
+  const bool channels_last = !touching(1).empty();
+  for (const size_t d : {size_t{0}, channels_last ? r - 1 : size_t{1}})
+    if (const std::string what = touching(d); !what.empty())
+      return Error{fmt::format(
+          "{}: touches dimension {}, the {}; the batch (0) and the channels (1 or {}) must be "
+          "untouched (window 1, stride 1, base and window dilation 1, no padding) {}",
+          what, d, d == 0 ? "batch" : "channels", r - 1, model_cannot_state)};
 
   Problem p;
   p.op = in.op;
@@ -171,7 +188,9 @@ Result<Frontend> from_stablehlo(std::string_view text, const FrontendInput& in) 
   framing.input_shape = x;
   const size_t first = channels_last ? 1 : 2;
   for (size_t d = first; d < first + r - 2; ++d) {
-    // The base-dilated extent, whose holes become elements of the Problem's input.
+    // The base-dilated extent, whose holes become elements of the Problem's input (an axis of
+    // one element has none).
+    if (x[d] == 1) base[d] = 1;
     if (base[d] != 1 && x[d] - 1 > (max_attribute - 1) / base[d])
       return Error{fmt::format(
           "base_dilations[{}]={}: the dilated input's extent ({} - 1) * {} + 1 is over 2^31 - 1, "

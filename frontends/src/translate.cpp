@@ -324,8 +324,8 @@ std::vector<Translation> translate(const Intent& in) {
   // translation whose dtype the front-end refuses carries that refusal as its reason, as does one
   // whose attributes the framework takes and the problem model cannot state.
   for (Translation& t : out) {
-    // Holes between the input's elements are StableHLO's alone.
-    if (t.reason.empty() && t.framework != Framework::stablehlo && !all_equal(in.base_dilations, 1))
+    // Holes between the input's elements are StableHLO's alone: the first reason.
+    if (t.framework != Framework::stablehlo && !all_equal(in.base_dilations, 1))
       t.reason = "no base dilation (holes between input elements)";
     if (!t.reason.empty()) continue;
     Result<Frontend> accepted = from_framework(t.framework, t.attributes, t.input);

@@ -343,21 +343,9 @@ py::dict explain_array(const PyProblem& p, const py::array& x, const std::vector
   for (const Tap& t : e.taps) {
     py::dict tap;
     tap["offset"] = t.offset;
-    // In the framework's input: uncropped, and an input element's holes taken out; a tap on a
-    // hole (StableHLO's base dilation) keeps its coordinate in the dilated input.
-    std::vector<int64_t> coordinate = t.coordinate;
-    std::string kind(tap_kind_name(t.kind));
-    std::optional<std::vector<int64_t>> element;
-    if (t.kind == TapKind::input) element = framework_input_coordinate(p.framing, coordinate);
-    if (element) {
-      coordinate = *element;
-    } else {
-      for (size_t i = 0; i < p.framing.crop_begin.size() && i < coordinate.size(); ++i)
-        coordinate[i] += p.framing.crop_begin[i];
-      if (t.kind == TapKind::input) kind = "hole";
-    }
-    tap["coordinate"] = coordinate;
-    tap["kind"] = kind;
+    const FrameworkTap in_framework = framework_tap(p.framing, t);
+    tap["coordinate"] = in_framework.coordinate;
+    tap["kind"] = in_framework.kind;
     tap["value"] = t.value ? py::object(py::float_(*t.value)) : py::object(py::none());
     taps.append(tap);
   }

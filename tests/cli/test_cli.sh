@@ -184,6 +184,11 @@ expect 0 'spec layout +1x1x7x7 -> 1x1x6x6 .*base dilation 2,2: holes of -128' --
   "$poolspec" shape --op max --dtype i8 --input-shape 1,1,4,4 --stablehlo 'window_dimensions=1,1,2,2 base_dilations=1,1,2,2'
 expect 0 'i8 1x1x6x6' -- "$poolspec" run "${dilated[@]}" --output "$work/holes.npy"
 expect 0 '\(0,1\) -> \(0,1\)  hole +-128' -- "$poolspec" explain "${dilated[@]}" --at 0,0,0,0
+expect 0 '4 in the input \(3 of them holes\)' -- "$poolspec" explain "${dilated[@]}" --at 0,0,1,1
+# Only the cropped input is built: one element of a dilated axis of 2^31 - 1.
+expect 0 'i8 1x1x4x1' -- "$poolspec" run --op max --input "$work/x.npy" --output "$work/far.npy" \
+  --stablehlo 'window_dimensions=1,1,1,1 base_dilations=1,1,1,715827882 padding=[[0,0],[0,0],[0,0],[-2147483646,0]]'
+[ "$(tail -c 4 "$work/far.npy" | od -An -tx1 | tr -d ' \n')" = "04080c10" ] || fail "far.npy does not hold 4 8 12 16"
 expect 0 'onnx@22 .*no base dilation' -- "$poolspec" diff "${dilated[@]}"
 huge=(--op max --stablehlo 'window_dimensions=1,1,1,1 base_dilations=1,1,100000,100000' --input "$work/x.npy")
 too_large="the problem's input \(1x1x300001x300001\) has 90000600001 elements, over the limit"

@@ -864,7 +864,7 @@ const HandCase cases[] = {
      {},
      {},
      {},
-     "pools dimension 0"},
+     "window_dimensions[0]=2: touches dimension 0, the batch"},
 };
 
 TEST_CASE("the hand-computed table: every framework, every row of docs/semantics.md 1b") {

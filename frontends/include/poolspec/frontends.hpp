@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +15,8 @@
 #include "poolspec/xs3/operator.hpp"
 
 namespace poolspec {
+
+struct Tap;  // poolspec/evaluate.hpp
 
 // Attribute text: `name=value` or `name="value"` pairs separated by white space, such as the
 // attributes of an OpenVINO IR <data> element copied verbatim. Names may not repeat.
@@ -95,10 +96,14 @@ struct Framing {
 bool crops(const Framing& framing);
 // Whether the framing puts holes between the input's elements (a base dilation above 1).
 bool has_holes(const Framing& framing);
-// An in-bounds spatial coordinate of the Problem's input as the framework's input coordinate:
-// crops undone, then base dilation; nullopt for a hole.
-std::optional<std::vector<int64_t>> framework_input_coordinate(const Framing& framing,
-                                                               std::vector<int64_t> spatial);
+// One of `explain`'s taps in the framework's input: an input element's coordinate with the crops
+// undone and the holes taken out; a hole's (kind "hole") or a padding tap's coordinate in the
+// dilated input, the crops undone.
+struct FrameworkTap {
+  std::vector<int64_t> coordinate;  // spatial
+  std::string kind;                 // tap_kind_name, or "hole"
+};
+FrameworkTap framework_tap(const Framing& framing, const Tap& tap);
 
 struct Frontend {
   Problem problem;
