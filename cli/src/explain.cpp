@@ -33,14 +33,17 @@ std::string cell_text(const Tap& t, DType dtype) {
 // The window drawn in the kernel's shape: rows along the second-to-last spatial axis, columns
 // along the last (one row for 1-d windows), one grid per offset of the axes before them. Headed
 // by input coordinates: the framework's, crops undone, or with StableHLO's holes the dilated
-// input's, each hole drawn as one. Drawn only when it fits 100 columns and 64 grids.
-void draw_window(const Problem& p, const Explanation& ex, const Framing& framing) {
+// input's, each hole drawn as one (`in_framework`: the taps as framework_tap gives them). Drawn
+// only when it fits 100 columns and 64 grids.
+void draw_window(const Problem& p, const Explanation& ex, const Framing& framing,
+                 const std::vector<FrameworkTap>& in_framework) {
   const size_t rank = p.axes.size();
   const auto at = [&](const Tap& t, size_t axis) {
     return t.coordinate[axis] + (axis < framing.crop_begin.size() ? framing.crop_begin[axis] : 0);
   };
   const auto cell = [&](const Tap& t) {
-    return framework_tap(framing, t).kind == "hole" ? std::string("hole") : cell_text(t, p.dtype);
+    const size_t i = static_cast<size_t>(&t - ex.taps.data());
+    return in_framework[i].kind == "hole" ? std::string("hole") : cell_text(t, p.dtype);
   };
   const int64_t columns = p.axes[rank - 1].kernel;
   const int64_t rows = rank >= 2 ? p.axes[rank - 2].kernel : 1;
@@ -165,7 +168,7 @@ int explain_command(const ProblemOptions& options, const std::string& input_path
   }
   fmt::print("problem      {}\n", format_problem(p));
   fmt::print("output       ({})\n", fmt::join(ex->output_coordinate, ","));
-  draw_window(p, *ex, r->framing);
+  draw_window(p, *ex, r->framing, taps);
   fmt::print("taps         kernel offset -> input coordinate  kind       value\n");
   for (size_t i = 0; i < ex->taps.size(); ++i) {
     const Tap& t = ex->taps[i];

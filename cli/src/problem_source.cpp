@@ -54,9 +54,12 @@ Status check_input_size(const Problem& p, const ProblemOptions& options) {
 }
 
 Status check_output_size(const Problem& p, const ProblemOptions& options) {
-  if (Status s = check_input_size(p, options); !s) return s;
-  Result<ShapeInfo> shape = validated_shape(p);
+  Result<ShapeInfo> shape = validated_shape(p);  // once, for the input's and the output's limits
   if (!shape) return shape.error();
+  if (Status s = within_max_elements("the problem's input", shape->input_shape,
+                                     shape->input_elements, options);
+      !s)
+    return s;
   if (Status s =
           within_max_elements("the output", shape->output_shape, shape->output_elements, options);
       !s)
