@@ -18,6 +18,7 @@ packages=(
   libz3-dev z3                                     # the proofs (z3++ API) and the SMT-LIB rechecks
   libonnx-dev libprotobuf-dev protobuf-compiler    # onnx-test and check-model read ONNX models and tensors
   libpugixml-dev                                   # check-model reads OpenVINO IR (XML)
+  libseccomp-dev pkgconf                           # certify's worker confines a backend's signals
   libonnx-testdata                                 # the ONNX backend node tests (conformance)
   libhwy-dev                                       # Highway: the optimized engine's SIMD kernels
   libomp-14-dev                                    # OpenMP for clang (g++ brings libgomp)

@@ -15,6 +15,7 @@
 #include "certify.hpp"
 #include "poolspec/engine_check.hpp"
 #include "poolspec/evaluate.hpp"
+#include "poolspec/frontends.hpp"
 #include "poolspec/shape.hpp"
 #include "suite.hpp"
 #include "worker.hpp"
@@ -88,12 +89,25 @@ struct Judged {
   Output got;
 };
 
+// The bound a rule set itself puts on a problem's results, beside the backend's declaration:
+// StableHLO's float averages (reduce_window's sum in any order in the element type, then one
+// division: docs/semantics.md); none for every other rule set, which leaves the bound to the
+// backend.
+std::optional<ErrorBound> rules_bound(std::optional<Framework> rules, const Problem& p);
+
+// The framework a run's rules ("stablehlo") or a problem's label ("onnx@22") names, if any
+// ("spec", "xs3" and the seeds' rules name none).
+std::optional<Framework> label_framework(std::string_view label);
+
 class Judge {
  public:
-  Judge(Runner& runner, std::chrono::milliseconds timeout)
-      : runner_(runner), timeout_(timeout), rng_(std::random_device{}()) {}
+  // `rules`: the rule set the backend is held to, whose rules_bound a result must keep too (none:
+  // the declared bound alone).
+  Judge(Runner& runner, std::chrono::milliseconds timeout, std::optional<Framework> rules)
+      : runner_(runner), timeout_(timeout), rules_(rules), rng_(std::random_device{}()) {}
 
-  // Two calls of `p` in `layout` in the runner's worker, judged against the spec's answers.
+  // Two calls of `p` in `layout` in the runner's worker, judged against the spec's answers: within
+  // the bound the backend declares and, when its rules bound results, within theirs.
   Judged judge(const Problem& p, Layout layout, SpecValues& spec);
   // output_shape asked twice (fresh poisons), judged against the rule set's answer: PASS when
   // it gives the extents, or refuses what the rules refuse; UNSUPPORTED when it refuses what
@@ -116,6 +130,7 @@ class Judge {
 
   Runner& runner_;
   std::chrono::milliseconds timeout_;
+  std::optional<Framework> rules_;
   std::mt19937_64 rng_;
 };
 

@@ -172,6 +172,10 @@ void write_bundle(JobResult& r, const std::string& dir, const CertifyOptions& o,
     (void)write_file_atomically((folder / "warmup-input.npy").string(),
                                 encode_npy(x.warmup->spec.input));
   }
+  // Rules that bound the results beyond the backend's declaration (rules_bound) replay with them.
+  if (const std::optional<Framework> rules = label_framework(r.rules);
+      rules_bound(rules, x.problem))
+    command += fmt::format(" --rules {}", framework_name(*rules));
   command +=
       fmt::format(" --problem {} --input {} --out {}", shell_quoted(format_problem(x.problem)),
                   shell_quoted((folder / "input.npy").string()),
@@ -348,11 +352,15 @@ int replay(const CertifyOptions& o, const BackendSelection& selection) {
     code = exit_check_failed;
   }
   WorkerConfig config = worker_config(o);
+  // `--rules X` alone: the backends are held to X's rules, which may bound results beyond their
+  // declarations (a bundle's command names them when they do).
+  const std::optional<Framework> rules =
+      o.rules.size() == 1 ? label_framework(o.rules[0]) : std::nullopt;
   for (const LoadedBackend& b : selection.backends)
     for (const std::string& l : o.layouts) {
       config.log = backend_log(o.out_dir, b.library);
       Runner runner(b, config);
-      Judge judge(runner, std::chrono::milliseconds(o.timeout_ms));
+      Judge judge(runner, std::chrono::milliseconds(o.timeout_ms), rules);
       if (warmup) {
         const Judged w =
             judge.judge(warmup->first, parse_layout(o.warmup_layout.empty() ? l : o.warmup_layout),
@@ -464,13 +472,13 @@ class StopSignals {
 // original after the problem the worker ran before it.
 Replayable reproducible(RunState& s, Runner& runner, const Replayable& minimal,
                         const Replayable& original, const std::optional<Called>& previous,
-                        Layout layout) {
+                        Layout layout, std::optional<Framework> rules) {
   // Twice in a row, each in a fresh worker (a failure that comes and goes is not said to replay);
   // a hang once (each try costs the time limit).
   const auto replays = [&](const Replayable& x, const std::optional<Called>& warmup) {
     for (int attempt = 0; attempt < (x.judged.verdict == Verdict::hang ? 1 : 2); ++attempt) {
       runner.fresh();
-      Judge judge(runner, std::chrono::milliseconds(s.o.timeout_ms));
+      Judge judge(runner, std::chrono::milliseconds(s.o.timeout_ms), rules);
       if (warmup) {
         SpecValues warm = warmup->spec;
         (void)judge.judge(warmup->problem, warmup->layout, warm);
@@ -572,7 +580,8 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
         s.progress.step(fmt::format("{}@{} {} shape", b.name(), job.rules, c.id));
         r.column = "shape";
         r.rule_verdict = job.shape->extents.empty() ? "invalid" : "defined";
-        Judge judge(runner_of(job.backend_index), std::chrono::milliseconds(s.o.timeout_ms));
+        Judge judge(runner_of(job.backend_index), std::chrono::milliseconds(s.o.timeout_ms),
+                    label_framework(job.rules));
         const auto t0 = Clock::now();
         const Judged j = judge.judge_shape(*job.shape, parse_layout(job.layout));
         r.milliseconds = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -586,7 +595,8 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
         s.progress.step(fmt::format("{}@{} {} invalid", b.name(), job.rules, c.id));
         r.column = reject_column;
         r.rule_verdict = "invalid";
-        Judge judge(runner_of(job.backend_index), std::chrono::milliseconds(s.o.timeout_ms));
+        Judge judge(runner_of(job.backend_index), std::chrono::milliseconds(s.o.timeout_ms),
+                    label_framework(job.rules));
         const auto t0 = Clock::now();
         const Judged j =
             judge.judge_reject(*job.reject, parse_layout(job.layout), make_input(c, p));
@@ -618,7 +628,7 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
       const RuleVerdict rule = rule_verdict(job.problem, c);
       r.rule_verdict = rule.name();
       Runner& runner = runner_of(job.backend_index);
-      Judge judge(runner, std::chrono::milliseconds(s.o.timeout_ms));
+      Judge judge(runner, std::chrono::milliseconds(s.o.timeout_ms), label_framework(job.rules));
       const Layout layout = parse_layout(job.layout);
       const auto t0 = Clock::now();
       Judged j = judge.judge(p, layout, it->second);
@@ -654,8 +664,8 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
                              std::move(m.judged), ""};
         }
         r.minimal_problem = format_problem(least.problem);
-        const Replayable x =
-            reproducible(s, runner, least, original, previous[job.backend_index], layout);
+        const Replayable x = reproducible(s, runner, least, original, previous[job.backend_index],
+                                          layout, label_framework(job.rules));
         int n = 0;
         {
           const std::lock_guard lock(s.mutex);

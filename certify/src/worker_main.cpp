@@ -17,7 +17,9 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <sched.h>
+#include <seccomp.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -284,6 +286,46 @@ void drop_privileges() {
   syscall(SYS_capset, &header, none);
 }
 
+// A backend may signal its own process only (raise, abort, pthread_kill: its own threads). Where
+// no PID namespace hides them, poolspec, the starter and every other process of the same user are
+// otherwise a kill() away: by getppid() (the worker is reparented to poolspec, a subreaper, the
+// moment its starter dies, before the kernel's parent-death signal ends it), by kill(-1), or by a
+// pid read from /proc. Refused with EPERM: kill, tgkill, rt_sigqueueinfo and rt_tgsigqueueinfo
+// naming another process (their first argument, a pid_t), tkill and pidfd_send_signal (which name
+// a thread or a pidfd the filter cannot check), and making another process an fd's owner
+// (fcntl F_SETOWN, F_SETOWN_EX; ioctl FIOSETOWN, SIOCSPGRP), whom the fd's I/O signals reach.
+// Loaded after no-new-privileges (drop_privileges), as an unprivileged filter must be; the
+// backend's own children inherit it, and may signal nobody, not even themselves.
+bool confine_signals() {
+  const scmp_filter_ctx filter = seccomp_init(SCMP_ACT_ALLOW);
+  if (filter == nullptr) return false;
+  const uint32_t refuse = SCMP_ACT_ERRNO(EPERM);
+  // Compares of the whole 64-bit argument: a pid with its upper half set is not `self`, so it is
+  // refused (the kernel would read its lower half). A command matches on its lower half, as the
+  // kernel reads it (an unsigned int), so upper bits cannot slip one past the filter.
+  const auto other_than_self = [](unsigned arg) {
+    return scmp_arg_cmp{arg, SCMP_CMP_NE, static_cast<uint64_t>(getpid()), 0};
+  };
+  const auto command = [](unsigned arg, uint64_t value) {
+    return scmp_arg_cmp{arg, SCMP_CMP_MASKED_EQ, 0xffffffffu, value};
+  };
+  bool ok = true;
+  for (const int call :
+       {SCMP_SYS(kill), SCMP_SYS(tgkill), SCMP_SYS(rt_sigqueueinfo), SCMP_SYS(rt_tgsigqueueinfo)})
+    ok = ok && seccomp_rule_add(filter, refuse, call, 1, other_than_self(0)) == 0;
+  for (const int call : {SCMP_SYS(tkill), SCMP_SYS(pidfd_send_signal)})
+    ok = ok && seccomp_rule_add(filter, refuse, call, 0) == 0;
+  ok = ok &&
+       seccomp_rule_add(filter, refuse, SCMP_SYS(fcntl), 2, command(1, F_SETOWN),
+                        other_than_self(2)) == 0 &&
+       seccomp_rule_add(filter, refuse, SCMP_SYS(fcntl), 1, command(1, F_SETOWN_EX)) == 0;
+  for (const uint64_t request : {FIOSETOWN, SIOCSPGRP})
+    ok = ok && seccomp_rule_add(filter, refuse, SCMP_SYS(ioctl), 1, command(1, request)) == 0;
+  ok = ok && seccomp_load(filter) == 0;
+  seccomp_release(filter);
+  return ok;
+}
+
 // Every signal a backend may send its process group (kill(0, ...)) but SIGKILL, SIGSTOP and
 // SIGCHLD: the starter and the keeper ignore them, so that only the worker ends and its end is
 // reported (poolspec ends them with SIGKILL); the worker takes each back to its default.
@@ -314,6 +356,7 @@ void set_every_signal(sighandler_t action) {
                          rlim_t{64} << 20};  // the log, and any file the backend writes
   setrlimit(RLIMIT_FSIZE, &file_size);
   drop_privileges();
+  if (!confine_signals()) _exit(wire::exit_cannot_confine);
   // Every signal has its default action (set above: a sanitizer's handlers must not report the
   // backend's crash as their own), but faults, which report a touched guard first.
   struct sigaction action {};

@@ -23,7 +23,7 @@ inline constexpr size_t name_bytes = 256, version_bytes = 512, rules_bytes = 64;
 inline constexpr size_t message_bytes = 1024;  // the reason / message buffer a backend writes
 // The worker's own exit statuses (a backend's exit() may give any other).
 inline constexpr int exit_after_fault = 120, exit_bad_request = 121, exit_cannot_map = 122,
-                     exit_no_status_page = 123, exit_cannot_fork = 124;
+                     exit_no_status_page = 123, exit_cannot_fork = 124, exit_cannot_confine = 125;
 
 // The four buffers of a call, in the memfd in this order, each in a region of whole pages, with a
 // guard page before each region and after the last. The worker maps the span from the first guard

@@ -7,6 +7,9 @@
  *   mutant-crash           aborts on 17 channels                                           CRASH
  *   mutant-hang            never returns on a 1-D max of batch 2                          HANG
  *   mutant-unwritten       leaves the first output element as it found it                 UNWRITTEN
+ *   mutant-loose-sums      claims StableHLO's rules; float averages 12 ulps toward zero,  FAIL
+ *                          within the loose bound it declares (f32 sums, 16 more roundings,
+ *                          4 ulps) but not StableHLO's (sums in f32 in any order, one division)
  * expect: FAIL|OUT-OF-BOUNDS|CRASH|HANG|UNWRITTEN
  * args: --filter shapes/1d:ic_tail,regressions/int8_average_ties
  */
@@ -14,6 +17,7 @@
 #include "minimal_backend.c"
 #undef poolspec_backend_entry
 
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -83,6 +87,20 @@ static int unwritten_run(const poolspec_backend* self, const poolspec_problem* p
   return 0;
 }
 
+static int loose_sums_run(const poolspec_backend* self, const poolspec_problem* p, const void* in, void* out,
+                          int64_t* indices, char* message, size_t size) {
+  minimal_run(self, p, in, out, indices, message, size);
+  if (p->op != POOLSPEC_AVG || p->dtype != POOLSPEC_F32) return 0;
+  /* The declared bound allows at least (K + 16) / 2 + 4 >= 12.5 ulps (the window's absolute mean
+   * is at least |y|); StableHLO's, K / 2 + 1/2 ulps where a window's values share a sign. Toward
+   * zero, so a step past a binade edge is a smaller one. */
+  float* y = (float*)out;
+  for (int64_t i = 0; i < output_elements(p); ++i)
+    if (isfinite(y[i]) && y[i] != 0)
+      for (int step = 0; step < 12; ++step) y[i] = nextafterf(y[i], 0.0f);
+  return 0;
+}
+
 #define MUTANT(name, run) \
   { POOLSPEC_BACKEND_ABI_VERSION, name, "1.0", "spec", {POOLSPEC_F64, 1, 1.0, 0}, NULL, minimal_supports, run, NULL, NULL }
 
@@ -91,6 +109,8 @@ const poolspec_backend* poolspec_backend_entry(uint32_t index) {
       MUTANT("mutant-border-divisor", border_divisor_run), MUTANT("mutant-end-pads", end_pads_run),
       MUTANT("mutant-ties", ties_run),                     MUTANT("mutant-write-past", write_past_run),
       MUTANT("mutant-crash", crash_run),                   MUTANT("mutant-hang", hang_run),
-      MUTANT("mutant-unwritten", unwritten_run)};
+      MUTANT("mutant-unwritten", unwritten_run),
+      {POOLSPEC_BACKEND_ABI_VERSION, "mutant-loose-sums", "1.0", "stablehlo", {POOLSPEC_F32, 16, 4.0, 0}, NULL,
+       minimal_supports, loose_sums_run, NULL, NULL}};
   return index < sizeof mutants / sizeof mutants[0] ? &mutants[index] : NULL;
 }

@@ -1,5 +1,6 @@
 /* run sends SIGTERM to its whole process group (kill(0, ...)): the certifier must not be in it.
- * If the worker survives (a PID-namespace init ignores SIGTERM) it abort()s instead.
+ * The worker's signal filter refuses it (kill(0) names other processes too), so the worker
+ * survives and abort()s instead (abort signals only itself).
  * expect: CRASH
  * also: --no-pid-namespace
  */
