@@ -4,12 +4,10 @@
 //
 // Targets: Attributes::parse; from_framework for ngraph, OpenVINO (AvgPool-1/14/16,
 // MaxPool-1/8/14), ONNX (opsets up to 22, Global*), PyTorch, TensorFlow, TFLite, oneDNN, OpenCV,
-// Arm NN, TOSA and StableHLO; from_xs3; the framings between each framework's layout and the
-// spec's (crops, StableHLO's holes); intent_of and translate.
-// Input: the framework, op, dtype, opset and input shape from the end of the bytes, the
-// attribute text from the front (a dictionary of attribute names and values helps:
-// fuzz_frontends.dict).
-// Oracle:
+// Arm NN, TOSA and StableHLO (and StableHLO's empty results); from_xs3; the framings between each
+// framework's layout and the spec's (crops, StableHLO's holes); intent_of and translate. Input: the
+// framework, op, dtype, opset and input shape from the end of the bytes, the attribute text from
+// the front (a dictionary of attribute names and values helps: fuzz_frontends.dict). Oracle:
 //   - malformed text is refused with an error (the attribute, its value and the rule), never a
 //     crash, leak or UB (ASan, UBSan);
 //   - what a front-end accepts is a valid problem (validate), and its framing maps the
@@ -22,10 +20,12 @@
 //     and `diff` prints its reason.)
 #include <fuzzer/FuzzedDataProvider.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -104,6 +104,15 @@ void run_one(FuzzedDataProvider& in) {
                   text, op_name(input.op), dtype_name(input.dtype), input.version,
                   fmt::join(input.input_shape, ","), input.global ? " (global)" : "");
   Result<Frontend> f = from_framework(fw, text, input);
+  if (fw == Framework::stablehlo)
+    if (const std::optional<EmptyResult> e = stablehlo_empty_result(text, input); e) {
+      // StableHLO's empty result (C15) is exactly the case with a dimension of no window: then
+      // there is no Problem, and the result's shape has the input's rank and a 0.
+      if (f) fail("an empty result beside the Problem " + format_problem(f->problem));
+      if (e->output_shape.size() != input.input_shape.size() ||
+          std::find(e->output_shape.begin(), e->output_shape.end(), 0) == e->output_shape.end())
+        fail(fmt::format("an empty result of shape ({})", fmt::join(e->output_shape, ",")));
+    }
   if (!f) return;
   if (Status s = validate(f->problem); !s)
     fail("the front-end gave an invalid problem: " + format_problem(f->problem) + ": " +

@@ -278,5 +278,30 @@ TEST_CASE("ERRATA E12: the ngraph MaxPool output formula ignores the padding it 
   CHECK((5 - 2 + 1 + 2 - 1) / 2 == 2);
 }
 
+TEST_CASE("StableHLO C15: a dimension without a window is an empty result, in StableHLO's shape") {
+  // Hand-derived from the specification's formulas (stablehlo_window.hpp): dimension 2 pads 5 to
+  // 4 (a crop of 1), too short for a window of 5; dimension 0's window of 2 finds a batch of 1.
+  const FrontendInput max{Op::max, DType::f32, {1, 3, 5}};
+  std::optional<EmptyResult> e =
+      stablehlo_empty_result("window_dimensions=1,1,5 padding=0,0,0,0,-1,0", max);
+  REQUIRE(e.has_value());
+  CHECK(e->input_shape == std::vector<int64_t>{1, 3, 5});
+  CHECK(e->output_shape == std::vector<int64_t>{1, 3, 0});
+  CHECK(e->why.find("dimension 2: no window fits") == 0);
+  e = stablehlo_empty_result("window_dimensions=2,1,2 window_strides=1,1,2", max);
+  REQUIRE(e.has_value());
+  CHECK(e->output_shape == std::vector<int64_t>{0, 3, 2});
+  // Windows on every dimension: no empty result (from_stablehlo states the Problem).
+  CHECK(!stablehlo_empty_result("window_dimensions=1,1,5", max).has_value());
+  // Attributes that break reduce_window's constraints are refused, not empty.
+  CHECK(!stablehlo_empty_result("window_dimensions=1,1,9 window_strides=1,1,0", max).has_value());
+  CHECK(!stablehlo_empty_result("window_dimensions=1,1,9 bogus=1", max).has_value());
+  // An integer average is beyond the model as a Problem, yet its empty result is empty all the
+  // same.
+  CHECK(stablehlo_empty_result("window_dimensions=1,1,9",
+                               FrontendInput{Op::avg, DType::i8, {1, 3, 5}})
+            .has_value());
+}
+
 }  // namespace
 }  // namespace poolspec

@@ -157,4 +157,13 @@ Result<ResolvedProblem> resolve_problem(const ProblemOptions& o, const Tensor* i
                          f->framing, verdict_of(framework, f)};
 }
 
+std::optional<EmptyResult> empty_result(const ProblemOptions& options, const Tensor* input) {
+  if (options.attributes.size() != 1 || !options.problem.empty() ||
+      options.attributes.begin()->first != Framework::stablehlo)
+    return std::nullopt;
+  Result<FrontendInput> in = frontend_input(options, input);
+  if (!in) return std::nullopt;
+  return stablehlo_empty_result(options.attributes.begin()->second, *in);
+}
+
 }  // namespace poolspec::cli

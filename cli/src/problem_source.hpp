@@ -43,6 +43,10 @@ struct ResolvedProblem {
 // with any given explicitly.
 Result<ResolvedProblem> resolve_problem(const ProblemOptions& options, const Tensor* input);
 
+// StableHLO's empty result (C15), for --stablehlo attributes whose Problem resolve_problem
+// refuses because some dimension has no window; none otherwise.
+std::optional<EmptyResult> empty_result(const ProblemOptions& options, const Tensor* input);
+
 // The front-end's input: --op, --opset, and the shape and dtype (from the options or the input).
 Result<FrontendInput> frontend_input(const ProblemOptions& options, const Tensor* input);
 

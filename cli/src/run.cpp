@@ -76,6 +76,29 @@ int run_xs3(const ProblemOptions& options, const RunOptions& run, const Tensor& 
   return exit_ok;
 }
 
+// StableHLO's empty result (C15): an output of no element, in StableHLO's result shape.
+int run_empty(const EmptyResult& empty, DType dtype, const RunOptions& run, bool json) {
+  if (!run.indices.empty())
+    return refuse(fmt::format("--indices={}: a reduce_window has no indices output", run.indices));
+  const std::string values = encode_npy(Tensor{dtype, empty.output_shape, {}});
+  if (Status s = write_files_atomically({{run.output, values}}); !s)
+    return refuse(s.error().message);
+  std::FILE* report = run.output == "-" ? stderr : stdout;
+  if (json) {
+    nlohmann::json j;
+    j["problem"] = nullptr;
+    j["output_shape"] = empty.output_shape;
+    j["output"] = run.output;
+    j["indices"] = nullptr;
+    j["empty_result"] = empty.why;
+    print_json("run", j, report);
+  } else {
+    fmt::print(report, "problem  none: the result is empty ({})\nwrote    {} ({} {})\n", empty.why,
+               run.output, dtype_name(dtype), fmt::join(empty.output_shape, "x"));
+  }
+  return exit_ok;
+}
+
 }  // namespace
 
 int run_command(const ProblemOptions& options, const RunOptions& run, bool json) {
@@ -93,7 +116,11 @@ int run_command(const ProblemOptions& options, const RunOptions& run, bool json)
   if (!input) return refuse(input.error().message);
   if (!run.xs3.empty()) return run_xs3(options, run, *input, json);
   Result<ResolvedProblem> r = resolve_problem(options, &*input);
-  if (!r) return refuse(r.error().message);
+  if (!r) {
+    if (std::optional<EmptyResult> empty = empty_result(options, &*input); empty)
+      return run_empty(*empty, input->dtype, run, json);
+    return refuse(r.error().message);
+  }
   const Problem& p = r->problem;
   if (!run.indices.empty() && p.indices == Indices::none)
     return refuse(

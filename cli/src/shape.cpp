@@ -39,11 +39,39 @@ std::string empty_window_text(const Problem& p, const ShapeInfo& s) {
           : fmt::format("it yields empty={}", empty_window_name(p.empty)));
 }
 
+// StableHLO's empty result (C15): defined, with no element and no Problem.
+int shape_empty(const EmptyResult& empty, bool json) {
+  const std::vector<int64_t>& input = empty.input_shape;
+  if (json) {
+    nlohmann::json j;
+    j["problem"] = nullptr;
+    j["source"] = "stablehlo";
+    j["operator"] = nullptr;
+    j["input_shape"] = input;
+    j["output_shape"] = empty.output_shape;
+    j["valid"] = true;
+    j["verdict"] = RuleVerdict{}.name();
+    j["empty_result"] = empty.why;
+    print_json("shape", j);
+  } else {
+    fmt::print("problem       none: the result is empty\n");
+    fmt::print("source        stablehlo\n");
+    fmt::print("input shape   {}\n", fmt::join(input, "x"));
+    fmt::print("output shape  {}\n", fmt::join(empty.output_shape, "x"));
+    fmt::print("verdict       {}: an empty result; {}\n", RuleVerdict{}.name(), empty.why);
+  }
+  return exit_ok;
+}
+
 }  // namespace
 
 int shape_command(const ProblemOptions& options, bool json) {
   Result<ResolvedProblem> r = resolve_problem(options, nullptr);
-  if (!r) return refuse(r.error().message);
+  if (!r) {
+    if (std::optional<EmptyResult> empty = empty_result(options, nullptr); empty)
+      return shape_empty(*empty, json);
+    return refuse(r.error().message);
+  }
   const Problem& p = r->problem;
   Result<ShapeInfo> s = infer_shape(p);
   if (!s) return refuse(s.error().message);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <regex>
 #include <string>
 #include <system_error>
@@ -87,8 +88,8 @@ Result<double> init_value(const Attributes& attrs, double absent) {
 //    is beyond the model.
 //  - The output extents: "num_windows" (spec/include/poolspec/stablehlo_window.hpp, proved
 //    against window enumeration): with unit base dilation and the crops taken off, the floor
-//    rule. An axis with no window ("is_empty_window", C15) is an empty result, not an error,
-//    and beyond the model (it has no empty outputs).
+//    rule. An axis with no window ("is_empty_window", C15) is an empty result, not an error:
+//    beyond the Problem model (it has no empty outputs), stated by stablehlo_empty_result.
 //  - Base dilation b inserts b - 1 holes holding the init value between neighbouring elements,
 //    before the padding (a crop then takes from the dilated input). The Problem's input is the
 //    dilated one, holes as elements (Framing::base_dilation): a max's -inf holes are never its
@@ -102,18 +103,28 @@ Result<double> init_value(const Attributes& attrs, double absent) {
 //    accumulated in the element type and wraps); a window of padding only under divisor=count
 //    is 0 / 0 = NaN. The sum's order is the implementation's: defined within the bound
 //    stablehlo_bound states.
-Result<Frontend> from_stablehlo(std::string_view text, const FrontendInput& in) {
+namespace {
+
+// reduce_window's attributes, one value per input dimension, checked against the constraints
+// StableHLO states on them alone (C5-C8); init_value and divisor as given.
+struct ReduceWindow {
+  std::vector<int64_t> window, strides, base, dilations, padding;  // padding: low, high per dim
+  double init = 0;
+  bool by_count = false;
+};
+
+Result<ReduceWindow> parse_reduce_window(std::string_view text, const FrontendInput& in) {
   const bool avg = in.op == Op::avg;
   Result<Attributes> attrs = Attributes::parse(text);
   if (!attrs) return attrs.error();
   const std::vector<int64_t>& x = in.input_shape;
   if (Status s = check_input_shape(x, 1, 64, context); !s) return s.error();
   const size_t r = x.size();
-  std::vector<int64_t> window, strides, base, dilations, padding;
-  for (auto [name, target, absent] : {std::tuple{"window_dimensions", &window, int64_t{0}},
-                                      std::tuple{"window_strides", &strides, int64_t{1}},
-                                      std::tuple{"base_dilations", &base, int64_t{1}},
-                                      std::tuple{"window_dilations", &dilations, int64_t{1}}}) {
+  ReduceWindow rw;
+  for (auto [name, target, absent] : {std::tuple{"window_dimensions", &rw.window, int64_t{0}},
+                                      std::tuple{"window_strides", &rw.strides, int64_t{1}},
+                                      std::tuple{"base_dilations", &rw.base, int64_t{1}},
+                                      std::tuple{"window_dilations", &rw.dilations, int64_t{1}}}) {
     if (absent == 0 && !attrs->has(name))
       return Error{fmt::format("{}: required attribute is missing", name)};
     Result<std::vector<int64_t>> v = dimension_list(*attrs, name, r, absent);
@@ -126,13 +137,13 @@ Result<Frontend> from_stablehlo(std::string_view text, const FrontendInput& in) 
   }
   Result<std::vector<int64_t>> pads = dimension_list(*attrs, "padding", 2 * r, 0);
   if (!pads) return pads.error();
-  padding = std::move(*pads);
+  rw.padding = std::move(*pads);
 
   const double lowest = is_float(in.dtype) ? -std::numeric_limits<double>::infinity()
                                            : static_cast<double>(int_min(in.dtype));
   Result<double> init = init_value(*attrs, avg ? 0.0 : lowest);
   if (!init) return init.error();
-  bool by_count = false;
+  rw.init = *init;
   if (avg && attrs->has("divisor")) {
     Result<std::string> d = attrs->text("divisor");
     if (!d) return d.error();
@@ -141,20 +152,66 @@ Result<Frontend> from_stablehlo(std::string_view text, const FrontendInput& in) 
           fmt::format("divisor={}: must be window (the window size) or count (a "
                       "reduce_window of ones)",
                       *d)};
-    by_count = *d == "count";
+    rw.by_count = *d == "count";
   }
   if (Status s = attrs->no_unused(context); !s) return s.error();
+  return rw;
+}
+
+// One dimension of the reduce_window, as stablehlo_window.hpp counts its windows.
+stablehlo::WindowAxis<int64_t> window_axis(const ReduceWindow& rw, int64_t extent, size_t d) {
+  return {extent,       rw.base[d],      rw.padding[2 * d], rw.padding[2 * d + 1],
+          rw.window[d], rw.dilations[d], rw.strides[d]};
+}
+
+}  // namespace
+
+std::optional<EmptyResult> stablehlo_empty_result(std::string_view text, const FrontendInput& in) {
+  Result<ReduceWindow> rw = parse_reduce_window(text, in);
+  if (!rw) return std::nullopt;
+  // StableHLO's result shape: num_windows on every dimension, the batch and channels included.
+  EmptyResult e;
+  e.input_shape = in.input_shape;
+  for (size_t d = 0; d < in.input_shape.size(); ++d) {
+    const stablehlo::WindowAxis<int64_t> w = window_axis(*rw, in.input_shape[d], d);
+    e.output_shape.push_back(stablehlo::window_count(w));
+    if (e.output_shape.back() == 0 && e.why.empty())
+      e.why = fmt::format(
+          "dimension {}: no window fits (is_empty_window): window_dimensions[{}]={} dilated to {} "
+          "over a padded input of {}; StableHLO's result is then empty, not an error (C15)",
+          d, d, rw->window[d], stablehlo::dilated_window_extent(w),
+          stablehlo::padded_input_extent(w));
+  }
+  if (e.why.empty()) return std::nullopt;
+  return e;
+}
+
+Result<Frontend> from_stablehlo(std::string_view text, const FrontendInput& in) {
+  const bool avg = in.op == Op::avg;
+  Result<ReduceWindow> parsed = parse_reduce_window(text, in);
+  if (!parsed) return parsed.error();
+  const std::vector<int64_t>& x = in.input_shape;
+  const size_t r = x.size();
+  std::vector<int64_t>& window = parsed->window;
+  std::vector<int64_t>& strides = parsed->strides;
+  std::vector<int64_t>& base = parsed->base;
+  const std::vector<int64_t>& dilations = parsed->dilations;
+  const std::vector<int64_t>& padding = parsed->padding;
+  const double init = parsed->init;
+  const bool by_count = parsed->by_count;
+  const double lowest = is_float(in.dtype) ? -std::numeric_limits<double>::infinity()
+                                           : static_cast<double>(int_min(in.dtype));
 
   if (avg && !is_float(in.dtype))
     return Error{
         fmt::format("dtype {}: an integer reduce_window add sums in the element type, "
                     "which wraps {}",
                     dtype_name(in.dtype), model_cannot_state)};
-  if (avg && *init != 0)
+  if (avg && init != 0)
     return Error{
-        fmt::format("init_value={}: an average's sum starts at 0 {}", *init, model_cannot_state)};
-  if (!avg && *init != lowest)
-    return Error{fmt::format("init_value={}: a max pools from {} {}", *init,
+        fmt::format("init_value={}: an average's sum starts at 0 {}", init, model_cannot_state)};
+  if (!avg && init != lowest)
+    return Error{fmt::format("init_value={}: a max pools from {} {}", init,
                              is_float(in.dtype) ? "-inf" : "the dtype's lowest value",
                              model_cannot_state)};
 
@@ -202,12 +259,12 @@ Result<Frontend> from_stablehlo(std::string_view text, const FrontendInput& in) 
           "base_dilations[{}]={} with divisor=count: the count of a reduce_window of ones leaves "
           "the holes out, which are elements of the Problem's input {}",
           d, base[d], model_cannot_state)};
-    const stablehlo::WindowAxis<int64_t> w{
-        x[d], base[d], padding[2 * d], padding[2 * d + 1], window[d], dilations[d], strides[d]};
+    const stablehlo::WindowAxis<int64_t> w = window_axis(*parsed, x[d], d);
     if (stablehlo::window_count(w) == 0)
       return Error{fmt::format(
           "window_dimensions[{}]={}: no window fits the padded input of {} (is_empty_window): "
-          "the result is empty, which StableHLO allows (C15) {}",
+          "the result is empty, which StableHLO allows (C15; shape and run give that empty "
+          "result) {}",
           d, window[d], stablehlo::padded_input_extent(w), model_cannot_state)};
     const int64_t low = padding[2 * d], high = padding[2 * d + 1];
     const int64_t crop_begin = std::max<int64_t>(0, -low), crop_end = std::max<int64_t>(0, -high);
@@ -225,7 +282,7 @@ Result<Frontend> from_stablehlo(std::string_view text, const FrontendInput& in) 
                           std::max<int64_t>(0, high)});
   }
   if (!has_holes(framing)) framing.base_dilation.clear();
-  framing.hole = *init;  // 0 for an average, the max's -inf or lowest
+  framing.hole = init;  // 0 for an average, the max's -inf or lowest
   p.rounding = Rounding::floor;
   if (avg) {
     p.divisor = by_count ? Divisor::exclude : Divisor::include_full;

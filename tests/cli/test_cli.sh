@@ -175,8 +175,19 @@ expect 0 'spec layout +1x2x5x4 -> 1x2x3x2 .*cropped' -- \
 expect 0 'verdict +defined within a bound: the window.s 9 terms are summed in f32' -- \
   hlo --stablehlo 'window_dimensions=1,1,3,3 window_strides=1,1,2,2 divisor=window'
 expect 0 '"bound":"the window' -- hlo --json --stablehlo 'window_dimensions=1,1,3,3 divisor=window'
-expect 2 'window_dimensions\[3\]=7: no window fits the padded input of 4 .*C15' -- \
+# C15: a dimension with no window is an empty result, which shape and run give; explain and diff,
+# which need an element or a Problem, refuse it saying so.
+expect 0 'output shape +1x2x5x0' -- hlo --stablehlo 'window_dimensions=1,1,1,7 padding=0,0,0,0,0,0,-1,0'
+expect 0 'verdict +defined: an empty result; dimension 3: no window fits .*window_dimensions\[3\]=7 dilated to 7 over a padded input of 4' -- \
   hlo --stablehlo 'window_dimensions=1,1,1,7 padding=0,0,0,0,0,0,-1,0'
+expect 0 '"output_shape":\[1,2,5,0\],.*"verdict":"defined"' -- \
+  hlo --json --stablehlo 'window_dimensions=1,1,1,7 padding=0,0,0,0,0,0,-1,0'
+empty=(--op max --stablehlo 'window_dimensions=1,1,1,7' --input "$work/x.npy")
+expect 0 'wrote .*empty.npy \(i8 1x1x4x0\)' -- "$poolspec" run "${empty[@]}" --output "$work/empty.npy"
+head -c 128 "$work/empty.npy" | grep -q "'shape': (1, 1, 4, 0)" || fail "empty.npy does not hold a 1x1x4x0 array"
+expect 2 'window_dimensions\[3\]=7: no window fits the padded input of 4 .*C15; shape and run give' -- \
+  "$poolspec" explain "${empty[@]}" --at 0,0,0,0
+expect 2 'no window fits .*C15' -- "$poolspec" diff "${empty[@]}"
 expect 2 'window_strides\[2\]=0: must be > 0' -- hlo --stablehlo 'window_dimensions=1,1,2,2 window_strides=1,1,0,1'
 # Base dilation: the holes (the init value, i8's -128 here) are elements of the Problem's input.
 dilated=(--op max --stablehlo 'window_dimensions=1,1,2,2 base_dilations=1,1,2,2' --input "$work/x.npy")

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -217,6 +218,18 @@ Result<Frontend> tosa_as_written(std::string_view text, const FrontendInput& in)
 Result<Frontend> from_stablehlo(std::string_view attributes, const FrontendInput& in);
 // The bound within which StableHLO defines a float average (its sum in any order), or "".
 std::string stablehlo_bound(const Problem& p);
+// A reduce_window StableHLO accepts although some dimension has no window (is_empty_window): its
+// result is empty, not an error (C15). The Problem model has no empty outputs; this states the
+// result beside it.
+struct EmptyResult {
+  std::vector<int64_t> input_shape;   // as given
+  std::vector<int64_t> output_shape;  // StableHLO's result shape: 0 where no window fits
+  std::string why;                    // the first such dimension, its window and padded input
+};
+// The empty result of these attributes, or none: when every dimension has a window, or the
+// attributes break reduce_window's constraints (from_stablehlo says which).
+std::optional<EmptyResult> stablehlo_empty_result(std::string_view attributes,
+                                                  const FrontendInput& in);
 
 }  // namespace poolspec
 
