@@ -99,6 +99,27 @@ TEST_CASE("a backend that claims TOSA's rules must refuse the problems they refu
     CHECK(count_in(r, row, "invalid", mutant.second) > 0);
     CHECK(count_in(r, row, "invalid", "PASS") > 0);  // the refusals it still makes
   }
+  // A problem run where it must be refused has a bundle, which replays as that refusal asked
+  // again (`--rules tosa --problem ...`): FAIL for the mutant, PASS for the checked backend.
+  const nlohmann::json* failed = nullptr;
+  for (const auto& run : r.report["runs"])
+    if (run["backend"] == "tosa-accepts-inexact" && run["column"] == "invalid" &&
+        run["status"] == "FAIL" && run.contains("repro_command"))
+      failed = &run;
+  REQUIRE(failed != nullptr);
+  const std::string command = (*failed)["repro_command"];
+  CHECK(command.find("--rules tosa --problem") != std::string::npos);
+  CHECK((*failed)["reproduces"] == "reproduces in a fresh worker");
+  CertifyOptions replay;
+  replay.backends = {POOLSPEC_TOSA_BACKENDS};
+  replay.rules = {"tosa"};
+  replay.layouts = {"nchw"};
+  replay.problem = (*failed)["problem"];
+  replay.input = (*failed)["repro_dir"].get<std::string>() + "/input.npy";
+  replay.out_dir = std::string(POOLSPEC_TEST_OUT) + "/tosa-invalid-replay";
+  // Judged as a problem to compute (the replay blind to the refusal), the mutant's correct values
+  // would pass and the checked backend's refusal would be UNSUPPORTED: exit 0.
+  CHECK(poolspec::certify::certify_command(replay) == poolspec::exit_check_failed);
   // Under another rule set the same backends are not held to TOSA's refusals.
   o.rules = {"openvino"};
   const Run other = certify(o, "tosa-invalid-openvino");

@@ -150,8 +150,10 @@ struct Replayable {
 
 // The reproducer bundle: problem string, input, expected and got as .npy, the report, and the
 // one shell-safe command that replays it from any folder.
+// `rules`: the rule set the replay names (--rules), where the judging depends on it: a bound of
+// its own (rules_bound), or a problem it refuses (refusal_under).
 void write_bundle(JobResult& r, const std::string& dir, const CertifyOptions& o,
-                  const LoadedBackend& b, const Replayable& x) {
+                  const LoadedBackend& b, const Replayable& x, std::optional<Framework> rules) {
   std::error_code ec;
   const std::filesystem::path folder = std::filesystem::absolute(dir, ec);
   std::filesystem::create_directories(folder, ec);
@@ -172,10 +174,7 @@ void write_bundle(JobResult& r, const std::string& dir, const CertifyOptions& o,
     (void)write_file_atomically((folder / "warmup-input.npy").string(),
                                 encode_npy(x.warmup->spec.input));
   }
-  // Rules that bound the results beyond the backend's declaration (rules_bound) replay with them.
-  if (const std::optional<Framework> rules = label_framework(r.rules);
-      rules_bound(rules, x.problem))
-    command += fmt::format(" --rules {}", framework_name(*rules));
+  if (rules) command += fmt::format(" --rules {}", framework_name(*rules));
   command +=
       fmt::format(" --problem {} --input {} --out {}", shell_quoted(format_problem(x.problem)),
                   shell_quoted((folder / "input.npy").string()),
@@ -184,8 +183,9 @@ void write_bundle(JobResult& r, const std::string& dir, const CertifyOptions& o,
   r.reproduces = x.reproduces;
   (void)write_file_atomically((folder / "problem.txt").string(), format_problem(x.problem) + "\n");
   (void)write_file_atomically((folder / "input.npy").string(), encode_npy(x.spec.input));
-  (void)write_file_atomically((folder / "expected.npy").string(),
-                              encode_npy(x.spec.expected.values));
+  if (!x.spec.expected.values.shape.empty())  // a problem the rules refuse expects a refusal
+    (void)write_file_atomically((folder / "expected.npy").string(),
+                                encode_npy(x.spec.expected.values));
   if (!x.judged.got.values.values.empty())
     (void)write_file_atomically((folder / "got.npy").string(), encode_npy(x.judged.got.values));
   (void)write_file_atomically((folder / "command.txt").string(), command + "\n");
@@ -356,6 +356,8 @@ int replay(const CertifyOptions& o, const BackendSelection& selection) {
   // declarations (a bundle's command names them when they do).
   const std::optional<Framework> rules =
       o.rules.size() == 1 ? label_framework(o.rules[0]) : std::nullopt;
+  const std::optional<std::string> refusal =
+      rules ? refusal_under(*rules, target->first) : std::nullopt;
   for (const LoadedBackend& b : selection.backends)
     for (const std::string& l : o.layouts) {
       config.log = backend_log(o.out_dir, b.library);
@@ -367,7 +369,10 @@ int replay(const CertifyOptions& o, const BackendSelection& selection) {
                         warmup->second);
         fmt::print("{} ({}): warm-up: {}\n", b.name(), l, verdict_name(w.verdict));
       }
-      const Judged j = judge.judge(target->first, parse_layout(l), target->second);
+      // A problem the rules refuse (must_reject's) replays as a call that must be refused.
+      const Judged j = refusal ? judge.judge_reject(RejectCase{"", target->first, *refusal},
+                                                    parse_layout(l), target->second.input)
+                               : judge.judge(target->first, parse_layout(l), target->second);
       fmt::print("{} ({}): {}{}\n", b.name(), l, verdict_name(j.verdict),
                  j.detail.empty() ? "" : "\n" + j.detail);
       if (is_failure(j.verdict)) code = exit_check_failed;
@@ -598,12 +603,41 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
         Judge judge(runner_of(job.backend_index), std::chrono::milliseconds(s.o.timeout_ms),
                     label_framework(job.rules));
         const auto t0 = Clock::now();
-        const Judged j =
-            judge.judge_reject(*job.reject, parse_layout(job.layout), make_input(c, p));
+        const Layout layout = parse_layout(job.layout);
+        const Tensor input = make_input(c, p);
+        const Judged j = judge.judge_reject(*job.reject, layout, input);
         r.milliseconds = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         r.verdict = j.verdict;
         r.detail = j.detail;
-        waive(s, b, r);
+        const std::string row = r.backend + "@" + r.rules;
+        bool bundle = false;
+        if (!waive(s, b, r) && is_failure(j.verdict)) {
+          const std::lock_guard lock(s.mutex);
+          bundle = s.bundles_per_row[row] < 20;
+        }
+        if (bundle) {
+          // A refusal has nothing smaller to shrink to: the bundle holds the problem itself,
+          // replayed under the rules that refuse it, twice in a fresh worker (a hang once).
+          Replayable x{job.reject->problem, SpecValues{input, {}, std::nullopt}, std::nullopt, j,
+                       "reproduces in a fresh worker"};
+          for (int attempt = 0; attempt < (j.verdict == Verdict::hang ? 1 : 2); ++attempt) {
+            Runner& runner = runner_of(job.backend_index);
+            runner.fresh();
+            Judge fresh(runner, std::chrono::milliseconds(s.o.timeout_ms),
+                        label_framework(job.rules));
+            if (fresh.judge_reject(*job.reject, layout, input).verdict != j.verdict)
+              x.reproduces = "does not reproduce in a fresh worker";
+          }
+          int n = 0;
+          {
+            const std::lock_guard lock(s.mutex);
+            n = s.bundles_per_row[row]++;
+          }
+          write_bundle(r,
+                       fmt::format("{}/repro/{}@{}/{:03}-{}-{}-invalid", s.o.out_dir,
+                                   sanitized(r.backend), r.rules, n, sanitized(c.id), r.layout),
+                       s.o, b, x, label_framework(job.rules));
+        }
         // A bundle's warm-up replays a run; this call was none.
         previous[job.backend_index].reset();
         finish();
@@ -671,10 +705,11 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
           const std::lock_guard lock(s.mutex);
           n = s.bundles_per_row[row]++;
         }
+        const std::optional<Framework> rules = label_framework(job.rules);
         write_bundle(r,
                      fmt::format("{}/repro/{}@{}/{:03}-{}-{}", s.o.out_dir, sanitized(r.backend),
                                  r.rules, n, sanitized(c.id), r.layout),
-                     s.o, b, x);
+                     s.o, b, x, rules_bound(rules, x.problem) ? rules : std::nullopt);
         previous[job.backend_index].reset();  // the worker is fresh now
       } else {
         previous[job.backend_index] = Called{p, layout, it->second};

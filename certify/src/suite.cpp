@@ -15,6 +15,7 @@
 #include "poolspec/problem_string.hpp"
 #include "poolspec/seeds.hpp"
 #include "poolspec/shape.hpp"
+#include "poolspec/translate.hpp"
 
 namespace poolspec::certify {
 
@@ -551,6 +552,22 @@ std::vector<RejectCase> must_reject(const Case& c, const std::string& rules) {
     out.push_back({t.label, canonical_problem(written->problem), checked.error().message});
   }
   return out;
+}
+
+std::optional<std::string> refusal_under(Framework rules, const Problem& p) {
+  if (rules != Framework::tosa) return std::nullopt;  // must_reject's one rule set
+  Framing framing;
+  framing.input_shape = input_shape(p);
+  framing.crop_end.assign(p.axes.size(), 0);
+  for (const Translation& t : translate(intent_of(Frontend{p, framing, ""}))) {
+    if (t.framework != rules) continue;
+    if (t.reason.starts_with("dtype ")) return t.reason;  // a dtype its operators do not take
+    if (!t.reason.empty() || t.attributes.empty()) return std::nullopt;
+    Result<Frontend> checked = from_framework(t.framework, t.attributes, t.input);
+    if (!checked && verdict_of(t.framework, checked).kind == RuleVerdict::invalid)
+      return checked.error().message;
+  }
+  return std::nullopt;
 }
 
 namespace {

@@ -89,6 +89,10 @@ struct RejectCase {
   std::string refusal;
 };
 std::vector<RejectCase> must_reject(const Case& c, const std::string& rules);
+// Why `rules` refuse a problem, as their own attributes would state it (the translation of its
+// intent), when it is one of the problems must_reject asks a backend under them to refuse; none
+// otherwise. A replay (`--rules tosa --problem ...`) knows a must-refuse problem by it.
+std::optional<std::string> refusal_under(Framework rules, const Problem& p);
 
 // The case's input for a problem: deterministic in (case, problem).
 Tensor make_input(const Case& c, const Problem& p);
