@@ -534,6 +534,15 @@ bool waive(RunState& s, const LoadedBackend& b, JobResult& r) {
   return true;
 }
 
+// The number of the bundle a failure gets (the first 20 of each backend@rules row), or none.
+std::optional<int> bundle_number(RunState& s, const JobResult& r) {
+  if (!is_failure(r.verdict)) return std::nullopt;
+  const std::lock_guard lock(s.mutex);
+  int& made = s.bundles_per_row[r.backend + "@" + r.rules];
+  if (made >= 20) return std::nullopt;
+  return made++;
+}
+
 // One lane: the cases it takes, each backend in a worker of the lane's own.
 void run_lane(RunState& s, std::atomic<size_t>& next_case,
               const std::vector<std::pair<size_t, size_t>>& case_jobs) {
@@ -557,6 +566,7 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
       if (stop_signal != 0) return;  // a stop asked for: the runs made are the report's
       if (s.done[ji]) continue;      // kept from the run resumed
       const Job& job = s.jobs[ji];
+      const std::optional<Framework> held = label_framework(job.rules);  // the rules held to
       const Case& c = s.suite[job.case_index];
       const LoadedBackend& b = s.selection.backends[job.backend_index];
       const Problem& p = job.problem.problem;
@@ -585,8 +595,7 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
         s.progress.step(fmt::format("{}@{} {} shape", b.name(), job.rules, c.id));
         r.column = "shape";
         r.rule_verdict = job.shape->extents.empty() ? "invalid" : "defined";
-        Judge judge(runner_of(job.backend_index), std::chrono::milliseconds(s.o.timeout_ms),
-                    label_framework(job.rules));
+        Judge judge(runner_of(job.backend_index), std::chrono::milliseconds(s.o.timeout_ms), held);
         const auto t0 = Clock::now();
         const Judged j = judge.judge_shape(*job.shape, parse_layout(job.layout));
         r.milliseconds = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -600,8 +609,7 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
         s.progress.step(fmt::format("{}@{} {} invalid", b.name(), job.rules, c.id));
         r.column = reject_column;
         r.rule_verdict = "invalid";
-        Judge judge(runner_of(job.backend_index), std::chrono::milliseconds(s.o.timeout_ms),
-                    label_framework(job.rules));
+        Judge judge(runner_of(job.backend_index), std::chrono::milliseconds(s.o.timeout_ms), held);
         const auto t0 = Clock::now();
         const Layout layout = parse_layout(job.layout);
         const Tensor input = make_input(c, p);
@@ -609,34 +617,31 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
         r.milliseconds = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         r.verdict = j.verdict;
         r.detail = j.detail;
-        const std::string row = r.backend + "@" + r.rules;
-        bool bundle = false;
-        if (!waive(s, b, r) && is_failure(j.verdict)) {
-          const std::lock_guard lock(s.mutex);
-          bundle = s.bundles_per_row[row] < 20;
-        }
-        if (bundle) {
+        if (const std::optional<int> n = waive(s, b, r) ? std::nullopt : bundle_number(s, r)) {
           // A refusal has nothing smaller to shrink to: the bundle holds the problem itself,
-          // replayed under the rules that refuse it, twice in a fresh worker (a hang once).
+          // replayed as its command replays it (the refusal derived from the problem under the
+          // rules), twice in a fresh worker (a hang once).
           Replayable x{job.reject->problem, SpecValues{input, {}, std::nullopt}, std::nullopt, j,
                        "reproduces in a fresh worker"};
-          for (int attempt = 0; attempt < (j.verdict == Verdict::hang ? 1 : 2); ++attempt) {
+          const std::optional<std::string> refusal =
+              held ? refusal_under(*held, job.reject->problem) : std::nullopt;
+          if (!refusal)
+            x.reproduces =
+                "its command replays it as a problem to compute: the rules' refusal "
+                "is not derived from the problem alone";
+          for (int attempt = 0; refusal && attempt < (j.verdict == Verdict::hang ? 1 : 2);
+               ++attempt) {
             Runner& runner = runner_of(job.backend_index);
             runner.fresh();
-            Judge fresh(runner, std::chrono::milliseconds(s.o.timeout_ms),
-                        label_framework(job.rules));
-            if (fresh.judge_reject(*job.reject, layout, input).verdict != j.verdict)
+            Judge fresh(runner, std::chrono::milliseconds(s.o.timeout_ms), held);
+            if (fresh.judge_reject(RejectCase{"", job.reject->problem, *refusal}, layout, input)
+                    .verdict != j.verdict)
               x.reproduces = "does not reproduce in a fresh worker";
-          }
-          int n = 0;
-          {
-            const std::lock_guard lock(s.mutex);
-            n = s.bundles_per_row[row]++;
           }
           write_bundle(r,
                        fmt::format("{}/repro/{}@{}/{:03}-{}-{}-invalid", s.o.out_dir,
-                                   sanitized(r.backend), r.rules, n, sanitized(c.id), r.layout),
-                       s.o, b, x, label_framework(job.rules));
+                                   sanitized(r.backend), r.rules, *n, sanitized(c.id), r.layout),
+                       s.o, b, x, held);
         }
         // A bundle's warm-up replays a run; this call was none.
         previous[job.backend_index].reset();
@@ -662,7 +667,7 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
       const RuleVerdict rule = rule_verdict(job.problem, c);
       r.rule_verdict = rule.name();
       Runner& runner = runner_of(job.backend_index);
-      Judge judge(runner, std::chrono::milliseconds(s.o.timeout_ms), label_framework(job.rules));
+      Judge judge(runner, std::chrono::milliseconds(s.o.timeout_ms), held);
       const Layout layout = parse_layout(job.layout);
       const auto t0 = Clock::now();
       Judged j = judge.judge(p, layout, it->second);
@@ -679,13 +684,7 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
       r.mismatches = j.comparison.mismatches;
       r.worst_fraction_of_bound = j.comparison.worst_fraction_of_bound;
       r.first = j.comparison.first;
-      const std::string row = r.backend + "@" + r.rules;
-      bool bundle = false;
-      if (!waive(s, b, r) && is_failure(j.verdict)) {
-        const std::lock_guard lock(s.mutex);
-        bundle = s.bundles_per_row[row] < 20;
-      }
-      if (bundle) {
+      if (const std::optional<int> n = waive(s, b, r) ? std::nullopt : bundle_number(s, r)) {
         // The first failures of each backend and rule set: a minimal counterexample -- smaller
         // problems of the same rules that fail the same way (a hang is not shrunk: each try
         // would cost the time limit) -- and a bundle that replays in a fresh worker.
@@ -698,18 +697,12 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
                              std::move(m.judged), ""};
         }
         r.minimal_problem = format_problem(least.problem);
-        const Replayable x = reproducible(s, runner, least, original, previous[job.backend_index],
-                                          layout, label_framework(job.rules));
-        int n = 0;
-        {
-          const std::lock_guard lock(s.mutex);
-          n = s.bundles_per_row[row]++;
-        }
-        const std::optional<Framework> rules = label_framework(job.rules);
+        const Replayable x =
+            reproducible(s, runner, least, original, previous[job.backend_index], layout, held);
         write_bundle(r,
                      fmt::format("{}/repro/{}@{}/{:03}-{}-{}", s.o.out_dir, sanitized(r.backend),
-                                 r.rules, n, sanitized(c.id), r.layout),
-                     s.o, b, x, rules_bound(rules, x.problem) ? rules : std::nullopt);
+                                 r.rules, *n, sanitized(c.id), r.layout),
+                     s.o, b, x, rules_bound(held, x.problem) ? held : std::nullopt);
         previous[job.backend_index].reset();  // the worker is fresh now
       } else {
         previous[job.backend_index] = Called{p, layout, it->second};

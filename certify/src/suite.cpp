@@ -537,19 +537,31 @@ std::vector<RuledProblem> problems_under(const Case& c, const std::string& rules
   return out;
 }
 
+namespace {
+
+// TOSA's refusal of a translation: the front-end's error when TOSA's rules make it invalid (a
+// dtype its operators do not take is one of its refusals too); none when TOSA accepts it, cannot
+// spell it, or the problem model cannot state it.
+std::optional<std::string> tosa_refusal(const Translation& t) {
+  if (t.framework != Framework::tosa || t.attributes.empty() ||
+      (!t.reason.empty() && !t.reason.starts_with("dtype ")))
+    return std::nullopt;
+  Result<Frontend> checked = from_framework(t.framework, t.attributes, t.input);
+  if (checked || verdict_of(t.framework, checked).kind != RuleVerdict::invalid) return std::nullopt;
+  return checked.error().message;
+}
+
+}  // namespace
+
 std::vector<RejectCase> must_reject(const Case& c, const std::string& rules) {
   std::vector<RejectCase> out;
   if (c.fixed || rules != "tosa") return out;
   for (const Translation& t : translate(c.intent)) {
-    // A dtype TOSA's operators do not take is one of its refusals too.
-    if (t.framework != Framework::tosa || t.attributes.empty() ||
-        (!t.reason.empty() && !t.reason.starts_with("dtype ")))
-      continue;
-    Result<Frontend> checked = from_framework(t.framework, t.attributes, t.input);
-    if (checked || verdict_of(t.framework, checked).kind != RuleVerdict::invalid) continue;
+    const std::optional<std::string> refusal = tosa_refusal(t);
+    if (!refusal) continue;
     Result<Frontend> written = tosa_as_written(t.attributes, t.input);
     if (!written || !validate(written->problem)) continue;
-    out.push_back({t.label, canonical_problem(written->problem), checked.error().message});
+    out.push_back({t.label, canonical_problem(written->problem), *refusal});
   }
   return out;
 }
@@ -559,14 +571,8 @@ std::optional<std::string> refusal_under(Framework rules, const Problem& p) {
   Framing framing;
   framing.input_shape = input_shape(p);
   framing.crop_end.assign(p.axes.size(), 0);
-  for (const Translation& t : translate(intent_of(Frontend{p, framing, ""}))) {
-    if (t.framework != rules) continue;
-    if (t.reason.starts_with("dtype ")) return t.reason;  // a dtype its operators do not take
-    if (!t.reason.empty() || t.attributes.empty()) return std::nullopt;
-    Result<Frontend> checked = from_framework(t.framework, t.attributes, t.input);
-    if (!checked && verdict_of(t.framework, checked).kind == RuleVerdict::invalid)
-      return checked.error().message;
-  }
+  for (const Translation& t : translate(intent_of(Frontend{p, framing, ""})))
+    if (std::optional<std::string> refusal = tosa_refusal(t)) return refusal;
   return std::nullopt;
 }
 

@@ -341,10 +341,11 @@ std::string Worker::death_text() {
     // The worker's own exits (worker_main.cpp), then the backend's.
     if (WIFEXITED(status) && WEXITSTATUS(status) == wire::exit_cannot_map)
       return "the worker could not map the call's buffers: the backend has used up its address "
-             "space (--memory-limit-mb)";
+             "space (--memory-limit-mb), or changed the shared memory file that holds them";
     if (WIFEXITED(status) && WEXITSTATUS(status) == wire::exit_cannot_confine)
       return "the worker could not install its signal filter (seccomp), which keeps the backend "
-             "from signalling any process but its own; it does not run a backend without it";
+             "from signalling any process but its own, and does not run a backend without it; "
+             "or the backend exited with status 125";
     if (WIFEXITED(status) && WEXITSTATUS(status) == wire::exit_bad_request)
       return "the worker could not serve the call: the backend's struct no longer has what it "
              "declared when loaded (changed after loading), or it exited with status 121";

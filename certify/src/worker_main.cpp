@@ -9,10 +9,12 @@
 //   - the starter (this process): a session of its own; with PID_NAMESPACE 1 it moves its
 //     children into a new PID namespace (when the kernel lets it), forks the keeper and waits;
 //   - the keeper: PID 1 of that namespace (or, without one, the starter itself, as a child
-//     subreaper): forks the worker, reaps everything, writes the worker's wait status to fd 4,
-//     then ends -- which, as PID 1, kills every process left in the namespace; without one, it
-//     kills every descendant it adopted first;
-//   - the worker: loads the library and answers requests until the socket closes.
+//     subreaper): mounts the namespace's own /proc (mount_namespace_proc), forks the worker,
+//     reaps everything, writes the worker's wait status to fd 4, then ends -- which, as PID 1,
+//     kills every process left in the namespace; without one, it kills every descendant it
+//     adopted first;
+//   - the worker: drops its privileges, confines the backend's signals (confine_signals), loads
+//     the library and answers requests until the socket closes.
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -21,6 +23,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -33,6 +36,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "children.hpp"
@@ -290,15 +294,26 @@ void drop_privileges() {
 // no PID namespace hides them, poolspec, the starter and every other process of the same user are
 // otherwise a kill() away: by getppid() (the worker is reparented to poolspec, a subreaper, the
 // moment its starter dies, before the kernel's parent-death signal ends it), by kill(-1), or by a
-// pid read from /proc. Refused with EPERM: kill, tgkill, rt_sigqueueinfo and rt_tgsigqueueinfo
-// naming another process (their first argument, a pid_t), tkill and pidfd_send_signal (which name
-// a thread or a pidfd the filter cannot check), and making another process an fd's owner
-// (fcntl F_SETOWN, F_SETOWN_EX; ioctl FIOSETOWN, SIOCSPGRP), whom the fd's I/O signals reach.
+// pid read from /proc. Refused with EPERM:
+//  - kill, tgkill, rt_sigqueueinfo and rt_tgsigqueueinfo naming another process (their first
+//    argument, a pid_t); tkill and pidfd_send_signal (which name a thread or a pidfd the filter
+//    cannot check);
+//  - I/O signals: making another process an fd's owner (fcntl F_SETOWN, F_SETOWN_EX; ioctl
+//    FIOSETOWN, SIOCSPGRP), and asking for them at all (fcntl F_SETFL with O_ASYNC, ioctl
+//    FIOASYNC): a terminal opened with O_ASYNC makes its foreground process group -- poolspec's
+//    job and its shell -- the owner by itself;
+//  - prlimit64 on another process (a zero RLIMIT_FSIZE or RLIMIT_CPU kills it at its next write
+//    or second); setrlimit and getrlimit name process 0. setpriority and ioprio_set naming a
+//    process group or a user, which would renice poolspec with every process of the user. (A
+//    thread's own priority and affinity, set by its thread id, stay the backend's: the filter
+//    cannot tell its threads from other processes there.)
+// A system call of another architecture's ABI (int 0x80) ends the whole process.
 // Loaded after no-new-privileges (drop_privileges), as an unprivileged filter must be; the
-// backend's own children inherit it, and may signal nobody, not even themselves.
+// backend's own children inherit it: they may signal the worker, and nothing else.
 bool confine_signals() {
   const scmp_filter_ctx filter = seccomp_init(SCMP_ACT_ALLOW);
   if (filter == nullptr) return false;
+  bool ok = seccomp_attr_set(filter, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) == 0;
   const uint32_t refuse = SCMP_ACT_ERRNO(EPERM);
   // Compares of the whole 64-bit argument: a pid with its upper half set is not `self`, so it is
   // refused (the kernel would read its lower half). A command matches on its lower half, as the
@@ -309,7 +324,6 @@ bool confine_signals() {
   const auto command = [](unsigned arg, uint64_t value) {
     return scmp_arg_cmp{arg, SCMP_CMP_MASKED_EQ, 0xffffffffu, value};
   };
-  bool ok = true;
   for (const int call :
        {SCMP_SYS(kill), SCMP_SYS(tgkill), SCMP_SYS(rt_sigqueueinfo), SCMP_SYS(rt_tgsigqueueinfo)})
     ok = ok && seccomp_rule_add(filter, refuse, call, 1, other_than_self(0)) == 0;
@@ -318,17 +332,27 @@ bool confine_signals() {
   ok = ok &&
        seccomp_rule_add(filter, refuse, SCMP_SYS(fcntl), 2, command(1, F_SETOWN),
                         other_than_self(2)) == 0 &&
-       seccomp_rule_add(filter, refuse, SCMP_SYS(fcntl), 1, command(1, F_SETOWN_EX)) == 0;
-  for (const uint64_t request : {FIOSETOWN, SIOCSPGRP})
+       seccomp_rule_add(filter, refuse, SCMP_SYS(fcntl), 1, command(1, F_SETOWN_EX)) == 0 &&
+       seccomp_rule_add(filter, refuse, SCMP_SYS(fcntl), 2, command(1, F_SETFL),
+                        scmp_arg_cmp{2, SCMP_CMP_MASKED_EQ, O_ASYNC, O_ASYNC}) == 0 &&
+       seccomp_rule_add(filter, refuse, SCMP_SYS(prlimit64), 1,
+                        scmp_arg_cmp{0, SCMP_CMP_NE, 0, 0}) == 0;
+  // setpriority and ioprio_set on a process group or a user (every process of the user): the
+  // kind of target, their first argument, must be a process (PRIO_PROCESS, IOPRIO_WHO_PROCESS).
+  for (const auto& [call, process] : {std::pair{SCMP_SYS(setpriority), uint64_t{PRIO_PROCESS}},
+                                      std::pair{SCMP_SYS(ioprio_set), uint64_t{1}}})
+    ok = ok &&
+         seccomp_rule_add(filter, refuse, call, 1, scmp_arg_cmp{0, SCMP_CMP_NE, process, 0}) == 0;
+  for (const uint64_t request : {FIOSETOWN, SIOCSPGRP, FIOASYNC})
     ok = ok && seccomp_rule_add(filter, refuse, SCMP_SYS(ioctl), 1, command(1, request)) == 0;
   ok = ok && seccomp_load(filter) == 0;
   seccomp_release(filter);
   return ok;
 }
 
-// Every signal a backend may send its process group (kill(0, ...)) but SIGKILL, SIGSTOP and
-// SIGCHLD: the starter and the keeper ignore them, so that only the worker ends and its end is
-// reported (poolspec ends them with SIGKILL); the worker takes each back to its default.
+// Every signal but SIGKILL, SIGSTOP and SIGCHLD: the starter and the keeper ignore them (a
+// second guard, behind confine_signals, so that only the worker ends and its end is reported;
+// poolspec ends them with SIGKILL); the worker takes each back to its default.
 void set_every_signal(sighandler_t action) {
   for (int sig = 1; sig < NSIG; ++sig)
     if (sig != SIGKILL && sig != SIGSTOP && sig != SIGCHLD) signal(sig, action);
@@ -409,8 +433,20 @@ void kill_children() {
   }
 }
 
+// In its PID namespace, the keeper gives itself and the worker a /proc of that namespace alone, in
+// a mount namespace of their own (its mounts private, so nothing propagates back): the host's
+// /proc lists every process, and lets a process write what its owner may of another's (a root
+// worker could raise poolspec's oom_score_adj, renice its autogroup). Where the kernel refuses
+// (no mount namespace for this user), the host's /proc stays.
+void mount_namespace_proc() {
+  if (unshare(CLONE_NEWNS) != 0) return;
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return;
+  mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);
+}
+
 // Forks the worker, reaps every process that comes to it, reports the worker's end on fd 4.
 [[noreturn]] void keep(const std::string& library, int64_t memory_limit_mb, bool pid_namespace) {
+  if (pid_namespace) mount_namespace_proc();
   const pid_t worker = fork();
   if (worker < 0) _exit(wire::exit_cannot_fork);
   if (worker == 0) serve(library, memory_limit_mb);

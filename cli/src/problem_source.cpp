@@ -158,9 +158,9 @@ Result<ResolvedProblem> resolve_problem(const ProblemOptions& o, const Tensor* i
 }
 
 std::optional<EmptyResult> empty_result(const ProblemOptions& options, const Tensor* input) {
-  if (options.attributes.size() != 1 || !options.problem.empty() ||
+  if (options.attributes.size() != 1 || !options.problem.empty() || options.opset != 0 ||
       options.attributes.begin()->first != Framework::stablehlo)
-    return std::nullopt;
+    return std::nullopt;  // resolve_problem's refusal stands
   Result<FrontendInput> in = frontend_input(options, input);
   if (!in) return std::nullopt;
   return stablehlo_empty_result(options.attributes.begin()->second, *in);

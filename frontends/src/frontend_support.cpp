@@ -155,8 +155,8 @@ Status check_input_shape(const std::vector<int64_t>& shape, size_t spatial_min, 
       return Error{fmt::format("input rank {}: {} takes {}-D input (N, C and {} spatial axes)", r,
                                context, spatial_min + 2, spatial_min)};
     if (spatial_max >= 64)
-      return Error{fmt::format("input rank {}: {} takes (N, C, d1, ..., dn) with n >= {}", r,
-                               context, spatial_min)};
+      return Error{fmt::format("input rank {}: {} takes (N, C, d1, ..., dn) with {} <= n <= {}", r,
+                               context, spatial_min, spatial_max)};
     return Error{
         fmt::format("input rank {}: {} takes {}-D to {}-D input (N, C and {} to {} "
                     "spatial axes)",

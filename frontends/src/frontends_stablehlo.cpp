@@ -110,6 +110,7 @@ namespace {
 struct ReduceWindow {
   std::vector<int64_t> window, strides, base, dilations, padding;  // padding: low, high per dim
   double init = 0;
+  double lowest = 0;  // a max's own init value: -inf, or an integer dtype's lowest
   bool by_count = false;
 };
 
@@ -139,9 +140,9 @@ Result<ReduceWindow> parse_reduce_window(std::string_view text, const FrontendIn
   if (!pads) return pads.error();
   rw.padding = std::move(*pads);
 
-  const double lowest = is_float(in.dtype) ? -std::numeric_limits<double>::infinity()
-                                           : static_cast<double>(int_min(in.dtype));
-  Result<double> init = init_value(*attrs, avg ? 0.0 : lowest);
+  rw.lowest = is_float(in.dtype) ? -std::numeric_limits<double>::infinity()
+                                 : static_cast<double>(int_min(in.dtype));
+  Result<double> init = init_value(*attrs, avg ? 0.0 : rw.lowest);
   if (!init) return init.error();
   rw.init = *init;
   if (avg && attrs->has("divisor")) {
@@ -192,15 +193,13 @@ Result<Frontend> from_stablehlo(std::string_view text, const FrontendInput& in) 
   if (!parsed) return parsed.error();
   const std::vector<int64_t>& x = in.input_shape;
   const size_t r = x.size();
-  std::vector<int64_t>& window = parsed->window;
-  std::vector<int64_t>& strides = parsed->strides;
-  std::vector<int64_t>& base = parsed->base;
+  const std::vector<int64_t>& window = parsed->window;
+  const std::vector<int64_t>& strides = parsed->strides;
+  std::vector<int64_t>& base = parsed->base;  // 1 on an axis of one element (no holes)
   const std::vector<int64_t>& dilations = parsed->dilations;
   const std::vector<int64_t>& padding = parsed->padding;
-  const double init = parsed->init;
+  const double init = parsed->init, lowest = parsed->lowest;
   const bool by_count = parsed->by_count;
-  const double lowest = is_float(in.dtype) ? -std::numeric_limits<double>::infinity()
-                                           : static_cast<double>(int_min(in.dtype));
 
   if (avg && !is_float(in.dtype))
     return Error{
@@ -263,8 +262,8 @@ Result<Frontend> from_stablehlo(std::string_view text, const FrontendInput& in) 
     if (stablehlo::window_count(w) == 0)
       return Error{fmt::format(
           "window_dimensions[{}]={}: no window fits the padded input of {} (is_empty_window): "
-          "the result is empty, which StableHLO allows (C15; shape and run give that empty "
-          "result) {}",
+          "the result is empty, which StableHLO allows (C15: an empty result, stated beside "
+          "the problem model) {}",
           d, window[d], stablehlo::padded_input_extent(w), model_cannot_state)};
     const int64_t low = padding[2 * d], high = padding[2 * d + 1];
     const int64_t crop_begin = std::max<int64_t>(0, -low), crop_end = std::max<int64_t>(0, -high);

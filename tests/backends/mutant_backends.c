@@ -92,8 +92,9 @@ static int loose_sums_run(const poolspec_backend* self, const poolspec_problem* 
   minimal_run(self, p, in, out, indices, message, size);
   if (p->op != POOLSPEC_AVG || p->dtype != POOLSPEC_F32) return 0;
   /* The declared bound allows at least (K + 16) / 2 + 4 >= 12.5 ulps (the window's absolute mean
-   * is at least |y|); StableHLO's, K / 2 + 1/2 ulps where a window's values share a sign. Toward
-   * zero, so a step past a binade edge is a smaller one. */
+   * is at least |y|); StableHLO's, between K / 2 + 1/2 and K + 1/2 ulps (after where y sits in its
+   * binade) where a window's values share a sign. Toward zero, so a step past a binade edge is a
+   * smaller one. */
   float* y = (float*)out;
   for (int64_t i = 0; i < output_elements(p); ++i)
     if (isfinite(y[i]) && y[i] != 0)

@@ -185,7 +185,7 @@ expect 0 '"output_shape":\[1,2,5,0\],.*"verdict":"defined"' -- \
 empty=(--op max --stablehlo 'window_dimensions=1,1,1,7' --input "$work/x.npy")
 expect 0 'wrote .*empty.npy \(i8 1x1x4x0\)' -- "$poolspec" run "${empty[@]}" --output "$work/empty.npy"
 head -c 128 "$work/empty.npy" | grep -q "'shape': (1, 1, 4, 0)" || fail "empty.npy does not hold a 1x1x4x0 array"
-expect 2 'window_dimensions\[3\]=7: no window fits the padded input of 4 .*C15; shape and run give' -- \
+expect 2 'window_dimensions\[3\]=7: no window fits the padded input of 4 .*C15: an empty result' -- \
   "$poolspec" explain "${empty[@]}" --at 0,0,0,0
 expect 2 'no window fits .*C15' -- "$poolspec" diff "${empty[@]}"
 expect 2 'window_strides\[2\]=0: must be > 0' -- hlo --stablehlo 'window_dimensions=1,1,2,2 window_strides=1,1,0,1'

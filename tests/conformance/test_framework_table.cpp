@@ -778,8 +778,8 @@ const HandCase cases[] = {
      {},
      {},
      {},
-     "the result is empty, which StableHLO allows (C15; shape and run give that empty result) "
-     "(poolspec's problem model cannot state"},
+     "the result is empty, which StableHLO allows (C15: an empty result, stated beside the "
+     "problem model) (poolspec's problem model cannot state"},
     // Base dilation 3 puts two holes holding the init value -inf between neighbours: 1, h, h, 2,
     // h, h, 3 (extent (3 - 1) * 3 + 1 = 7); windows of 2, stride 1: 6 windows, {1, h} -> 1,
     // {h, h} -> -inf (holes only: the init value), {h, 2} -> 2, {2, h} -> 2, {h, h}, {h, 3} -> 3.

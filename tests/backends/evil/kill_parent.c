@@ -1,7 +1,7 @@
 /* run SIGKILLs its parent (when it has one it can name: getppid() > 1), then computes correctly.
- * Without a PID namespace the parent is the worker's starter, and once that has died, poolspec
- * itself (a subreaper), for as long as the kernel's parent-death signal has not yet ended the
- * worker: the worker's signal filter refuses both kills, so every run passes.
+ * Without a PID namespace the parent is the worker's starter, or poolspec itself (a subreaper)
+ * in the moment between the starter's death and the kernel's parent-death signal to the worker.
+ * The worker's signal filter refuses the kill, so every run passes.
  * expect: PASS
  * also: --no-pid-namespace
  */
