@@ -81,7 +81,7 @@ for t in "${targets[@]}"; do
 done
 for report in "$out"/artifacts/*/*.txt; do
   [ -f "$report" ] || continue
-  echo "== ${report%.txt}"; grep -A8 '^== fuzz_.*: FAILURE' "$report" | head -12
+  echo "== ${report%.txt}"; grep -a -A8 '^== fuzz_.*: FAILURE' "$report" | head -12
 done
 
 if [ ${#@} -eq 0 ]; then
