@@ -1,9 +1,12 @@
 // MLIR 15's TOSA lowering (mlir-15-tools, libmlir-15-dev) as a poolspec backend claiming TOSA's
-// rules: each problem becomes a function holding one tosa.avg_pool2d or tosa.max_pool2d (NHWC,
-// f32), which MLIR's own passes lower to LLVM IR and llc to machine code; the function is loaded
+// rules: each problem becomes a function holding one tosa.avg_pool2d or tosa.max_pool2d (NHWC;
+// f32, f16, bf16, or i8 with an int8 average's zero points as its quantization_info), which MLIR's
+// own passes lower to LLVM IR and llc to machine code; the function is loaded
 // and called through MLIR's C interface. The lowering, step by step (mlir_pipeline below):
 //   1. tosa-to-linalg-named, tosa-to-linalg, tosa-to-arith, tosa-to-tensor: tensor.pad, then
-//      linalg.pooling_nhwc_sum / _max, and for an average a linalg.generic dividing by a count;
+//      linalg.pooling_nhwc_sum / _max, and for an average a linalg.generic dividing by a count
+//      (int8: a tosa.apply_scale, which tosa-to-arith lowers only when asked to,
+//      include-apply-rescale; in 64-bit arithmetic, as apply_scale_32 computes);
 //   2. tensor.pad rewritten into linalg.fill + tensor.insert_slice (MLIR's GeneralizePadOpPattern,
 //      reached in mlir-opt-15 through --test-linalg-transform-patterns=test-generalize-pad-tensor:
 //      One-Shot Bufferize in MLIR 15 has no bufferization of tensor.pad);
@@ -42,10 +45,11 @@ namespace {
 using namespace poolspec::adapters;
 namespace fs = std::filesystem;
 
-// A rank-4 memref as MLIR's C interface passes it (mlir/ExecutionEngine/CRunnerUtils.h).
+// A rank-4 memref as MLIR's C interface passes it (mlir/ExecutionEngine/CRunnerUtils.h); the
+// element type is the function's (element_type below), f16 and bf16 as their 16 bits.
 struct MemRef4 {
-  float* allocated;
-  float* aligned;
+  void* allocated;
+  void* aligned;
   int64_t offset;
   int64_t sizes[4];
   int64_t strides[4];
@@ -56,8 +60,9 @@ using PoolFunction = void (*)(MemRef4* result, MemRef4* input);
 std::string refusal(const poolspec_problem& p) {
   if (p.spatial_rank != 2) return "tosa.avg_pool2d and tosa.max_pool2d pool 2-D images";
   if (p.layout != POOLSPEC_NHWC) return "layout nchw: TOSA's tensors are NHWC";
-  if (p.dtype != POOLSPEC_F32)
-    return "dtype: f32 only (MLIR 15's integer pooling needs quantization_info)";
+  if (p.dtype != POOLSPEC_F32 && p.dtype != POOLSPEC_F16 && p.dtype != POOLSPEC_BF16 &&
+      p.dtype != POOLSPEC_I8)
+    return "dtype: TOSA's pooling takes fp32, fp16, bf16 and int8";
   for (int i = 0; i < 2; ++i)
     if (p.axes[i].dilation != 1) return "dilation: TOSA's pooling has none";
   if (p.rounding != POOLSPEC_FLOOR)
@@ -70,16 +75,28 @@ std::string refusal(const poolspec_problem& p) {
   }
   if (p.divisor != POOLSPEC_EXCLUDE || p.bias != 0)
     return "avg: TOSA never counts padding and has no bias";
+  if (p.dtype == POOLSPEC_I8 && p.int_rounding != POOLSPEC_TOSA_DIVISION)
+    return "int_rounding: TOSA's int8 average divides by reciprocal_scale and apply_scale_32";
   return "";
+}
+
+const char* element_type(int32_t dtype) {
+  switch (dtype) {
+    case POOLSPEC_F16: return "f16";
+    case POOLSPEC_BF16: return "bf16";
+    case POOLSPEC_I8: return "i8";
+    default: return "f32";
+  }
 }
 
 std::string dims(const poolspec_problem& p, bool output) {
   const auto e = [&](int i) { return output ? p.axes[i].output : p.axes[i].extent; };
   return std::to_string(p.batch) + "x" + std::to_string(e(0)) + "x" + std::to_string(e(1)) + "x" +
-         std::to_string(p.channels) + "xf32";
+         std::to_string(p.channels) + "x" + element_type(p.dtype);
 }
 
-// The problem as a TOSA function, in MLIR 15's generic syntax (kernel, stride, pad attributes).
+// The problem as a TOSA function, in MLIR 15's generic syntax (kernel, stride, pad attributes; an
+// int8 average's zero points as its quantization_info, which MLIR 15 spells #tosa.unary_quant).
 std::string tosa_function(const poolspec_problem& p) {
   const poolspec_axis &h = p.axes[0], &w = p.axes[1];
   const std::string in = "tensor<" + dims(p, false) + ">", out = "tensor<" + dims(p, true) + ">";
@@ -88,8 +105,11 @@ std::string tosa_function(const poolspec_problem& p) {
     << " attributes {llvm.emit_c_interface} {\n  %y = \"tosa."
     << (p.op == POOLSPEC_MAX ? "max_pool2d" : "avg_pool2d") << "\"(%x) {kernel = [" << h.kernel
     << ", " << w.kernel << "], stride = [" << h.stride << ", " << w.stride << "], pad = ["
-    << h.pad_begin << ", " << h.pad_end << ", " << w.pad_begin << ", " << w.pad_end << "]} : ("
-    << in << ") -> " << out << "\n  return %y : " << out << "\n}\n";
+    << h.pad_begin << ", " << h.pad_end << ", " << w.pad_begin << ", " << w.pad_end << "]";
+  if (p.op == POOLSPEC_AVG && p.dtype == POOLSPEC_I8)
+    s << ", quantization_info = #tosa.unary_quant<input_zp = " << p.input_zp
+      << ", output_zp = " << p.output_zp << ">";
+  s << "} : (" << in << ") -> " << out << "\n  return %y : " << out << "\n}\n";
   return s.str();
 }
 
@@ -120,7 +140,8 @@ std::string run_tool(const std::vector<std::string>& argv, const fs::path& log) 
 
 // The lowering (the comment at the top), MLIR 15's passes in order.
 const std::vector<std::string> mlir_pipeline = {
-    "--pass-pipeline=func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith,tosa-to-tensor)",
+    "--pass-pipeline=func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-"
+    "rescale=true},tosa-to-tensor)",
     "--test-linalg-transform-patterns=test-generalize-pad-tensor",
     "--linalg-init-tensor-to-alloc-tensor",
     "--one-shot-bufferize=bufferize-function-boundaries allow-return-allocs",
@@ -221,7 +242,7 @@ int run(const poolspec_backend*, const poolspec_problem* p, const void* input, v
     return 1;
   }
   const int64_t h = p->axes[0].extent, w = p->axes[1].extent, ch = p->channels;
-  float* in = static_cast<float*>(const_cast<void*>(input));  // read only
+  void* in = const_cast<void*>(input);  // read only
   MemRef4 x{in, in, 0, {p->batch, h, w, ch}, {h * w * ch, w * ch, ch, 1}};
   MemRef4 y{};
   c.pool(&y, &x);
@@ -232,14 +253,18 @@ int run(const poolspec_backend*, const poolspec_problem* p, const void* input, v
       if (y.allocated != in) std::free(y.allocated);
       return 1;
     }
-  float* out = static_cast<float*>(output);
-  int64_t at = 0;
+  const size_t bytes = size_t(element_bytes(p->dtype));
+  const auto* result = static_cast<const unsigned char*>(y.aligned);
+  auto* out = static_cast<unsigned char*>(output);
   for (int64_t n = 0; n < sizes[0]; ++n)
     for (int64_t i = 0; i < sizes[1]; ++i)
       for (int64_t j = 0; j < sizes[2]; ++j)
-        for (int64_t k = 0; k < sizes[3]; ++k)
-          out[at++] = y.aligned[y.offset + n * y.strides[0] + i * y.strides[1] + j * y.strides[2] +
-                                k * y.strides[3]];
+        for (int64_t k = 0; k < sizes[3]; ++k, out += bytes)
+          std::memcpy(out,
+                      result + size_t(y.offset + n * y.strides[0] + i * y.strides[1] +
+                                      j * y.strides[2] + k * y.strides[3]) *
+                                   bytes,
+                      bytes);
   if (y.allocated != in) std::free(y.allocated);
   return 0;
 }
@@ -248,7 +273,8 @@ int run(const poolspec_backend*, const poolspec_problem* p, const void* input, v
 
 extern "C" const poolspec_backend* poolspec_backend_entry(uint32_t index) {
   // linalg.pooling_nhwc_sum adds the window's taps in f32 in window order; the count's division
-  // is one arith.divf.
+  // is one arith.divf. An int8 average sums in i32 and divides with tosa.apply_scale: compared
+  // bit for bit (integer_units 0), as TOSA's division is exact.
   static const poolspec_backend backend{POOLSPEC_BACKEND_ABI_VERSION,
                                         "mlir-tosa",
                                         "MLIR 15 (tosa-to-linalg, one-shot bufferize, llc -O2)",
