@@ -18,6 +18,13 @@
 // The adapter checks none of TOSA's ERROR_IFs itself: what MLIR refuses (its verifier, a pass) is
 // refused through supports() with MLIR's message; what it compiles, runs. Certification under the
 // tosa rules then shows what the lowering gets wrong (docs/findings.md).
+//
+// A second backend, "mlir-linalg", states the problem as frameworks lower pooling to StableHLO's
+// reduce_window and a compiler lowers that to linalg: tensor.pad with the init value (-inf for
+// max, 0 for add), linalg.pooling_nhwc_max / _sum with the window's strides and dilations, and
+// for an average a division by the window size, or by the same reduction over a padded tensor of
+// ones (divisor=count). It claims StableHLO's rules and takes what TOSA cannot state: dilation.
+// From step 2 on it is lowered by the same pipeline.
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -30,6 +37,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -110,6 +118,116 @@ std::string tosa_function(const poolspec_problem& p) {
     s << ", quantization_info = #tosa.unary_quant<input_zp = " << p.input_zp
       << ", output_zp = " << p.output_zp << ">";
   s << "} : (" << in << ") -> " << out << "\n  return %y : " << out << "\n}\n";
+  return s.str();
+}
+
+// True when some window holds padding only (no tap inside the input on some axis).
+bool has_padding_only_window(const poolspec_problem& p) {
+  for (int a = 0; a < p.spatial_rank; ++a) {
+    const poolspec_axis& x = p.axes[a];
+    for (int64_t o = 0; o < x.output; ++o) {
+      bool inside = false;
+      for (int64_t k = 0; k < x.kernel && !inside; ++k) {
+        const int64_t at = o * x.stride - x.pad_begin + k * x.dilation;
+        inside = at >= 0 && at < x.extent;
+      }
+      if (!inside) return true;
+    }
+  }
+  return false;
+}
+
+// Why the linalg form (reduce_window as lowered to linalg) cannot state the problem, or "".
+std::string linalg_refusal(const poolspec_problem& p) {
+  if (p.spatial_rank != 2) return "linalg.pooling_nhwc_* pool 2-D images";
+  if (p.layout != POOLSPEC_NHWC) return "layout nchw: linalg.pooling_nhwc_* take NHWC";
+  if (p.dtype != POOLSPEC_F32) return "dtype: f32 only";
+  if (p.rounding != POOLSPEC_FLOOR)
+    return "rounding: reduce_window's output extents are floor((d + pads - dilated k) / s) + 1";
+  const bool empty = has_padding_only_window(p);
+  if (p.op == POOLSPEC_MAX) {
+    if (p.indices != POOLSPEC_INDICES_NONE) return "indices: reduce_window has none";
+    if (p.max_start != POOLSPEC_MAX_FROM_FIRST || p.nan_policy != POOLSPEC_NAN_PROPAGATE)
+      return "max: the window's maximum from -inf, NaN propagated (arith.maxf), only";
+    if (empty && p.empty_window != POOLSPEC_EMPTY_NEG_INF)
+      return "max: a window of padding only gives the init value, -inf";
+    return "";
+  }
+  if (p.bias != 0) return "avg: no bias";
+  if (p.divisor == POOLSPEC_EXCLUDE) {
+    if (empty && p.empty_window != POOLSPEC_EMPTY_NAN)
+      return "avg: a window of padding only is 0 / 0 = NaN under divisor=count";
+    return "";
+  }
+  if (p.divisor != POOLSPEC_INCLUDE_FULL)
+    return "avg: divided by the window size (divisor=window) or by a count of ones (divisor=count)";
+  return "";
+}
+
+// reduce_window as lowered to linalg, in MLIR 15's syntax: the input padded with the init value
+// and reduced by a named pooling op; an average divided elementwise by the window size or by the
+// same reduction over padded ones.
+std::string linalg_function(const poolspec_problem& p) {
+  const poolspec_axis &h = p.axes[0], &w = p.axes[1];
+  const bool max = p.op == POOLSPEC_MAX, count = !max && p.divisor == POOLSPEC_EXCLUDE;
+  const std::string in = "tensor<" + dims(p, false) + ">", out = "tensor<" + dims(p, true) + ">";
+  const std::string padded = "tensor<" + std::to_string(p.batch) + "x" +
+                             std::to_string(h.extent + h.pad_begin + h.pad_end) + "x" +
+                             std::to_string(w.extent + w.pad_begin + w.pad_end) + "x" +
+                             std::to_string(p.channels) + "xf32>";
+  const std::string window =
+      "tensor<" + std::to_string(h.kernel) + "x" + std::to_string(w.kernel) + "xf32>";
+  const std::string pads = "low[0, " + std::to_string(h.pad_begin) + ", " +
+                           std::to_string(w.pad_begin) + ", 0] high[0, " +
+                           std::to_string(h.pad_end) + ", " + std::to_string(w.pad_end) + ", 0]";
+  const std::string op = max ? "linalg.pooling_nhwc_max" : "linalg.pooling_nhwc_sum";
+  const std::string attributes = "{dilations = dense<[" + std::to_string(h.dilation) + ", " +
+                                 std::to_string(w.dilation) + "]> : vector<2xi64>, strides = dense<[" +
+                                 std::to_string(h.stride) + ", " + std::to_string(w.stride) +
+                                 "]> : vector<2xi64>}";
+  std::ostringstream s;
+  // One reduction: `source` padded with `init`, reduced into a tensor filled with `init`.
+  const auto reduce = [&](const std::string& name, const std::string& source) {
+    s << "  %" << name << "_padded = tensor.pad " << source << " " << pads << " {\n"
+      << "  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n"
+      << "    tensor.yield %init : f32\n  } : " << in << " to " << padded << "\n"
+      << "  %" << name << "_empty = linalg.init_tensor [" << p.batch << ", " << h.output << ", "
+      << w.output << ", " << p.channels << "] : " << out << "\n"
+      << "  %" << name << "_acc = linalg.fill ins(%init : f32) outs(%" << name << "_empty : "
+      << out << ") -> " << out << "\n"
+      << "  %" << name << " = " << op << " " << attributes << " ins(%" << name << "_padded, %window : "
+      << padded << ", " << window << ") outs(%" << name << "_acc : " << out << ") -> " << out
+      << "\n";
+  };
+  s << "func.func @pool(%x: " << in << ") -> " << out
+    << " attributes {llvm.emit_c_interface} {\n"
+    << "  %init = arith.constant " << (max ? "0xFF800000" : "0.0") << " : f32\n"
+    << "  %window = linalg.init_tensor [" << h.kernel << ", " << w.kernel << "] : " << window
+    << "\n";
+  reduce("sum", "%x");
+  if (max) {
+    s << "  return %sum : " << out << "\n}\n";
+    return s.str();
+  }
+  if (count) {
+    s << "  %one = arith.constant 1.0 : f32\n"
+      << "  %ones_empty = linalg.init_tensor [" << p.batch << ", " << h.extent << ", " << w.extent
+      << ", " << p.channels << "] : " << in << "\n"
+      << "  %ones = linalg.fill ins(%one : f32) outs(%ones_empty : " << in << ") -> " << in
+      << "\n";
+    reduce("count", "%ones");
+  } else {
+    s << "  %count = arith.constant dense<" << h.kernel * w.kernel << ".0> : " << out << "\n";
+  }
+  s << "  %mean_empty = linalg.init_tensor [" << p.batch << ", " << h.output << ", " << w.output
+    << ", " << p.channels << "] : " << out << "\n"
+    << "  %mean = linalg.generic {indexing_maps = [affine_map<(n, i, j, c) -> (n, i, j, c)>, "
+       "affine_map<(n, i, j, c) -> (n, i, j, c)>, affine_map<(n, i, j, c) -> (n, i, j, c)>], "
+       "iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"]} "
+    << "ins(%sum, %count : " << out << ", " << out << ") outs(%mean_empty : " << out << ") {\n"
+    << "  ^bb0(%a: f32, %b: f32, %unused: f32):\n"
+    << "    %q = arith.divf %a, %b : f32\n    linalg.yield %q : f32\n  } -> " << out << "\n"
+    << "  return %mean : " << out << "\n}\n";
   return s.str();
 }
 
@@ -208,8 +326,7 @@ constexpr size_t most_kept = 256;
 
 // A copy: the entry stays valid while the lock is not held (certify calls a worker's backend one
 // call at a time, so no call is running when the cache starts again).
-Compiled compiled(const poolspec_problem& p) {
-  const std::string source = tosa_function(p);
+Compiled compiled(const std::string& source) {
   const std::lock_guard lock(cache_mutex);
   auto it = cache.find(source);
   if (it != cache.end()) return it->second;
@@ -221,12 +338,21 @@ Compiled compiled(const poolspec_problem& p) {
   return cache.emplace(source, compile(source)).first->second;
 }
 
-int supports(const poolspec_backend*, const poolspec_problem* p, char* reason, size_t size) {
-  if (const std::string why = refusal(*p); !why.empty()) {
+// The two forms a problem is stated in: TOSA's operators, or reduce_window's linalg lowering.
+struct Form {
+  std::string (*refusal)(const poolspec_problem&);
+  std::string (*function)(const poolspec_problem&);
+};
+const Form tosa_form{refusal, tosa_function}, linalg_form{linalg_refusal, linalg_function};
+const Form& form_of(const poolspec_backend* self);
+
+int supports(const poolspec_backend* self, const poolspec_problem* p, char* reason, size_t size) {
+  const Form& form = form_of(self);
+  if (const std::string why = form.refusal(*p); !why.empty()) {
     say(reason, size, why);
     return 0;
   }
-  const Compiled c = compiled(*p);
+  const Compiled c = compiled(form.function(*p));
   if (!c.error.empty()) {
     say(reason, size, "MLIR refuses: " + c.error);
     return 0;
@@ -234,9 +360,9 @@ int supports(const poolspec_backend*, const poolspec_problem* p, char* reason, s
   return 1;
 }
 
-int run(const poolspec_backend*, const poolspec_problem* p, const void* input, void* output,
+int run(const poolspec_backend* self, const poolspec_problem* p, const void* input, void* output,
         int64_t*, char* message, size_t size) {
-  const Compiled c = compiled(*p);
+  const Compiled c = compiled(form_of(self).function(*p));
   if (!c.pool) {
     say(message, size, "MLIR refuses: " + c.error);
     return 1;
@@ -269,21 +395,23 @@ int run(const poolspec_backend*, const poolspec_problem* p, const void* input, v
   return 0;
 }
 
+// linalg.pooling_nhwc_sum adds the window's taps in f32 in window order; the division is one
+// arith.divf. An int8 average sums in i32 and divides with tosa.apply_scale: compared bit for bit
+// (integer_units 0), as TOSA's division is exact.
+const poolspec_backend backends[] = {
+    {POOLSPEC_BACKEND_ABI_VERSION, "mlir-tosa",
+     "MLIR 15 (tosa-to-linalg, one-shot bufferize, llc -O2)", "tosa", {POOLSPEC_F32, 1, 0.5, 0},
+     nullptr, supports, run, nullptr, nullptr},
+    {POOLSPEC_BACKEND_ABI_VERSION, "mlir-linalg",
+     "MLIR 15 (reduce_window as linalg pooling, one-shot bufferize, llc -O2)", "stablehlo",
+     {POOLSPEC_F32, 1, 0.5, 0}, nullptr, supports, run, nullptr, nullptr}};
+
+const Form& form_of(const poolspec_backend* self) {
+  return self == &backends[1] ? linalg_form : tosa_form;
+}
+
 }  // namespace
 
 extern "C" const poolspec_backend* poolspec_backend_entry(uint32_t index) {
-  // linalg.pooling_nhwc_sum adds the window's taps in f32 in window order; the count's division
-  // is one arith.divf. An int8 average sums in i32 and divides with tosa.apply_scale: compared
-  // bit for bit (integer_units 0), as TOSA's division is exact.
-  static const poolspec_backend backend{POOLSPEC_BACKEND_ABI_VERSION,
-                                        "mlir-tosa",
-                                        "MLIR 15 (tosa-to-linalg, one-shot bufferize, llc -O2)",
-                                        "tosa",
-                                        {POOLSPEC_F32, 1, 0.5, 0},
-                                        nullptr,
-                                        supports,
-                                        run,
-                                        nullptr,
-                                        nullptr};
-  return index == 0 ? &backend : nullptr;
+  return index < std::size(backends) ? &backends[index] : nullptr;
 }
