@@ -181,10 +181,10 @@ std::string linalg_function(const poolspec_problem& p) {
                            std::to_string(w.pad_begin) + ", 0] high[0, " +
                            std::to_string(h.pad_end) + ", " + std::to_string(w.pad_end) + ", 0]";
   const std::string op = max ? "linalg.pooling_nhwc_max" : "linalg.pooling_nhwc_sum";
-  const std::string attributes = "{dilations = dense<[" + std::to_string(h.dilation) + ", " +
-                                 std::to_string(w.dilation) + "]> : vector<2xi64>, strides = dense<[" +
-                                 std::to_string(h.stride) + ", " + std::to_string(w.stride) +
-                                 "]> : vector<2xi64>}";
+  const std::string attributes =
+      "{dilations = dense<[" + std::to_string(h.dilation) + ", " + std::to_string(w.dilation) +
+      "]> : vector<2xi64>, strides = dense<[" + std::to_string(h.stride) + ", " +
+      std::to_string(w.stride) + "]> : vector<2xi64>}";
   std::ostringstream s;
   // One reduction: `source` padded with `init`, reduced into a tensor filled with `init`.
   const auto reduce = [&](const std::string& name, const std::string& source) {
@@ -193,14 +193,13 @@ std::string linalg_function(const poolspec_problem& p) {
       << "    tensor.yield %init : f32\n  } : " << in << " to " << padded << "\n"
       << "  %" << name << "_empty = linalg.init_tensor [" << p.batch << ", " << h.output << ", "
       << w.output << ", " << p.channels << "] : " << out << "\n"
-      << "  %" << name << "_acc = linalg.fill ins(%init : f32) outs(%" << name << "_empty : "
-      << out << ") -> " << out << "\n"
-      << "  %" << name << " = " << op << " " << attributes << " ins(%" << name << "_padded, %window : "
-      << padded << ", " << window << ") outs(%" << name << "_acc : " << out << ") -> " << out
-      << "\n";
+      << "  %" << name << "_acc = linalg.fill ins(%init : f32) outs(%" << name << "_empty : " << out
+      << ") -> " << out << "\n"
+      << "  %" << name << " = " << op << " " << attributes << " ins(%" << name
+      << "_padded, %window : " << padded << ", " << window << ") outs(%" << name << "_acc : " << out
+      << ") -> " << out << "\n";
   };
-  s << "func.func @pool(%x: " << in << ") -> " << out
-    << " attributes {llvm.emit_c_interface} {\n"
+  s << "func.func @pool(%x: " << in << ") -> " << out << " attributes {llvm.emit_c_interface} {\n"
     << "  %init = arith.constant " << (max ? "0xFF800000" : "0.0") << " : f32\n"
     << "  %window = linalg.init_tensor [" << h.kernel << ", " << w.kernel << "] : " << window
     << "\n";
@@ -213,8 +212,7 @@ std::string linalg_function(const poolspec_problem& p) {
     s << "  %one = arith.constant 1.0 : f32\n"
       << "  %ones_empty = linalg.init_tensor [" << p.batch << ", " << h.extent << ", " << w.extent
       << ", " << p.channels << "] : " << in << "\n"
-      << "  %ones = linalg.fill ins(%one : f32) outs(%ones_empty : " << in << ") -> " << in
-      << "\n";
+      << "  %ones = linalg.fill ins(%one : f32) outs(%ones_empty : " << in << ") -> " << in << "\n";
     reduce("count", "%ones");
   } else {
     s << "  %count = arith.constant dense<" << h.kernel * w.kernel << ".0> : " << out << "\n";
@@ -399,12 +397,26 @@ int run(const poolspec_backend* self, const poolspec_problem* p, const void* inp
 // arith.divf. An int8 average sums in i32 and divides with tosa.apply_scale: compared bit for bit
 // (integer_units 0), as TOSA's division is exact.
 const poolspec_backend backends[] = {
-    {POOLSPEC_BACKEND_ABI_VERSION, "mlir-tosa",
-     "MLIR 15 (tosa-to-linalg, one-shot bufferize, llc -O2)", "tosa", {POOLSPEC_F32, 1, 0.5, 0},
-     nullptr, supports, run, nullptr, nullptr},
-    {POOLSPEC_BACKEND_ABI_VERSION, "mlir-linalg",
-     "MLIR 15 (reduce_window as linalg pooling, one-shot bufferize, llc -O2)", "stablehlo",
-     {POOLSPEC_F32, 1, 0.5, 0}, nullptr, supports, run, nullptr, nullptr}};
+    {POOLSPEC_BACKEND_ABI_VERSION,
+     "mlir-tosa",
+     "MLIR 15 (tosa-to-linalg, one-shot bufferize, llc -O2)",
+     "tosa",
+     {POOLSPEC_F32, 1, 0.5, 0},
+     nullptr,
+     supports,
+     run,
+     nullptr,
+     nullptr},
+    {POOLSPEC_BACKEND_ABI_VERSION,
+     "mlir-linalg",
+     "MLIR 15 (reduce_window as linalg pooling, one-shot bufferize, llc -O2)",
+     "stablehlo",
+     {POOLSPEC_F32, 1, 0.5, 0},
+     nullptr,
+     supports,
+     run,
+     nullptr,
+     nullptr}};
 
 const Form& form_of(const poolspec_backend* self) {
   return self == &backends[1] ? linalg_form : tosa_form;

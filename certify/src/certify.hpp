@@ -120,5 +120,9 @@ Result<JobResult> run_from_line(const std::string& line);
 std::string json_report(const std::vector<JobResult>& results, const RunInfo& info,
                         int indent = 1);  // -1: one line (stdout)
 std::string junit_report(const std::vector<JobResult>& results, const RunInfo& info);
+// The exit code of a whole run's results: exit_check_failed when a run failed, or when nothing was
+// computed (every problem refused; a refused problem the rules make invalid is no computation),
+// saying why on stderr; else exit_ok.
+int exit_code_of(const std::vector<JobResult>& results);
 
 }  // namespace poolspec::certify

@@ -170,9 +170,7 @@ int merge_command(const std::vector<std::string>& dirs, const std::string& out_d
         "{}\n"
         "reports: {}/matrix.txt {}/report.json {}/junit.xml\n",
         info.suite, first.count, results.size(), matrix, out_dir, out_dir, out_dir);
-  for (const JobResult& r : results)
-    if (is_failure(r.verdict)) return exit_check_failed;
-  return exit_ok;
+  return exit_code_of(results);
 }
 
 }  // namespace poolspec::certify

@@ -125,10 +125,9 @@ std::string matrix_text(const std::vector<JobResult>& results) {
         else if (t.of(Verdict::pass) == t.judged() && !waived)
           cell = "100%";
         else
-          cell = fmt::format(
-              "{:.0f}% {}/{}{}",
-              100.0 * static_cast<double>(t.of(Verdict::pass)) / static_cast<double>(t.judged()),
-              t.of(Verdict::pass), t.judged(), waived ? "*" : "");
+          // Rounded down: a cell with a failure never reads 100% (4040/4054 is 99%).
+          cell = fmt::format("{}% {}/{}{}", 100 * t.of(Verdict::pass) / t.judged(),
+                             t.of(Verdict::pass), t.judged(), waived ? "*" : "");
       }
       w = std::max(w, cell.size());
       text[{row, c}] = cell;
@@ -413,6 +412,19 @@ Result<JobResult> run_from_line(const std::string& line) {
   } catch (const std::exception& e) {
     return Error{fmt::format("not a run line: {}", e.what())};
   }
+}
+
+int exit_code_of(const std::vector<JobResult>& results) {
+  for (const JobResult& r : results)
+    if (is_failure(r.verdict)) return exit_check_failed;
+  // Refusing every problem, or being held to rules that ask nothing, is not a pass.
+  for (const JobResult& r : results)
+    if (r.verdict != Verdict::unsupported && r.rule_verdict != "invalid") return exit_ok;
+  std::fflush(stdout);  // after the report
+  fmt::print(stderr,
+             "poolspec certify: nothing was certified: every problem was refused by the backends, "
+             "or none was asked of them under the rules given\n");
+  return exit_check_failed;
 }
 
 }  // namespace poolspec::certify

@@ -437,6 +437,77 @@ void add_regressions(std::vector<Case>& out) {
       intent(Mode::avg_exclude, DType::f32, {1, 2, 5, 5}, {3, 3}, {2, 2}, {2, 2}, {2, 2}, false));
 }
 
+// Fields of the problem model that no translated intent sets, each asked once under the rule set
+// that has it ("spec": every rule set's fields): TOSA's zero points (padding holds no zero point)
+// and the first window count at which TOSA's division leaves exact rounding (spec/ERRATA.md T1),
+// the f64, i32 and bf16 dtypes, every integer rounding, a bias, a batch of 3, channels past a
+// 64-wide block, 8-bit sums past 16 bits, strides over the kernel, and the index order and axis of
+// ONNX's and OpenVINO's max.
+void add_fields(std::vector<Case>& out) {
+  const auto add = [&](const char* name, const char* rules, const char* problem,
+                       Values v = Values::random) {
+    Result<Problem> p = parse_problem(problem);
+    if (!p) return;  // every string below parses (test_certify.cpp, "the fields part")
+    Case c;
+    c.id = fmt::format("fields/{}", name);
+    c.part = "fields";
+    c.fixed = *p;
+    c.fixed_rules = rules;
+    c.values = v;
+    c.intent.op = p->op;
+    c.intent.dtype = p->dtype;
+    c.note = "a field of the problem model";
+    out.push_back(std::move(c));
+  };
+  add("tosa_zero_points", "tosa",
+      "avg:i8:n1c4:h4w6:k3x3:s1x1:pb1x1:pe1x1:exclude:floor:round=tosa:input_zp=-128:output_zp=5");
+  add("tosa_zero_points_ties", "tosa",
+      "avg:i8:n1c2:h4w4:k2x2:s2x2:pb0x0:pe0x0:exclude:floor:round=tosa:input_zp=7:output_zp=-3",
+      Values::half_ties);
+  add("f64", "spec", "avg:f64:n1c3:h5w5:k3x3:s2x2:pb1x1:pe1x1:exclude:floor");
+  add("i32", "spec", "avg:i32:n1c3:h5w5:k3x3:s2x2:pb1x1:pe1x1:exclude:floor", Values::half_ties);
+  add("bf16", "spec", "max:bf16:n1c3:h5w5:k3x3:s2x2:pb1x1:pe1x1:floor");
+  for (const char* rounding : {"half_even", "half_away", "half_up", "toward_zero", "floor"})
+    add(rounding, "spec",
+        fmt::format("avg:i8:n1c2:h4w8:k1x2:s1x1:pb0x0:pe0x0:exclude:floor:round={}", rounding)
+            .c_str(),
+        Values::half_ties);
+  add("bias", "spec", "avg:f32:n1c2:h4w4:k2x2:s2x2:pb0x0:pe0x0:exclude:floor:bias=3");
+  add("batch_3", "spec", "avg:f32:n3c2:h4w4:k2x2:s2x2:pb0x0:pe0x0:exclude:floor");
+  add("channels_80", "spec", "max:f32:n1c80:h3w3:k2x2:s1x1:pb0x0:pe0x0:floor");
+  add("i8_sum_past_16_bits", "spec", "avg:i8:n1c2:h17w17:k17x17:s1x1:pb0x0:pe0x0:exclude:floor",
+      Values::ties);
+  add("i8_stride_over_kernel", "spec", "max:i8:n1c2:h7w7:k2x2:s3x3:pb0x0:pe0x0:floor");
+  add("onnx_index_column_major", "onnx",
+      "max:f32:n1c2:h3w4:k2x2:s1x1:pb0x0:pe0x0:floor:idx=tensor:order=col");
+  add("openvino_index_axis", "openvino",
+      "max:f32:n2c2:h3w4:k2x2:s1x1:pb0x0:pe0x0:floor:idx=tensor:idxaxis=1");
+}
+
+// TOSA's division at 281 x 7515 = 2,111,715 taps (spec/ERRATA.md T1): taps of x - input_zp summing
+// to 537,431,467 (mean 254.4999998) give 255 by TOSA's division, 254 by exact rounding; with
+// output_zp -128, 127 against 126. The input: 4,140 taps of -128 (0 after the zero point), one of
+// -31 (97), the rest 127 (255).
+void add_tosa_division_limit(std::vector<Case>& out) {
+  Result<Problem> p = parse_problem(
+      "avg:i8:n1c1:h281w7515:k281x7515:s1x1:pb0x0:pe0x0:exclude:floor:round=tosa:input_zp=-128:"
+      "output_zp=-128");
+  if (!p) return;
+  std::vector<double> input(281 * 7515, 127.0);
+  std::fill_n(input.begin(), 4140, -128.0);
+  input[4140] = -31.0;
+  Case c;
+  c.id = "fields/tosa_division_first_count";
+  c.part = "fields";
+  c.fixed = *p;
+  c.fixed_rules = "tosa";
+  c.fixed_input = Tensor{DType::i8, input_shape(*p), std::move(input)};
+  c.intent.op = Op::avg;
+  c.intent.dtype = DType::i8;
+  c.note = "spec/ERRATA.md T1 (TOSA's reciprocal_scale past exact rounding)";
+  out.push_back(std::move(c));
+}
+
 // Cases at the limits a rule set sets on its attributes: one past TOSA's 8K level (kernel and
 // stride up to 8192; arm/tosa-specification, "Levels"), and a pad as long as the kernel. Every
 // rule set judges them by its own rules.
@@ -471,6 +542,7 @@ Result<std::vector<Case>> make_suite(const std::string& name) {
     add_values(out, true);
     add_regressions(out);
     add_limits(out);
+    add_fields(out);
   } else if (name == "ci") {
     add_shapes(out, false);
     add_topologies(out, false);
@@ -480,6 +552,8 @@ Result<std::vector<Case>> make_suite(const std::string& name) {
     add_seeds(out);
     add_regressions(out);
     add_limits(out);
+    add_fields(out);
+    add_tosa_division_limit(out);
   } else if (name == "full") {
     add_shapes(out, false);
     add_topologies(out, true);
@@ -489,6 +563,8 @@ Result<std::vector<Case>> make_suite(const std::string& name) {
     add_seeds(out);
     add_regressions(out);
     add_limits(out);
+    add_fields(out);
+    add_tosa_division_limit(out);
   } else {
     return Error{fmt::format("suite '{}': must be smoke, ci or full", name)};
   }

@@ -38,6 +38,7 @@ std::string_view values_name(Values v);
 struct Case {
   std::string id;    // "shapes/2d:asymmetric_pad", "enum1d/...", "values/nan_at:3", ...
   std::string part;  // shapes | topologies | enumeration | values | sweeps | seeds | regressions
+                     // | limits | fields
   Intent intent;
   Values values = Values::random;
   int64_t at = 0;  // the position Values::nan_at and infinities use

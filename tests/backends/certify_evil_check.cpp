@@ -200,7 +200,13 @@ void certify_once(const std::string& poolspec, const std::string& library, const
   check(any, "an expected status appears (seen: " + seen_text + ")");
   bool failed = false;
   for (const std::string& s : seen) failed = failed || is_failure(s);
-  check(code == (failed ? 1 : 0), "exit code " + std::to_string(code) + " matches the statuses (" + seen_text + ")");
+  // A run in which nothing was computed (every problem refused) certified nothing: exit 1 too.
+  bool computed = false;
+  if (report.contains("runs"))
+    for (const auto& run : report["runs"])
+      computed = computed || (run.value("status", "") != "UNSUPPORTED" && run.value("rule_verdict", "") != "invalid");
+  check(code == (failed || !computed ? 1 : 0),
+        "exit code " + std::to_string(code) + " matches the statuses (" + seen_text + (computed ? "" : ", nothing computed") + ")");
 
   // Nothing of the library's left running.
   std::vector<int> left;
