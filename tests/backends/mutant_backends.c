@@ -10,6 +10,11 @@
  *   mutant-loose-sums      claims StableHLO's rules; float averages 12 ulps toward zero,  FAIL
  *                          within the loose bound it declares (f32 sums, 16 more roundings,
  *                          4 ulps) but not StableHLO's (sums in f32 in any order, one division)
+ *   mutant-no-bias         an average's bias left out                                     FAIL
+ *   mutant-previous-image  images from the third on given the previous image's output     FAIL
+ *   mutant-floor-for-trunc round=toward_zero computed as floor                            FAIL
+ * (the last three are fields no framework's translation of a suite case sets: suite.cpp's
+ * add_fields asks them)
  * expect: FAIL|OUT-OF-BOUNDS|CRASH|HANG|UNWRITTEN
  * args: --filter shapes/1d:ic_tail,regressions/int8_average_ties
  */
@@ -102,6 +107,28 @@ static int loose_sums_run(const poolspec_backend* self, const poolspec_problem* 
   return 0;
 }
 
+static int no_bias_run(const poolspec_backend* self, const poolspec_problem* p, const void* in, void* out,
+                       int64_t* indices, char* message, size_t size) {
+  poolspec_problem q = *p;
+  q.bias = 0;
+  return minimal_run(self, &q, in, out, indices, message, size);
+}
+
+static int previous_image_run(const poolspec_backend* self, const poolspec_problem* p, const void* in,
+                              void* out, int64_t* indices, char* message, size_t size) {
+  minimal_run(self, p, in, out, indices, message, size);
+  const int64_t image = output_elements(p) / p->batch * element_bytes(p);
+  for (int64_t n = 2; n < p->batch; ++n) memcpy((char*)out + n * image, (char*)out + (n - 1) * image, (size_t)image);
+  return 0;
+}
+
+static int floor_for_trunc_run(const poolspec_backend* self, const poolspec_problem* p, const void* in, void* out,
+                               int64_t* indices, char* message, size_t size) {
+  poolspec_problem q = *p;
+  if (q.int_rounding == POOLSPEC_TOWARD_ZERO) q.int_rounding = POOLSPEC_ROUND_FLOOR;
+  return minimal_run(self, &q, in, out, indices, message, size);
+}
+
 #define MUTANT(name, run) \
   { POOLSPEC_BACKEND_ABI_VERSION, name, "1.0", "spec", {POOLSPEC_F64, 1, 1.0, 0}, NULL, minimal_supports, run, NULL, NULL }
 
@@ -110,7 +137,8 @@ const poolspec_backend* poolspec_backend_entry(uint32_t index) {
       MUTANT("mutant-border-divisor", border_divisor_run), MUTANT("mutant-end-pads", end_pads_run),
       MUTANT("mutant-ties", ties_run),                     MUTANT("mutant-write-past", write_past_run),
       MUTANT("mutant-crash", crash_run),                   MUTANT("mutant-hang", hang_run),
-      MUTANT("mutant-unwritten", unwritten_run),
+      MUTANT("mutant-unwritten", unwritten_run),           MUTANT("mutant-no-bias", no_bias_run),
+      MUTANT("mutant-previous-image", previous_image_run), MUTANT("mutant-floor-for-trunc", floor_for_trunc_run),
       {POOLSPEC_BACKEND_ABI_VERSION, "mutant-loose-sums", "1.0", "stablehlo", {POOLSPEC_F32, 16, 4.0, 0}, NULL,
        minimal_supports, loose_sums_run, NULL, NULL}};
   return index < sizeof mutants / sizeof mutants[0] ? &mutants[index] : NULL;
