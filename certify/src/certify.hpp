@@ -121,8 +121,9 @@ std::string json_report(const std::vector<JobResult>& results, const RunInfo& in
                         int indent = 1);  // -1: one line (stdout)
 std::string junit_report(const std::vector<JobResult>& results, const RunInfo& info);
 // The exit code of a whole run's results: exit_check_failed when a run failed, or when nothing was
-// computed (every problem refused; a refused problem the rules make invalid is no computation),
-// saying why on stderr; else exit_ok.
+// computed -- no run of a problem its rules define, and no shape question, was answered by any
+// backend (a problem the rules make invalid asks for a refusal, not a computation) -- saying why
+// on stderr; else exit_ok.
 int exit_code_of(const std::vector<JobResult>& results);
 
 }  // namespace poolspec::certify

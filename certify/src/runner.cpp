@@ -690,7 +690,12 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
         // would cost the time limit) -- and a bundle that replays in a fresh worker.
         Replayable original{p, it->second, std::nullopt, j, ""};
         Replayable least = original;
-        if (s.o.shrink && j.verdict != Verdict::hang && stop_signal == 0) {
+        // Nor is a case whose input was built for its problem (fields/tosa_division_*): a
+        // smaller problem would take random values, and a half of its 2 million taps makes
+        // million-tap windows by the thousand.
+        const bool built_input = c.fixed_input && c.fixed_input->values.size() > 4096;
+        if (built_input) r.minimal_within = "not shrunk: the case's input is built for its problem";
+        if (s.o.shrink && j.verdict != Verdict::hang && stop_signal == 0 && !built_input) {
           Failure m = minimal_failure(judge, c, job.rules, job.problem.label, layout,
                                       Failure{p, it->second, j}, 120, &r.minimal_within);
           least = Replayable{std::move(m.problem), std::move(m.spec), std::nullopt,

@@ -8,7 +8,7 @@
 // ` * args: --option value ...`, certify options that replace the defaults of the same name, and
 // ` * also: --option ...`, options of a second run with the same expectations, and ` * replay: racy`
 // for a failure that depends on timing, whose bundles need only run). Checked: poolspec ends by itself with exit 0 or 1 (0
-// exactly when no failure), its --json stdout parses, all three reports are written, the matrix
+// exactly when no failure and something was computed), its --json stdout parses, all three reports are written, the matrix
 // holds no control character, the library's runs show an expected status and no failure
 // outside the list, no process of the library outlives poolspec, and one reproducer bundle of
 // each status replays its status from another folder with its command.txt.
