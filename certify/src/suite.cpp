@@ -438,6 +438,24 @@ void add_regressions(std::vector<Case>& out) {
       intent(Mode::avg_exclude, DType::f32, {1, 2, 5, 5}, {3, 3}, {2, 2}, {2, 2}, {2, 2}, false));
 }
 
+// A case of the fields part: `problem` (a problem string) asked under `rules`, or an error when the
+// string is not a valid problem.
+Result<Case> fields_case(const std::string& name, const char* rules, const std::string& problem,
+                         const char* note) {
+  Result<Problem> p = parse_problem(problem);
+  if (!p || !validate(*p))
+    return Error{fmt::format("fields/{}: '{}' is not a valid problem", name, problem)};
+  Case c;
+  c.id = fmt::format("fields/{}", name);
+  c.part = "fields";
+  c.fixed = *p;
+  c.fixed_rules = rules;
+  c.intent.op = p->op;
+  c.intent.dtype = p->dtype;
+  c.note = note;
+  return c;
+}
+
 // Fields of the problem model that no translated intent sets, each asked under the rule set that
 // has it ("spec": the spec's rules, which every backend claiming them, or held to them with
 // --rules spec, is asked): TOSA's zero points (padding holds no zero point), the f64, i32 and bf16
@@ -446,21 +464,12 @@ void add_regressions(std::vector<Case>& out) {
 // (their problems as `poolspec shape --onnx 'kernel_shape=2,2 storage_order=1'` and --openvino
 // 'kernel=2,2 ... axis=1' --opset 8 state them).
 Status add_fields(std::vector<Case>& out) {
-  const auto add = [&](const char* name, const char* rules, const std::string& problem,
-                       Values v = Values::random) -> Status {
-    Result<Problem> p = parse_problem(problem);
-    if (!p || !validate(*p))
-      return Error{fmt::format("fields/{}: '{}' is not a valid problem", name, problem)};
-    Case c;
-    c.id = fmt::format("fields/{}", name);
-    c.part = "fields";
-    c.fixed = *p;
-    c.fixed_rules = rules;
-    c.values = v;
-    c.intent.op = p->op;
-    c.intent.dtype = p->dtype;
-    c.note = "a field of the problem model";
-    out.push_back(std::move(c));
+  const auto add = [&](const std::string& name, const char* rules, const std::string& problem,
+                       Values v) -> Status {
+    Result<Case> c = fields_case(name, rules, problem, "a field of the problem model");
+    if (!c) return c.error();
+    c->values = v;
+    out.push_back(std::move(*c));
     return Ok{};
   };
   const std::tuple<const char*, const char*, std::string, Values> fields[] = {
@@ -492,7 +501,7 @@ Status add_fields(std::vector<Case>& out) {
     if (Status s = add(name, rules, problem, values); !s) return s;
   for (const char* rounding : {"half_even", "half_away", "half_up", "toward_zero", "floor"})
     if (Status s = add(
-            fmt::format("round_{}", rounding).c_str(), "spec",
+            fmt::format("round_{}", rounding), "spec",
             fmt::format("avg:i8:n1c2:h4w8:k1x2:s1x1:pb0x0:pe0x0:exclude:floor:round={}", rounding),
             Values::half_ties);
         !s)
@@ -509,19 +518,11 @@ Status add_fields(std::vector<Case>& out) {
 // output_zp -128, 127 against 126.
 Status add_tosa_division(std::vector<Case>& out, bool first_inexact_count) {
   const auto add = [&](const char* name, const char* problem, std::vector<double> input) -> Status {
-    Result<Problem> p = parse_problem(problem);
-    if (!p || !validate(*p))
-      return Error{fmt::format("fields/{}: '{}' is not a valid problem", name, problem)};
-    Case c;
-    c.id = fmt::format("fields/{}", name);
-    c.part = "fields";
-    c.fixed = *p;
-    c.fixed_rules = "tosa";
-    c.fixed_input = Tensor{DType::i8, input_shape(*p), std::move(input)};
-    c.intent.op = Op::avg;
-    c.intent.dtype = DType::i8;
-    c.note = "spec/ERRATA.md T1 (TOSA's reciprocal_scale and apply_scale_32)";
-    out.push_back(std::move(c));
+    Result<Case> c = fields_case(name, "tosa", problem,
+                                 "spec/ERRATA.md T1 (TOSA's reciprocal_scale and apply_scale_32)");
+    if (!c) return c.error();
+    c->fixed_input = Tensor{DType::i8, input_shape(*c->fixed), std::move(input)};
+    out.push_back(std::move(*c));
     return Ok{};
   };
   // -128 everywhere (-282,752), then 8 taps of 0 (+1,024) and one of -48 (+80).
