@@ -120,10 +120,10 @@ Result<JobResult> run_from_line(const std::string& line);
 std::string json_report(const std::vector<JobResult>& results, const RunInfo& info,
                         int indent = 1);  // -1: one line (stdout)
 std::string junit_report(const std::vector<JobResult>& results, const RunInfo& info);
-// The exit code of a whole run's results: exit_check_failed when a run failed, or when nothing was
-// computed -- no run of a problem its rules define, and no shape question, was answered by any
-// backend (a problem the rules make invalid asks for a refusal, not a computation) -- saying why
-// on stderr; else exit_ok.
-int exit_code_of(const std::vector<JobResult>& results);
+// The exit code of a run's results: exit_check_failed when a run failed, or, for a whole run
+// (`whole`: not a shard), when nothing was computed -- no run of a problem its rules define, and no
+// shape question, was answered by any backend (a problem the rules make invalid asks for a
+// refusal, not a computation) -- saying why on stderr; else exit_ok.
+int exit_code_of(const std::vector<JobResult>& results, bool whole);
 
 }  // namespace poolspec::certify

@@ -170,7 +170,7 @@ int merge_command(const std::vector<std::string>& dirs, const std::string& out_d
         "{}\n"
         "reports: {}/matrix.txt {}/report.json {}/junit.xml\n",
         info.suite, first.count, results.size(), matrix, out_dir, out_dir, out_dir);
-  return exit_code_of(results);
+  return exit_code_of(results, true);
 }
 
 }  // namespace poolspec::certify

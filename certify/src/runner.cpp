@@ -1047,12 +1047,7 @@ int certify_command(const CertifyOptions& o) {
   }
   if (stopped_by != 0) return 128 + stopped_by;  // as a shell reports a process the signal ended
   // A shard may hold only refusals; the merge of the shards is judged whole.
-  if (!o.shard.empty()) {
-    for (const JobResult& r : results)
-      if (is_failure(r.verdict)) return exit_check_failed;
-    return exit_ok;
-  }
-  return exit_code_of(results);
+  return exit_code_of(results, o.shard.empty());
 }
 
 }  // namespace poolspec::certify
