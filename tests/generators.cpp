@@ -98,6 +98,11 @@ rc::Gen<Problem> problem_gen(const CaseOptions& options) {
       if (p.nan == NanPolicy::ignore && *rc::gen::inRange(0, 3) == 0)
         p.max_start = MaxStart::lowest;
     }
+    if (is_float(p.dtype)) {
+      p.zeros = *rc::gen::element(Zeros::equal, Zeros::equal, Zeros::ordered, Zeros::either);
+      if (p.op == Op::avg && p.zeros == Zeros::ordered) p.zeros = Zeros::equal;
+      if (p.indices != Indices::none && p.zeros == Zeros::either) p.zeros = Zeros::equal;
+    }
     p.empty = is_float(p.dtype) ? *rc::gen::element(EmptyWindow::zero, EmptyWindow::nan,
                                                     EmptyWindow::lowest, EmptyWindow::neg_inf)
                                 : *rc::gen::element(EmptyWindow::zero, EmptyWindow::lowest);

@@ -120,6 +120,16 @@ TEST_CASE("a backend that claims TOSA's rules must refuse the problems they refu
   // Judged as a problem to compute (the replay blind to the refusal), the mutant's correct values
   // would pass and the checked backend's refusal would be UNSUPPORTED: exit 0.
   CHECK(poolspec::certify::certify_command(replay) == poolspec::exit_check_failed);
+  // `claimed` names each backend's own rules (TOSA's here): the same refusal asked.
+  replay.rules = {"claimed"};
+  CHECK(poolspec::certify::certify_command(replay) == poolspec::exit_check_failed);
+  // Without --rules (the run's default, claimed and openvino) nothing is refused: the mutant's
+  // values are right, and the checked backend's refusal is UNSUPPORTED.
+  replay.rules = CertifyOptions{}.rules;
+  CHECK(poolspec::certify::certify_command(replay) == poolspec::exit_ok);
+  // Two rule sets would judge the one problem twice over: refused.
+  replay.rules = {"tosa", "openvino"};
+  CHECK(poolspec::certify::certify_command(replay) == poolspec::exit_bad_input);
   // Under another rule set the same backends are not held to TOSA's refusals.
   o.rules = {"openvino"};
   const Run other = certify(o, "tosa-invalid-openvino");
@@ -140,16 +150,23 @@ TEST_CASE("every mutant backend is caught with its status, and the run completes
                "enum1d",
                "fields/bias",
                "fields/batch_3",
-               "fields/round_toward_zero"};
+               "fields/round_toward_zero",
+               "fields/zeros_ordered"};
   const Run r = certify(o, "mutants");
   CHECK(r.exit_code == poolspec::exit_check_failed);
   const std::pair<const char*, const char*> expected[] = {
-      {"mutant-border-divisor@spec", "FAIL"}, {"mutant-end-pads@spec", "FAIL"},
-      {"mutant-ties@spec", "FAIL"},           {"mutant-write-past@spec", "OUT-OF-BOUNDS"},
-      {"mutant-crash@spec", "CRASH"},         {"mutant-hang@spec", "HANG"},
-      {"mutant-unwritten@spec", "UNWRITTEN"}, {"mutant-loose-sums@stablehlo", "FAIL"},
-      {"mutant-no-bias@spec", "FAIL"},        {"mutant-previous-image@spec", "FAIL"},
-      {"mutant-floor-for-trunc@spec", "FAIL"}};
+      {"mutant-border-divisor@spec", "FAIL"},
+      {"mutant-end-pads@spec", "FAIL"},
+      {"mutant-ties@spec", "FAIL"},
+      {"mutant-write-past@spec", "OUT-OF-BOUNDS"},
+      {"mutant-crash@spec", "CRASH"},
+      {"mutant-hang@spec", "HANG"},
+      {"mutant-unwritten@spec", "UNWRITTEN"},
+      {"mutant-loose-sums@stablehlo", "FAIL"},
+      {"mutant-no-bias@spec", "FAIL"},
+      {"mutant-previous-image@spec", "FAIL"},
+      {"mutant-floor-for-trunc@spec", "FAIL"},
+      {"mutant-zeros-equal@spec", "FAIL"}};
   const char* statuses[] = {"FAIL", "CRASH", "HANG", "OUT-OF-BOUNDS", "UNWRITTEN"};
   for (const auto& [row, status] : expected) {
     const std::string name = row;
@@ -253,11 +270,26 @@ TEST_CASE("the fields part asks every field no translated intent sets") {
     std::set<std::string> fields;
     for (const poolspec::certify::Case& c : *cases)
       if (c.part == "fields") fields.insert(c.id);
-    CHECK(fields.size() == (std::string(suite) == "ci" ? 19u : 18u));
+    CHECK(fields.size() == (std::string(suite) == "ci" ? 21u : 20u));
     CHECK(fields.count("fields/tosa_zero_points") == 1);
     CHECK(fields.count("fields/openvino_index_axis") == 1);
     CHECK(fields.count("fields/tosa_division_47x47") == 1);
+    CHECK(fields.count("fields/zeros_ordered") == 1);
   }
+}
+
+TEST_CASE("a backend that computed nothing is not certified, whatever the others computed") {
+  CertifyOptions o;
+  o.suite = "smoke";
+  o.backends = {"reference", POOLSPEC_MINIMAL_BACKEND};
+  o.layouts = {"nchw"};
+  o.filters = {"fields/f64"};  // the minimal backend takes f32 and i8 only: it refuses the case
+  const Run refused = certify(o, "one-backend-idle");
+  CHECK(count(refused, "reference@spec", "PASS") > 0);
+  CHECK(count(refused, "minimal@spec", "PASS") == 0);
+  CHECK(refused.exit_code == poolspec::exit_check_failed);
+  o.filters = {"fields/bias"};  // both compute it
+  CHECK(certify(o, "both-backends-compute").exit_code == poolspec::exit_ok);
 }
 
 TEST_CASE("merge joins the shards of one run into its reports, and refuses what is not that") {

@@ -205,3 +205,46 @@ TEST_CASE("backend ABI: a version-2 backend is never asked about zero points or 
   CHECK(engine.supports(zero_points, Layout::channels_first));
   CHECK(engine.supports(tosa, Layout::channels_first));
 }
+
+TEST_CASE("backend ABI: before version 4 a backend is never asked to order -0 below +0") {
+  poolspec_backend b{};
+  b.abi_version = POOLSPEC_BACKEND_ABI_VERSION_3;
+  b.name = "version-3";
+  b.supports = accept_everything;
+  const AbiEngine engine(b);
+  const Problem ordered =
+      parse_problem("max:f32:n1c1:w4:k2:s2:pb0:pe0:floor:zeros=ordered").value();
+  const Status refused = engine.supports(ordered, Layout::channels_first);
+  REQUIRE(!refused);
+  CHECK(refused.error().message ==
+        "zeros=ordered needs ABI version 4; the backend declares version 3");
+  // zeros=either asks nothing new: a zero of the sign the first-value rule gives is right too.
+  CHECK(engine.supports(parse_problem("max:f32:n1c1:w4:k2:s2:pb0:pe0:floor:zeros=either").value(),
+                        Layout::channels_first));
+  // The field crosses the ABI both ways.
+  const CProblem c = to_c_problem(ordered, Layout::channels_first).value();
+  CHECK(c.problem.zeros == POOLSPEC_ZEROS_ORDERED);
+  CHECK(from_c_problem(c.problem).value() == ordered);
+  b.abi_version = POOLSPEC_BACKEND_ABI_VERSION;
+  CHECK(engine.supports(ordered, Layout::channels_first));
+}
+
+TEST_CASE("a declaration of sums narrower than the data is refused for that problem") {
+  const poolspec_accumulation f16{POOLSPEC_F16, 1, 0.5, 0};
+  const poolspec_accumulation f32{POOLSPEC_F32, 1, 0.5, 0};
+  CHECK(accumulation_problem(f16).empty());  // valid as a declaration
+  const Problem half = parse_problem("avg:f16:n1c1:w8:k8:s1:pb0:pe0:exclude:floor").value();
+  const Problem single = parse_problem("avg:f32:n1c1:w8:k8:s1:pb0:pe0:exclude:floor").value();
+  const Problem dbl = parse_problem("avg:f64:n1c1:w8:k8:s1:pb0:pe0:exclude:floor").value();
+  CHECK(accumulation_problem(f16, half).empty());
+  CHECK(accumulation_problem(f16, single) ==
+        "accumulation.sum_format=POOLSPEC_F16 on an f32 average: the bound assumes sums at least "
+        "as wide as the data (it has no term for rounding the inputs)");
+  CHECK(!accumulation_problem(f32, dbl).empty());
+  CHECK(accumulation_problem(f32, single).empty());
+  // f16 sums bound with f16's unit roundoff and overflow at f16's largest value.
+  const ErrorBound bound = bound_of(f16, half, "b");
+  CHECK(bound.unit_roundoff == std::ldexp(1.0, -11));
+  CHECK(bound.overflow_threshold == 65504.0);
+  CHECK(accumulation_of(bound, half).sum_format == POOLSPEC_F16);
+}

@@ -19,6 +19,7 @@
 
 #include "generators.hpp"
 #include "poolspec/engine_check.hpp"
+#include "poolspec/evaluate.hpp"
 #include "poolspec/optimized/mutants.hpp"
 #include "poolspec/optimized/optimized.hpp"
 #include "poolspec/problem_string.hpp"
@@ -510,6 +511,40 @@ TEST_CASE("a problem no kernel takes runs on the reference, and is counted") {
   const Case d{*q, Tensor{DType::f32, input_shape(*q), std::vector<double>(75, 1.5)}};
   CHECK(engine_failure(optimized::engine(), d, Layout::channels_last, 1).empty());
   CHECK(optimized::fallback_stats().calls == 0);
+}
+
+TEST_CASE(
+    "zeros=ordered: the reference engine orders -0 below +0, and the kernels leave it to it") {
+  // Every window of zeros of random sign, in both layouts, with and without indices: the engines
+  // against the spec's evaluation, where a max that kept the first zero would give -0.
+  for (const char* text : {"max:f32:n1c3:h6w6:k2x2:s1x1:pb1x1:pe0x0:floor:zeros=ordered",
+                           "max:f16:n2c5:h5w7:k3x2:s1x2:pb0x0:pe0x0:floor:idx=plane:zeros=ordered",
+                           "max:f32:n1c4:w9:k3:s1:pb0:pe0:floor:nan=ignore:start=lowest:"
+                           "zeros=ordered"}) {
+    CAPTURE(text);
+    Result<Problem> p = parse_problem(text);
+    REQUIRE(p.ok());
+    const std::vector<int64_t> shape = input_shape(*p);
+    int64_t elements = 1;
+    for (int64_t d : shape) elements *= d;
+    std::vector<double> values(static_cast<size_t>(elements));
+    for (size_t i = 0; i < values.size(); ++i) values[i] = (i * 7 + i / 3) % 5 < 2 ? 0.0 : -0.0;
+    const Case c{*p, Tensor{p->dtype, shape, values}};
+    for (Layout l : {Layout::channels_first, Layout::channels_last}) {
+      CHECK(engine_failure(reference::engine(), c, l, 1).empty());
+      optimized::reset_fallback_stats();
+      CHECK(engine_failure(optimized::engine(), c, l, 1).empty());
+      CHECK(optimized::fallback_stats().calls > 0);
+    }
+  }
+  // The first-value rule on the same zeros differs: the check can fail.
+  Result<Problem> first = parse_problem("max:f32:n1c1:w2:k2:s1:pb0:pe0:floor");
+  REQUIRE(first.ok());
+  Problem ordered = *first;
+  ordered.zeros = Zeros::ordered;
+  const Tensor zeros{DType::f32, {1, 1, 2}, {-0.0, 0.0}};
+  CHECK(std::signbit(evaluate(*first, zeros)->values.values[0]));
+  CHECK(!std::signbit(evaluate(ordered, zeros)->values.values[0]));
 }
 
 // The harness itself must fail on engines that write past their output or leave it unwritten.

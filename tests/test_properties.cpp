@@ -138,6 +138,10 @@ auto max_is_window_element(Engine engine) {
         RC_ASSERT(!std::isnan(got));
         RC_ASSERT(std::find(w.values.begin(), w.values.end(), got) != w.values.end());
         for (double v : w.values) RC_ASSERT(std::isnan(v) || v <= got);
+        // zeros=ordered: -0 is below +0, so a window holding a +0 cannot have the maximum -0.
+        const bool has_plus_zero = std::any_of(w.values.begin(), w.values.end(),
+                                               [](double v) { return v == 0 && !std::signbit(v); });
+        if (p.zeros == Zeros::ordered && has_plus_zero) RC_ASSERT(!std::signbit(got));
       }
       if (p.indices == Indices::none) return;
       // The index names an in-bounds element of the window holding the result.

@@ -244,6 +244,38 @@ TEST_CASE("max: NaN policies, ties, -0, indices") {
   CHECK(run(base, {-inf, -inf, -inf}).values.values[0] == -inf);  // the true maximum
 }
 
+TEST_CASE("max: zeros=ordered puts -0 below +0, zeros=either leaves a zero's sign open") {
+  const std::string base = "max:f32:n1c1:w4:k4:s4:pb0:pe0:floor";
+  // IEEE 754-2019 maximum: +0 whatever the order, its index the first +0's.
+  Output o = run(base + ":idx=plane:zeros=ordered", {-0.0, -0.0, 0.0, 0.0});
+  CHECK(o.values.values[0] == 0);
+  CHECK(!std::signbit(o.values.values[0]));
+  CHECK(o.indices[0] == 2);
+  o = run(base + ":idx=plane:zeros=ordered", {0.0, -0.0, -1, -0.0});
+  CHECK(!std::signbit(o.values.values[0]));
+  CHECK(o.indices[0] == 0);
+  CHECK(std::signbit(run(base + ":zeros=ordered", {-0.0, -0.0, -1, -2}).values.values[0]));
+  // From lowest, the strict scan moves from -0 to +0 too.
+  CHECK(!std::signbit(
+      run(base + ":nan=ignore:start=lowest:zeros=ordered", {-0.0, 0.0, -1, -2}).values.values[0]));
+  // equal and either: the first zero.
+  CHECK(std::signbit(run(base, {-0.0, 0.0, -1, -2}).values.values[0]));
+  CHECK(std::signbit(run(base + ":zeros=either", {-0.0, 0.0, -1, -2}).values.values[0]));
+  // The string says only what applies, and validate refuses what would be open.
+  CHECK(format_problem(problem(base + ":zeros=ordered")) == base + ":zeros=ordered");
+  CHECK(format_problem(problem(base + ":zeros=equal")) == base);
+  CHECK(refusal("max:i8:n1c1:w4:k4:s4:pb0:pe0:floor:zeros=ordered")
+            .find("only a float dtype has two zeros") != std::string::npos);
+  CHECK(refusal("avg:f32:n1c1:w4:k4:s4:pb0:pe0:exclude:floor:zeros=ordered")
+            .find("only a max orders -0 below +0") != std::string::npos);
+  CHECK(problem("avg:f32:n1c1:w4:k4:s4:pb0:pe0:exclude:floor:zeros=either").zeros == Zeros::either);
+  CHECK(refusal(base + ":idx=plane:zeros=either") ==
+        "zeros=either with indices=plane: where a zero result may take either sign, which zero's "
+        "index it reports is not defined");
+  CHECK(refusal(base + ":zeros=sometimes").find("zeros must be one of equal ordered either") !=
+        std::string::npos);
+}
+
 TEST_CASE("max indices: ONNX test_maxpool_with_argmax_2d_precomputed_strides") {
   // External vector (ONNX backend node test, decoded in docs/semantics.md section 5): 5x5 input
   // 1..25, kernel 2, stride 2, storage_order 1 -> indices [[6, 16], [8, 18]], values 7 9 17 19.

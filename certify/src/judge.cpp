@@ -56,16 +56,6 @@ Output read_output(const Problem& p, Layout layout, const ShapeInfo& shape, cons
   return out;
 }
 
-// Why a declared accumulation cannot be used for this problem ("" when it can).
-std::string accumulation_for_problem(const poolspec_accumulation& a, const Problem& p) {
-  if (std::string e = accumulation_problem(a); !e.empty()) return e;
-  if (p.op == Op::avg && p.dtype == DType::f64 && a.sum_format == POOLSPEC_F32)
-    return "accumulation.sum_format=POOLSPEC_F32 on an f64 problem: the bound assumes sums at "
-           "least as wide as the "
-           "data (it has no term for rounding the inputs)";
-  return "";
-}
-
 // `bits` with every element of `dtype` in it (the 8 bytes repeat over the output) a quiet NaN.
 uint64_t nan_poison(DType dtype, uint64_t bits) {
   uint8_t b[8];
@@ -136,7 +126,7 @@ Judged Judge::judge(const Problem& p, Layout layout, SpecValues& spec) {
   if (Judged early; stopped(calls[1], 1, early)) return early;
 
   for (int k = 0; k < 2; ++k)
-    if (std::string e = accumulation_for_problem(calls[k].accumulation, p); !e.empty()) {
+    if (std::string e = accumulation_problem(calls[k].accumulation, p); !e.empty()) {
       j.verdict = Verdict::fail;
       j.detail = fmt::format("the accumulation declared for this problem (call {}) is refused: {}",
                              k + 1, e);

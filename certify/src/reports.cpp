@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "certify.hpp"
@@ -418,13 +419,30 @@ int exit_code_of(const std::vector<JobResult>& results, bool whole) {
   for (const JobResult& r : results)
     if (is_failure(r.verdict)) return exit_check_failed;
   if (!whole) return exit_ok;
-  // Refusing every problem, or being held to rules that ask nothing, is not a pass.
-  for (const JobResult& r : results)
-    if (r.verdict != Verdict::unsupported && r.rule_verdict != "invalid") return exit_ok;
+  // Refusing every problem, or being held to rules that ask nothing, is not a pass: of the run,
+  // nor of any one backend in it (in the order the results name them).
+  std::vector<std::pair<std::string, bool>> computed;  // "<backend> (<origin>)", any computed
+  for (const JobResult& r : results) {
+    const std::string who = fmt::format("{} ({})", r.backend, r.origin);
+    auto it = std::find_if(computed.begin(), computed.end(),
+                           [&](const auto& c) { return c.first == who; });
+    if (it == computed.end()) it = computed.insert(computed.end(), {who, false});
+    it->second = it->second || (r.verdict != Verdict::unsupported && r.rule_verdict != "invalid");
+  }
+  std::vector<std::string> idle;
+  for (const auto& [who, any] : computed)
+    if (!any) idle.push_back(who);
+  if (idle.empty() && !computed.empty()) return exit_ok;
   std::fflush(stdout);  // after the report
-  fmt::print(stderr,
-             "poolspec certify: nothing was certified: every problem was refused by the backends, "
-             "or none was asked of them under the rules given\n");
+  if (idle.size() == computed.size())
+    fmt::print(stderr,
+               "poolspec certify: nothing was certified: every problem was refused by the "
+               "backends, or none was asked of them under the rules given\n");
+  else
+    fmt::print(stderr,
+               "poolspec certify: nothing was certified of {}: every problem was refused, or none "
+               "was asked under the rules given\n",
+               fmt::join(idle, ", "));
   return exit_check_failed;
 }
 

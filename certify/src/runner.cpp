@@ -334,6 +334,13 @@ Result<std::pair<Problem, SpecValues>> replayed(const std::string& problem_optio
 // `--problem` (and `--input`): each backend judged on one problem in a fresh worker, after the
 // warm-up call when one is given.
 int replay(const CertifyOptions& o, const BackendSelection& selection) {
+  // The replayed problem is judged once: by one rule set's bounds and refusals, or (without
+  // --rules, so with the run's default) by none.
+  const bool rules_given = o.rules != CertifyOptions{}.rules;
+  if (rules_given && o.rules.size() > 1)
+    return refuse(fmt::format(
+        "--rules {}: a replay judges its one problem under one rule set; give one, or none",
+        fmt::join(o.rules, ",")));
   Result<std::pair<Problem, SpecValues>> target =
       replayed("--problem", o.problem, "--input", o.input);
   if (!target) return refuse(target.error().message);
@@ -352,13 +359,14 @@ int replay(const CertifyOptions& o, const BackendSelection& selection) {
     code = exit_check_failed;
   }
   WorkerConfig config = worker_config(o);
-  // `--rules X` alone: the backends are held to X's rules, which may bound results beyond their
-  // declarations (a bundle's command names them when they do).
-  const std::optional<Framework> rules =
-      o.rules.size() == 1 ? label_framework(o.rules[0]) : std::nullopt;
-  const std::optional<std::string> refusal =
-      rules ? refusal_under(*rules, target->first) : std::nullopt;
-  for (const LoadedBackend& b : selection.backends)
+  for (const LoadedBackend& b : selection.backends) {
+    // `--rules X`: the backend is held to X's rules (`claimed`: its own), which may bound results
+    // beyond its declaration (a bundle's command names them when they do).
+    const std::optional<Framework> rules =
+        rules_given ? label_framework(o.rules[0] == "claimed" ? b.description.rules : o.rules[0])
+                    : std::nullopt;
+    const std::optional<std::string> refusal =
+        rules ? refusal_under(*rules, target->first) : std::nullopt;
     for (const std::string& l : o.layouts) {
       config.log = backend_log(o.out_dir, b.library);
       Runner runner(b, config);
@@ -377,6 +385,7 @@ int replay(const CertifyOptions& o, const BackendSelection& selection) {
                  j.detail.empty() ? "" : "\n" + j.detail);
       if (is_failure(j.verdict)) code = exit_check_failed;
     }
+  }
   remove_empty_logs(o.out_dir, selection);
   return code;
 }

@@ -23,6 +23,7 @@ static_assert(POOLSPEC_TOSA_DIVISION == static_cast<int>(IntRounding::tosa));
 static_assert(POOLSPEC_INDICES_TENSOR == static_cast<int>(Indices::tensor));
 static_assert(POOLSPEC_COLUMN_MAJOR == static_cast<int>(IndexOrder::column_major));
 static_assert(POOLSPEC_MAX_FROM_LOWEST == static_cast<int>(MaxStart::lowest));
+static_assert(POOLSPEC_ZEROS_EITHER == static_cast<int>(Zeros::either));
 
 namespace {
 
@@ -84,6 +85,7 @@ Result<CProblem> to_c_shape_question(const Problem& p, Layout layout) {
   c.max_start = static_cast<int32_t>(p.max_start);
   c.input_zp = p.input_zp;
   c.output_zp = p.output_zp;
+  c.zeros = static_cast<int32_t>(p.zeros);
   c.layout = layout == Layout::channels_last ? POOLSPEC_NHWC : POOLSPEC_NCHW;
   out.text = format_problem(p);
   c.text = out.text.c_str();
@@ -118,6 +120,7 @@ Result<Problem> from_c_problem(const poolspec_problem& c) {
   POOLSPEC_FIELD(p.indices, indices, Indices::tensor)
   POOLSPEC_FIELD(p.index_order, index_order, IndexOrder::column_major)
   POOLSPEC_FIELD(p.max_start, max_start, MaxStart::lowest)
+  POOLSPEC_FIELD(p.zeros, zeros, Zeros::either)
 #undef POOLSPEC_FIELD
   if (c.layout != POOLSPEC_NCHW && c.layout != POOLSPEC_NHWC)
     return Error{fmt::format("layout={}: must be 0 (nchw) or 1 (nhwc)", c.layout)};
@@ -145,7 +148,10 @@ Result<Problem> from_c_problem(const poolspec_problem& c) {
 }
 
 std::string abi_version_refuses(const poolspec_problem& c, uint32_t abi_version) {
-  if (abi_version >= POOLSPEC_BACKEND_ABI_VERSION) return "";
+  if (abi_version < POOLSPEC_BACKEND_ABI_VERSION && c.zeros == POOLSPEC_ZEROS_ORDERED)
+    return fmt::format("zeros=ordered needs ABI version 4; the backend declares version {}",
+                       abi_version);
+  if (abi_version >= POOLSPEC_BACKEND_ABI_VERSION_3) return "";
   if (c.input_zp != 0 || c.output_zp != 0)
     return fmt::format(
         "zero points (input_zp={}, output_zp={}) need ABI version 3; the backend "
@@ -159,12 +165,12 @@ std::string abi_version_refuses(const poolspec_problem& c, uint32_t abi_version)
 
 std::string accumulation_problem(const poolspec_accumulation& a) {
   if (a.sum_format != POOLSPEC_EXACT_SUMS && a.sum_format != POOLSPEC_F32 &&
-      a.sum_format != POOLSPEC_F64)
+      a.sum_format != POOLSPEC_F64 && a.sum_format != POOLSPEC_F16)
     return fmt::format(
-        "accumulation.sum_format={}: must be POOLSPEC_EXACT_SUMS ({}), POOLSPEC_F64 ({}) or "
-        "POOLSPEC_F32 ({})",
+        "accumulation.sum_format={}: must be POOLSPEC_EXACT_SUMS ({}), POOLSPEC_F64 ({}), "
+        "POOLSPEC_F32 ({}) or POOLSPEC_F16 ({})",
         a.sum_format, POOLSPEC_EXACT_SUMS, static_cast<int>(POOLSPEC_F64),
-        static_cast<int>(POOLSPEC_F32));
+        static_cast<int>(POOLSPEC_F32), static_cast<int>(POOLSPEC_F16));
   if (a.extra_operations < 0 || a.extra_operations > 16)
     return fmt::format("accumulation.extra_operations={}: must be 0..16", a.extra_operations);
   if (!(a.output_ulps >= 0 && a.output_ulps <= 4))
@@ -174,11 +180,28 @@ std::string accumulation_problem(const poolspec_accumulation& a) {
   return "";
 }
 
+std::string accumulation_problem(const poolspec_accumulation& a, const Problem& p) {
+  if (std::string e = accumulation_problem(a); !e.empty()) return e;
+  if (p.op != Op::avg || !is_float(p.dtype)) return "";
+  // The bound has no term for rounding the inputs into the sums' format: it must hold them.
+  const auto narrower = [&](const char* format) {
+    return fmt::format(
+        "accumulation.sum_format=POOLSPEC_{} on an {} average: the bound assumes sums at least as "
+        "wide as the data (it has no term for rounding the inputs)",
+        format, dtype_name(p.dtype));
+  };
+  if (p.dtype == DType::f64 && a.sum_format == POOLSPEC_F32) return narrower("F32");
+  if (p.dtype != DType::f16 && a.sum_format == POOLSPEC_F16) return narrower("F16");
+  return "";
+}
+
 ErrorBound bound_of(const poolspec_accumulation& a, const Problem& p, const std::string& backend) {
   ErrorBound bound;
   bound.integer_units = a.integer_units;
   if (p.op == Op::max || !is_float(p.dtype) || a.sum_format == POOLSPEC_EXACT_SUMS) return bound;
-  const DType format = a.sum_format == POOLSPEC_F64 ? DType::f64 : DType::f32;
+  const DType format = a.sum_format == POOLSPEC_F64   ? DType::f64
+                       : a.sum_format == POOLSPEC_F16 ? DType::f16
+                                                      : DType::f32;
   bound = sum_bound(
       format, window_taps(p) + a.extra_operations, a.output_ulps,
       fmt::format("{} declares {} sums, {} more rounding(s), {} ulp into {}", backend,
@@ -190,7 +213,9 @@ ErrorBound bound_of(const poolspec_accumulation& a, const Problem& p, const std:
 poolspec_accumulation accumulation_of(const ErrorBound& bound, const Problem& p) {
   poolspec_accumulation a{POOLSPEC_EXACT_SUMS, 0, 0, bound.integer_units};
   if (bound.exact) return a;
-  a.sum_format = bound.unit_roundoff >= std::ldexp(1.0, -24) ? POOLSPEC_F32 : POOLSPEC_F64;
+  a.sum_format = bound.unit_roundoff >= std::ldexp(1.0, -11)   ? POOLSPEC_F16
+                 : bound.unit_roundoff >= std::ldexp(1.0, -24) ? POOLSPEC_F32
+                                                               : POOLSPEC_F64;
   a.extra_operations = static_cast<int32_t>(bound.operations - window_taps(p));
   a.output_ulps = bound.output_ulps;
   return a;
@@ -244,9 +269,10 @@ std::unique_ptr<EngineBackend> make_engine_backend(const Engine& engine, std::st
 Status check_backend(const poolspec_backend* b) {
   if (!b) return Error{"the entry point returned no backend"};
   if (!abi_version_known(b->abi_version))
-    return Error{fmt::format("abi_version={}: this poolspec speaks versions {}, {} and {}",
+    return Error{fmt::format("abi_version={}: this poolspec speaks versions {}, {}, {} and {}",
                              b->abi_version, POOLSPEC_BACKEND_ABI_VERSION_1,
-                             POOLSPEC_BACKEND_ABI_VERSION_2, POOLSPEC_BACKEND_ABI_VERSION)};
+                             POOLSPEC_BACKEND_ABI_VERSION_2, POOLSPEC_BACKEND_ABI_VERSION_3,
+                             POOLSPEC_BACKEND_ABI_VERSION)};
   if (!b->name || !*b->name) return Error{"name: a backend must have a name"};
   if (!b->rules)
     return Error{fmt::format("{}: rules must name the framework rules it claims", b->name)};

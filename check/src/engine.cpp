@@ -143,8 +143,7 @@ ErrorBound sum_bound(DType accumulation, int64_t operations, double output_ulps,
   // The smallest subnormal is 2^(min_exponent - precision + 1); a rounding there errs by half.
   b.underflow = std::ldexp(1.0, f.min_exponent - f.precision);
   b.output_ulps = output_ulps;
-  b.overflow_threshold = accumulation == DType::f64 ? std::numeric_limits<double>::max()
-                                                    : std::numeric_limits<float>::max();
+  b.overflow_threshold = -lowest_value(accumulation);  // the format's largest finite value
   b.accumulation = std::move(description);
   return b;
 }

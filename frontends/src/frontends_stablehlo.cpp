@@ -290,6 +290,9 @@ Result<Frontend> from_stablehlo(std::string_view text, const FrontendInput& in) 
     p.max_start = MaxStart::first;
     p.nan = NanPolicy::propagate;
     p.empty = is_float(in.dtype) ? EmptyWindow::neg_inf : EmptyWindow::lowest;
+    // The body's `maximum` is IEEE 754-2019's (the specification's element-wise maximum), under
+    // which -0 is below +0.
+    if (is_float(in.dtype)) p.zeros = Zeros::ordered;
   }
   if (Status s = validate(p); !s) return s.error();
   return Frontend{std::move(p), std::move(framing), ""};

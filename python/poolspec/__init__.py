@@ -408,6 +408,7 @@ _ACCUMULATIONS = {
     "exact": dict(sum_format="exact"),
     "f32": dict(sum_format="f32", extra_operations=1, output_ulps=0.5),
     "f64": dict(sum_format="f64", extra_operations=1, output_ulps=1.0),
+    "f16": dict(sum_format="f16", extra_operations=1, output_ulps=0.5),
 }
 
 
@@ -418,8 +419,8 @@ def check(p: Union[Problem, str], x: Any, y: Any, *, indices: Any = None,
     """Checks an implementation's output `y` (and max `indices`) for input `x` against the spec.
 
     accumulation: how the implementation sums a float average, from which the tolerance is
-    derived: "exact" (correctly rounded, the default), "f32" or "f64" (sums in that format, one
-    division, the quotient rounded once), or a mapping with backend.h's fields (sum_format,
+    derived: "exact" (correctly rounded, the default), "f64", "f32" or "f16" (sums in that format,
+    one division, the quotient rounded once; f16 sums for f16 data only), or a mapping with backend.h's fields (sum_format,
     extra_operations, output_ulps, integer_units), validated against their ranges. Max results
     and integer averages are compared bit for bit.
     sample: None (the default) compares every element with the spec's exact evaluation. N > 0
@@ -432,7 +433,7 @@ def check(p: Union[Problem, str], x: Any, y: Any, *, indices: Any = None,
     if isinstance(accumulation, str) and accumulation in _ACCUMULATIONS:
         accumulation = _ACCUMULATIONS[accumulation]
     elif not isinstance(accumulation, Mapping):
-        raise Error(f"accumulation={accumulation!r}: must be exact, f32, f64 or a mapping of "
+        raise Error(f"accumulation={accumulation!r}: must be exact, f64, f32, f16 or a mapping of "
                     "sum_format, extra_operations, output_ulps and integer_units")
     samples = -1 if sample is None else _integer(sample, "sample", 0)
     d = _poolspec.check(p, _tensor(x, "x", p), _tensor(y, "y", p),

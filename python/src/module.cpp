@@ -380,12 +380,14 @@ poolspec_accumulation accumulation_from(const py::dict& a) {
     const std::string k = py::str(key);
     if (k == "sum_format") {
       const std::string f = py::str(value);
-      if (!py::isinstance<py::str>(value) || (f != "exact" && f != "f32" && f != "f64"))
-        throw BadInput(fmt::format("accumulation.sum_format={}: must be exact, f32 or f64",
+      if (!py::isinstance<py::str>(value) ||
+          (f != "exact" && f != "f64" && f != "f32" && f != "f16"))
+        throw BadInput(fmt::format("accumulation.sum_format={}: must be exact, f64, f32 or f16",
                                    std::string(py::repr(value))));
       acc.sum_format = f == "exact" ? POOLSPEC_EXACT_SUMS
+                       : f == "f64" ? POOLSPEC_F64
                        : f == "f32" ? POOLSPEC_F32
-                                    : POOLSPEC_F64;
+                                    : POOLSPEC_F16;
     } else if (k == "extra_operations") {
       acc.extra_operations = static_cast<int32_t>(integer(k, value, 0, 16));
     } else if (k == "output_ulps") {
@@ -435,6 +437,7 @@ py::dict check_arrays(const PyProblem& p, const py::array& x, const py::array& y
     throw BadInput(fmt::format("sample={}: must be 0 (every element) or more", samples));
   check_limits(p, limits);  // the exact comparison evaluates the whole problem
   const poolspec_accumulation acc = accumulation_from(accumulation);
+  if (std::string e = accumulation_problem(acc, p.problem); !e.empty()) throw BadInput(e);
   const ErrorBound bound = bound_of(acc, p.problem, "caller");
   const bool wants_indices = p.problem.op == Op::max && p.problem.indices != Indices::none;
   if (indices && !wants_indices)

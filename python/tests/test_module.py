@@ -102,7 +102,21 @@ def test_errors_name_the_attribute_its_value_and_the_rule():
     with pytest.raises(poolspec.Error, match="accumulation.extra_operations=1000: must be 0..16"):
         poolspec.check(p, np.zeros((1, 1, 4, 4), np.float32), np.zeros((1, 1, 2, 2), np.float32),
                        accumulation=dict(sum_format="f32", extra_operations=1000))
+    with pytest.raises(poolspec.Error, match="sum_format=POOLSPEC_F16 on an f32 average"):
+        poolspec.check(p, np.zeros((1, 1, 4, 4), np.float32), np.zeros((1, 1, 2, 2), np.float32),
+                       accumulation="f16")
     assert issubclass(poolspec.Error, ValueError)
+
+
+def test_f16_sums_are_declared_for_f16_data():
+    # 64 taps of 1 + 2^-10: summed in f16, the partial sums past 32 (ulp 2^-5) drop the 2^-10, so
+    # the mean may come out 1, one f16 ulp below the exact 1 + 2^-10: within the bound of f16
+    # sums (gamma(65) at u = 2^-11, about 0.03), not within f32 sums' (about half an ulp).
+    p = poolspec.problem("avg:f16:n1c1:h8w8:k8x8:s1x1:pb0x0:pe0x0:exclude:floor")
+    x = np.full((1, 1, 8, 8), 1 + 2**-10, np.float16)
+    y = np.ones((1, 1, 1, 1), np.float16)
+    assert poolspec.check(p, x, y, accumulation="f16")
+    assert not poolspec.check(p, x, y, accumulation="f32")
 
 
 def test_check_finds_a_wrong_element_and_says_where():

@@ -111,6 +111,8 @@ Result<std::optional<ElementMismatch>> Checker::check_with_bound(const Problem& 
     m.expected = e.value;
     m.got = got;
     bool ok = same_value(p.dtype, e.value, got);
+    // zeros=either: a zero result's sign is not specified (TOSA), so -0 and +0 are both right.
+    if (!ok && p.zeros == Zeros::either && is_float(p.dtype) && e.value == 0 && got == 0) ok = true;
     if (!ok && p.op == Op::avg && !is_float(p.dtype))
       ok = std::fabs(got - e.value) <= static_cast<double>(bound.integer_units);
     if (!ok && p.op == Op::avg && is_float(p.dtype) && e.divisor > 0 && std::isfinite(e.value)) {
@@ -200,6 +202,11 @@ int poolspec_check(poolspec_checker* checker, const poolspec_problem* problem, c
     return 2;
   }
   // The caller's accuracy for this problem (from its declared accumulation), then the check.
+  if (std::string e = poolspec::accumulation_problem(checker->options.accumulation, *p);
+      !e.empty()) {
+    say(e);
+    return 2;
+  }
   const poolspec::ErrorBound bound =
       poolspec::bound_of(checker->options.accumulation, *p, "caller");
   auto result = checker->checker.check_with_bound(

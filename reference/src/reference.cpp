@@ -307,12 +307,15 @@ class PlaneKernel {
   }
 
   // The maximum of the window's in-bounds values, ties to the first in scan order; NaN by p.nan;
-  // or, with start=lowest, a running maximum from lowest() that moves on a strict '>'.
+  // or, with start=lowest, a running maximum from lowest() that moves on a strict '>'. With
+  // zeros=ordered, -0 is below +0: a +0 takes the lead from a -0, and the index is the first
+  // element with the maximum's bits.
   // In two steps: the value, then (for the index) where it first occurs in scan order. The running
   // "m = v if v > m" holds the first of equal values, and the first element equal to the maximum
   // is the one a strict '>' scan keeps, so both steps agree with the clause.
   void maximum(int64_t n, int64_t c, int64_t in_base, int64_t step, int64_t at) {
     const bool from_lowest = p_.max_start == MaxStart::lowest;
+    const bool ordered = !integer && p_.zeros == Zeros::ordered;
     const double lowest = lowest_;
     double best = from_lowest ? lowest : -std::numeric_limits<double>::infinity();
     bool have_nan = false, have_number = false;
@@ -322,7 +325,7 @@ class PlaneKernel {
       const bool nan = !integer && std::isnan(v);
       have_nan = have_nan || nan;
       have_number = have_number || !nan;
-      best = v > best ? v : best;
+      best = v > best || (ordered && v == 0 && best == 0 && !std::signbit(v)) ? v : best;
     });
     const bool nan_result =
         any && !from_lowest && have_nan && (p_.nan == NanPolicy::propagate || !have_number);
@@ -339,7 +342,8 @@ class PlaneKernel {
       chosen = -1;
       scan(in_base, step, [&](T raw, int64_t offset) {
         const double v = S::value(raw);
-        if (chosen < 0 && (nan_result ? std::isnan(v) : v == best)) chosen = offset;
+        const bool same = v == best && (!ordered || std::signbit(v) == std::signbit(best));
+        if (chosen < 0 && (nan_result ? std::isnan(v) : same)) chosen = offset;
       });
     }
     args_.indices[at] = chosen < 0 ? -1 : index_of(n, c, chosen);

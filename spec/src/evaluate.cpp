@@ -251,6 +251,13 @@ class Evaluator {
     return e;
   }
 
+  // Whether v takes the lead from m: v > m, and with zeros=ordered also +0 over -0 (IEEE
+  // 754-2019's maximum orders -0 below +0).
+  bool above(double v, double m) const {
+    return v > m ||
+           (p_.zeros == Zeros::ordered && v == 0 && m == 0 && !std::signbit(v) && std::signbit(m));
+  }
+
   // The maximum of the in-bounds values; ties go to the first in scan order.
   Element maximum(int64_t n, int64_t c, const Window& w) const {
     if (p_.max_start == MaxStart::lowest) return maximum_from_lowest(n, c, w);
@@ -264,7 +271,7 @@ class Evaluator {
         if (first_nan == w.values.size()) first_nan = i;
         continue;
       }
-      if (best == w.values.size() || v > w.values[best]) best = i;
+      if (best == w.values.size() || above(v, w.values[best])) best = i;
     }
     if (first_nan != w.values.size() &&
         (p_.nan == NanPolicy::propagate || best == w.values.size())) {
@@ -273,7 +280,9 @@ class Evaluator {
         e.rule = p_.nan == NanPolicy::propagate ? "nan=propagate: the first NaN"
                                                 : "nan=ignore, but every value is NaN";
     } else {
-      if (explaining_) e.rule = "the first maximum in scan order";
+      if (explaining_)
+        e.rule = p_.zeros == Zeros::ordered ? "the first maximum in scan order, -0 below +0"
+                                            : "the first maximum in scan order";
     }
     e.value = w.values[best];
     if (explaining_) e.exact_text = fmt::format("{}", e.value);
@@ -294,7 +303,7 @@ class Evaluator {
     if (explaining_)
       e.rule = "start=lowest: no value above lowest, so lowest and the plane's first index";
     for (size_t i = 0; i < w.values.size(); ++i)
-      if (w.values[i] > e.value) {
+      if (above(w.values[i], e.value)) {
         e.value = w.values[i];
         e.index = index_at(n, c, w.plane_offsets[i]);
         if (explaining_) e.rule = "start=lowest: the first maximum above lowest in scan order";

@@ -65,6 +65,15 @@ std::string_view index_order_name(IndexOrder o) {
 
 std::string_view max_start_name(MaxStart s) { return s == MaxStart::first ? "first" : "lowest"; }
 
+std::string_view zeros_name(Zeros z) {
+  switch (z) {
+    case Zeros::equal: return "equal";
+    case Zeros::ordered: return "ordered";
+    case Zeros::either: return "either";
+  }
+  return "?";
+}
+
 std::vector<int64_t> input_shape(const Problem& p) {
   std::vector<int64_t> shape{p.batch, p.channels};
   for (const Axis& a : p.axes) shape.push_back(a.extent);
@@ -76,6 +85,8 @@ Problem canonical_problem(const Problem& p) {
   const Problem defaults;
   if (c.op == Op::avg) c.nan = defaults.nan;
   if (c.op == Op::max || is_float(c.dtype)) c.int_rounding = defaults.int_rounding;
+  if (!is_float(c.dtype) || (c.op == Op::avg && c.zeros == Zeros::ordered))
+    c.zeros = defaults.zeros;
   return c;
 }
 

@@ -50,6 +50,7 @@ constexpr IntRounding all_int_roundings[] = {IntRounding::half_even, IntRounding
 constexpr Indices all_indices[] = {Indices::plane, Indices::tensor};
 constexpr IndexOrder all_orders[] = {IndexOrder::row_major, IndexOrder::column_major};
 constexpr MaxStart all_starts[] = {MaxStart::first, MaxStart::lowest};
+constexpr Zeros all_zeros[] = {Zeros::equal, Zeros::ordered, Zeros::either};
 
 class Parser {
  public:
@@ -130,6 +131,10 @@ class Parser {
       return fail(f, field, "only max pooling has a running maximum");
     if ((key == "input_zp" || key == "output_zp") && (p.op == Op::max || is_float(p.dtype)))
       return fail(f, field, "only an average of an integer dtype has zero points");
+    if (key == "zeros" && !is_float(p.dtype))
+      return fail(f, field, "only a float dtype has two zeros");
+    if (field == "zeros=ordered" && p.op == Op::avg)
+      return fail(f, field, "only a max orders -0 below +0 (an average compares no values)");
     if (key == "round" && (p.op == Op::max || is_float(p.dtype)))
       return fail(f, field,
                   fmt::format("only an integer average rounds its mean ({})",
@@ -216,6 +221,7 @@ class Parser {
     }
     if (key == "start") return option(p.max_start, all_starts, max_start_name, "first lowest");
     if (key == "order") return option(p.index_order, all_orders, index_order_name, "row col");
+    if (key == "zeros") return option(p.zeros, all_zeros, zeros_name, "equal ordered either");
     if (eq == std::string_view::npos)
       return fail(f, field,
                   "unknown field: expected k s dl pb pe, a divisor (exclude include_clip "
@@ -325,6 +331,8 @@ std::string format_problem(const Problem& p) {
     s += fmt::format(":order={}", index_order_name(p.index_order));
   if (p.index_axis != defaults.index_axis) s += fmt::format(":idxaxis={}", p.index_axis);
   if (p.max_start != defaults.max_start) s += fmt::format(":start={}", max_start_name(p.max_start));
+  if (canonical_problem(p).zeros != defaults.zeros)
+    s += fmt::format(":zeros={}", zeros_name(p.zeros));
   return s;
 }
 

@@ -91,6 +91,11 @@ Status validate_attributes(const Problem& p) {
         "NaN; use nan=ignore"};
   if (p.op == Op::max && p.divisor != Divisor::exclude)
     return Error{fmt::format("divisor={}: max pooling has no divisor", divisor_name(p.divisor))};
+  if (p.zeros == Zeros::either && p.indices != Indices::none && is_float(p.dtype))
+    return Error{fmt::format(
+        "zeros=either with indices={}: where a zero result may take either sign, which zero's "
+        "index it reports is not defined",
+        indices_name(p.indices))};
   if (!is_float(p.dtype) && (p.empty == EmptyWindow::nan || p.empty == EmptyWindow::neg_inf))
     return Error{fmt::format("empty={}: not a value of the integer dtype {}",
                              empty_window_name(p.empty), dtype_name(p.dtype))};

@@ -94,7 +94,8 @@ static double window(const poolspec_problem* p, const void* in, int64_t plane, c
       ++in_bounds;
       sum += v;
       if (isnan(v)) nan = 1;
-      else if (p->max_start == POOLSPEC_MAX_FROM_LOWEST ? v > best : (!have || v > best)) best = v;
+      else if (!have && p->max_start != POOLSPEC_MAX_FROM_LOWEST) best = v;
+      else if (v > best || (p->zeros == POOLSPEC_ZEROS_ORDERED && v == 0 && best == 0 && !signbit(v))) best = v;
       have = have || !isnan(v);
     }
     for (int a = n - 1; a >= 0 && ++t[a] == p->axes[a].kernel; --a) t[a] = 0;

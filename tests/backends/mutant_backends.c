@@ -13,8 +13,9 @@
  *   mutant-no-bias         an average's bias left out                                     FAIL
  *   mutant-previous-image  images from the third on given the previous image's output     FAIL
  *   mutant-floor-for-trunc round=toward_zero computed as floor                            FAIL
- * (the last three are fields no framework's translation of a suite case sets: suite.cpp's
- * add_fields asks them)
+ *   mutant-zeros-equal     zeros=ordered computed as equal: a -0 first keeps the lead      FAIL
+ * (the last four are fields no translation of a suite case to these backends' rules sets:
+ * suite.cpp's add_fields asks them)
  * expect: FAIL|OUT-OF-BOUNDS|CRASH|HANG|UNWRITTEN
  * args: --filter shapes/1d:ic_tail,regressions/int8_average_ties
  */
@@ -129,6 +130,13 @@ static int floor_for_trunc_run(const poolspec_backend* self, const poolspec_prob
   return minimal_run(self, &q, in, out, indices, message, size);
 }
 
+static int zeros_equal_run(const poolspec_backend* self, const poolspec_problem* p, const void* in, void* out,
+                           int64_t* indices, char* message, size_t size) {
+  poolspec_problem q = *p;
+  q.zeros = POOLSPEC_ZEROS_EQUAL;
+  return minimal_run(self, &q, in, out, indices, message, size);
+}
+
 #define MUTANT(name, run) \
   { POOLSPEC_BACKEND_ABI_VERSION, name, "1.0", "spec", {POOLSPEC_F64, 1, 1.0, 0}, NULL, minimal_supports, run, NULL, NULL }
 
@@ -139,6 +147,7 @@ const poolspec_backend* poolspec_backend_entry(uint32_t index) {
       MUTANT("mutant-crash", crash_run),                   MUTANT("mutant-hang", hang_run),
       MUTANT("mutant-unwritten", unwritten_run),           MUTANT("mutant-no-bias", no_bias_run),
       MUTANT("mutant-previous-image", previous_image_run), MUTANT("mutant-floor-for-trunc", floor_for_trunc_run),
+      MUTANT("mutant-zeros-equal", zeros_equal_run),
       {POOLSPEC_BACKEND_ABI_VERSION, "mutant-loose-sums", "1.0", "stablehlo", {POOLSPEC_F32, 16, 4.0, 0}, NULL,
        minimal_supports, loose_sums_run, NULL, NULL}};
   return index < sizeof mutants / sizeof mutants[0] ? &mutants[index] : NULL;

@@ -127,6 +127,8 @@ bad 'poolspec knows OpenVINO opsets 1 to 16' -- "$poolspec" shape --op avg --inp
 bad 'poolspec knows ONNX opsets 1 to 22' -- "$poolspec" shape --op avg --input-shape 1,1,4,4 --opset 23 --onnx 'kernel_shape=2,2'
 bad 'no case of suite smoke matches' -- "$poolspec" certify --backend reference --suite smoke --filter no-such-case --out "$work/cert"
 bad '--input: only with --problem' -- "$poolspec" certify --backend reference --input "$work/x.npy" --out "$work/cert"
+bad '--rules onnx,tosa: a replay judges its one problem under one rule set' -- "$poolspec" certify --backend reference \
+  --problem "$p4" --rules onnx,tosa --out "$work/cert"
 # Integers are decimal and within their type: never clamped, wrapped or read in another base.
 bad '99999999999999999999 is out of range \(-9223372036854775808 to 9223372036854775807\)' -- \
   "$poolspec" run "$p4" --input "$work/x.npy" --output "$work/keep.npy" --max-elements 99999999999999999999

@@ -18,7 +18,13 @@
  * (`input_zp` and `output_zp` after `text`, and int_rounding POOLSPEC_TOSA_DIVISION). A backend
  * that declares version 1 or 2 is never asked to support or run a problem that needs them (a
  * nonzero zero point or that rounding): it could not know what they mean, so such a problem counts
- * as unsupported, with that reason. Any other version is refused by name and number. */
+ * as unsupported, with that reason.
+ * Version 4: the backend struct is version 2's; the problem gains `zeros` after `output_zp`, how
+ * a float result treats -0 and +0 (POOLSPEC_ZEROS_EQUAL in every problem before it). A backend
+ * that declares version 1, 2 or 3 is never asked a problem with POOLSPEC_ZEROS_ORDERED (a max
+ * that orders -0 below +0); POOLSPEC_ZEROS_EITHER asks nothing of a backend that it did not
+ * already do, so those problems reach every version. Any other version is refused by name and
+ * number. */
 #ifndef POOLSPEC_BACKEND_H
 #define POOLSPEC_BACKEND_H
 
@@ -29,9 +35,10 @@
 extern "C" {
 #endif
 
-#define POOLSPEC_BACKEND_ABI_VERSION 3u
+#define POOLSPEC_BACKEND_ABI_VERSION 4u
 #define POOLSPEC_BACKEND_ABI_VERSION_1 1u /* the struct ends at `context` */
 #define POOLSPEC_BACKEND_ABI_VERSION_2 2u /* problems without zero points or TOSA's division */
+#define POOLSPEC_BACKEND_ABI_VERSION_3 3u /* problems without zeros=ordered */
 #define POOLSPEC_BACKEND_ENTRY "poolspec_backend_entry"
 #define POOLSPEC_MAX_SPATIAL 8
 
@@ -77,6 +84,15 @@ enum poolspec_indices {
 };
 enum poolspec_index_order { POOLSPEC_ROW_MAJOR = 0, POOLSPEC_COLUMN_MAJOR = 1 };
 enum poolspec_max_start { POOLSPEC_MAX_FROM_FIRST = 0, POOLSPEC_MAX_FROM_LOWEST = 1 };
+/* Version 4. A float result and the two zeros. EQUAL: -0 == +0, a max's tie goes to the first
+ * value in scan order. ORDERED: a max orders -0 below +0 (IEEE 754-2019 maximum, StableHLO's).
+ * EITHER: as EQUAL, but a zero result may carry either sign (TOSA leaves it unspecified); never
+ * with indices. Integer problems are EQUAL. */
+enum poolspec_zeros {
+  POOLSPEC_ZEROS_EQUAL = 0,
+  POOLSPEC_ZEROS_ORDERED = 1,
+  POOLSPEC_ZEROS_EITHER = 2
+};
 /* Memory order of input, output and indices: (N, C, d1..dn) or (N, d1..dn, C), dense. */
 enum poolspec_layout { POOLSPEC_NCHW = 0, POOLSPEC_NHWC = 1 };
 
@@ -104,6 +120,7 @@ typedef struct poolspec_problem {
    * input_zp is subtracted from each input value summed, output_zp added to the rounded quotient
    * before it is saturated to the dtype. */
   int64_t input_zp, output_zp;
+  int32_t zeros; /* version 4: enum poolspec_zeros */
 } poolspec_problem;
 
 /* How a backend's float averages are computed, from which the runner derives the tolerance
@@ -114,8 +131,9 @@ typedef struct poolspec_problem {
  * averages are compared bit for bit, or within integer_units for an approximate integer divide. */
 #define POOLSPEC_EXACT_SUMS (-1)
 typedef struct poolspec_accumulation {
-  int32_t sum_format;       /* POOLSPEC_EXACT_SUMS, POOLSPEC_F32 or POOLSPEC_F64 (an f64 average
-                               may not declare POOLSPEC_F32) */
+  int32_t sum_format;       /* POOLSPEC_EXACT_SUMS, POOLSPEC_F64, POOLSPEC_F32 or POOLSPEC_F16 (no
+                               sums narrower than the data: POOLSPEC_F32 not for an f64 average,
+                               POOLSPEC_F16 for f16 data only) */
   int32_t extra_operations; /* 0..16: roundings besides the K - 1 additions: 1 for a division, 2
                                for times-the-reciprocal, +1 for a bias */
   double output_ulps;       /* 0..4: 0.5 when the quotient is rounded once into the output dtype */

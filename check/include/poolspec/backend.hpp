@@ -32,12 +32,12 @@ Result<CProblem> to_c_problem(const Problem& p, Layout layout);
 // output_shape's question: the problem's attributes as they are, valid or not, every output
 // extent -1. Fails only beyond POOLSPEC_MAX_SPATIAL axes.
 Result<CProblem> to_c_shape_question(const Problem& p, Layout layout);
-// The versions whose struct poolspec reads: 1 (without output_shape), 2 and 3.
+// The versions whose struct poolspec reads: 1 (without output_shape), 2, 3 and 4.
 inline bool abi_version_known(uint32_t v) {
-  return v == POOLSPEC_BACKEND_ABI_VERSION_1 || v == POOLSPEC_BACKEND_ABI_VERSION_2 ||
-         v == POOLSPEC_BACKEND_ABI_VERSION;
+  return v >= POOLSPEC_BACKEND_ABI_VERSION_1 && v <= POOLSPEC_BACKEND_ABI_VERSION;
 }
-// Why a backend of this ABI version may not be asked about this problem (backend.h, version 3):
+// Why a backend of this ABI version may not be asked about this problem (backend.h, versions 3
+// and 4):
 // empty when it may.
 std::string abi_version_refuses(const poolspec_problem& c, uint32_t abi_version);
 // The backend's output_shape, or NULL: never read from a version-1 struct, which ends before it.
@@ -48,11 +48,15 @@ inline auto output_shape_of(const poolspec_backend& b) {
 Result<Problem> from_c_problem(const poolspec_problem& c);
 Layout layout_of(const poolspec_problem& c);
 
-// The runner's tolerance for a backend's declared accumulation on one problem (backend.h).
 // Checks a declared accumulation (backend.h's ranges): empty when valid, else the field, its
 // value and the rule. A declaration is validated before any bound is derived from it.
 std::string accumulation_problem(const poolspec_accumulation& a);
+// The same, and whether it can bound this problem: a float average's sums at least as wide as
+// its data (no F32 for f64, F16 only for f16).
+std::string accumulation_problem(const poolspec_accumulation& a, const Problem& p);
 
+// The runner's tolerance for a backend's declared accumulation on one problem (backend.h), whose
+// declaration accumulation_problem(a, p) accepts.
 ErrorBound bound_of(const poolspec_accumulation& a, const Problem& p, const std::string& backend);
 poolspec_accumulation accumulation_of(const ErrorBound& bound, const Problem& p);
 

@@ -57,6 +57,8 @@ Status common_limits(const Problem& p) {
   if (p.op == Op::avg && !is_float(p.dtype) && p.int_rounding == IntRounding::tosa)
     return Error{
         "round=tosa: the kernels round the exact quotient; TOSA's division is its own rule"};
+  if (p.op == Op::max && is_float(p.dtype) && p.zeros == Zeros::ordered)
+    return Error{"zeros=ordered: the kernels' maximum keeps the first of -0 and +0"};
   int64_t plane = 1;
   for (const Axis& a : p.axes) plane *= a.extent;
   if (plane >= (int64_t{1} << 31))

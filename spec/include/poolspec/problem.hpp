@@ -56,6 +56,16 @@ enum class IndexOrder { row_major, column_major };
 //           a window whose values are all at lowest reports the plane's first element.
 enum class MaxStart { first, lowest };
 
+// Float results and the two zeros.
+//   equal:   -0 and +0 are equal: a max's tie goes to the first in scan order (or, with
+//            start=lowest, stays with the earlier); every result keeps the sign the rules give it.
+//   ordered: a max orders -0 below +0 (IEEE 754-2019 `maximum`, StableHLO's): a window holding
+//            both has the maximum +0, its index the first +0's.
+//   either:  as equal, but a zero result of either sign is right (TOSA: the sign of a zero
+//            result is not specified). No index is asked with it: which zero's would be open.
+// Integer dtypes have one zero: they keep `equal`, as an average does `ordered`.
+enum class Zeros { equal, ordered, either };
+
 // One spatial axis: its input extent and the window attributes along it.
 struct Axis {
   int64_t extent = 1;
@@ -92,6 +102,7 @@ struct Problem {
   // prod(input_shape[index_axis:]) (OpenVINO MaxPool-8's `axis`); 0 keeps the whole offset.
   int64_t index_axis = 0;
   MaxStart max_start = MaxStart::first;  // max only
+  Zeros zeros = Zeros::equal;            // float dtypes only; ordered for a max only
 
   bool operator==(const Problem&) const = default;
 };
@@ -110,6 +121,7 @@ std::string_view int_rounding_name(IntRounding);
 std::string_view indices_name(Indices);
 std::string_view index_order_name(IndexOrder);
 std::string_view max_start_name(MaxStart);
+std::string_view zeros_name(Zeros);
 
 // Input shape (N, C, d1..dn).
 std::vector<int64_t> input_shape(const Problem& p);
@@ -118,7 +130,8 @@ std::vector<int64_t> input_shape(const Problem& p);
 Status validate(const Problem& p);
 
 // The problem with the fields that do not apply to its op and dtype at their defaults: the NaN
-// policy of an average, the integer rounding of a max or of a float average. No rule reads them
+// policy of an average, the integer rounding of a max or of a float average, the zeros of an
+// integer dtype and an average's zeros=ordered. No rule reads them
 // (a front-end may set them for both ops); a problem string holds only what applies, so
 // parse_problem(format_problem(p)) == canonical_problem(p).
 Problem canonical_problem(const Problem& p);
