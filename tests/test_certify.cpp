@@ -136,6 +136,27 @@ TEST_CASE("a backend that claims TOSA's rules must refuse the problems they refu
   for (const auto& run : other.report["runs"]) CHECK(run["column"] != "invalid");
 }
 
+TEST_CASE("TOSA's floating-point freedoms: a zero of either sign, a subnormal flushed to zero") {
+  // tosa-float-freedoms flips every zero's sign and flushes every subnormal result: right under
+  // TOSA's rules, wrong under OpenVINO's and StableHLO's, which fix both (of OpenVINO's problems
+  // the backend takes the average only: its max starts from lowest, TOSA's does not).
+  CertifyOptions o;
+  o.suite = "ci";  // smoke has neither value kind
+  o.backends = {POOLSPEC_TOSA_BACKENDS};
+  o.rules = {"claimed", "openvino", "stablehlo"};
+  o.layouts = {"nchw"};
+  o.shrink = false;
+  o.filters = {"values/2d_k2s2:avg_exclude:f32:subnormal", "values/2d_k2s2:max:f32:subnormal",
+               "values/2d_k2s2:max:f32:signed_zero"};
+  const Run r = certify(o, "tosa-float-freedoms");
+  CHECK(count(r, "tosa-float-freedoms@tosa", "PASS") == 3);
+  CHECK(count(r, "tosa-float-freedoms@openvino", "FAIL") == 1);
+  CHECK(count(r, "tosa-float-freedoms@stablehlo", "FAIL") == 3);
+  // The same values, unflushed and with their signs, pass.
+  CHECK(count(r, "tosa-checked@openvino", "PASS") == 1);
+  CHECK(count(r, "tosa-checked@stablehlo", "PASS") == 3);
+}
+
 TEST_CASE("every mutant backend is caught with its status, and the run completes") {
   CertifyOptions o;
   o.suite = "smoke";
@@ -270,7 +291,7 @@ TEST_CASE("the fields part asks every field no translated intent sets") {
     std::set<std::string> fields;
     for (const poolspec::certify::Case& c : *cases)
       if (c.part == "fields") fields.insert(c.id);
-    CHECK(fields.size() == (std::string(suite) == "ci" ? 21u : 20u));
+    CHECK(fields.size() == (std::string(suite) == "ci" ? 23u : 22u));
     CHECK(fields.count("fields/tosa_zero_points") == 1);
     CHECK(fields.count("fields/openvino_index_axis") == 1);
     CHECK(fields.count("fields/tosa_division_47x47") == 1);
@@ -290,6 +311,18 @@ TEST_CASE("a backend that computed nothing is not certified, whatever the others
   CHECK(refused.exit_code == poolspec::exit_check_failed);
   o.filters = {"fields/bias"};  // both compute it
   CHECK(certify(o, "both-backends-compute").exit_code == poolspec::exit_ok);
+  // A backend asked nothing at all (xs3's rules have no case here) has no run, and still counts:
+  // report.json lists it, and the run fails.
+  o.backends = {"reference", "xs3"};
+  const Run unasked = certify(o, "one-backend-unasked");
+  CHECK(unasked.exit_code == poolspec::exit_check_failed);
+  bool listed = false;
+  for (const auto& b : unasked.report["backends"]) listed = listed || b["name"] == "xs3";
+  CHECK(listed);
+  // A spec backend under --rules spec is held to the spec.
+  o.backends = {"reference"};
+  o.rules = {"spec"};
+  CHECK(count(certify(o, "spec-under-spec"), "reference@spec", "PASS") > 0);
 }
 
 TEST_CASE("merge joins the shards of one run into its reports, and refuses what is not that") {

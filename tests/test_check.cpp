@@ -238,8 +238,8 @@ TEST_CASE("a declaration of sums narrower than the data is refused for that prob
   const Problem dbl = parse_problem("avg:f64:n1c1:w8:k8:s1:pb0:pe0:exclude:floor").value();
   CHECK(accumulation_problem(f16, half).empty());
   CHECK(accumulation_problem(f16, single) ==
-        "accumulation.sum_format=POOLSPEC_F16 on an f32 average: the bound assumes sums at least "
-        "as wide as the data (it has no term for rounding the inputs)");
+        "accumulation.sum_format=POOLSPEC_F16 for an average of f32 data: the bound assumes sums "
+        "at least as wide as the data (it has no term for rounding the inputs)");
   CHECK(!accumulation_problem(f32, dbl).empty());
   CHECK(accumulation_problem(f32, single).empty());
   // f16 sums bound with f16's unit roundoff and overflow at f16's largest value.

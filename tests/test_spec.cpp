@@ -276,6 +276,32 @@ TEST_CASE("max: zeros=ordered puts -0 below +0, zeros=either leaves a zero's sig
         std::string::npos);
 }
 
+TEST_CASE("same_result: the value, or what zeros=either and subnormals=may_flush allow") {
+  const Problem exact = problem("avg:f32:n1c1:w4:k4:s4:pb0:pe0:exclude:floor");
+  const Problem tosa =
+      problem("avg:f32:n1c1:w4:k4:s4:pb0:pe0:exclude:floor:zeros=either:subnormals=may_flush");
+  const Problem flush_only =
+      problem("avg:f32:n1c1:w4:k4:s4:pb0:pe0:exclude:floor:subnormals=may_flush");
+  const double subnormal = std::ldexp(1.0, -130), smallest_normal = std::ldexp(1.0, -126);
+  CHECK(same_result(exact, 1.5, 1.5));
+  CHECK(!same_result(exact, 0.0, -0.0));
+  CHECK(same_result(tosa, 0.0, -0.0));
+  CHECK(same_result(tosa, -0.0, 0.0));
+  CHECK(!same_result(exact, subnormal, 0.0));
+  CHECK(same_result(flush_only, subnormal, 0.0));
+  CHECK(!same_result(flush_only, subnormal, -0.0));  // a flush keeps the sign
+  CHECK(same_result(flush_only, -subnormal, -0.0));
+  CHECK(same_result(tosa, -subnormal, 0.0));        // unless either sign is right
+  CHECK(!same_result(tosa, smallest_normal, 0.0));  // a normal result is never flushed
+  CHECK(!same_result(tosa, subnormal, 2 * subnormal));
+  CHECK(!same_result(tosa, 0.0, subnormal));
+  // Integer dtypes have neither freedom; the string refuses them there.
+  CHECK(refusal("max:i8:n1c1:w4:k4:s4:pb0:pe0:floor:subnormals=may_flush")
+            .find("only a float dtype has subnormals") != std::string::npos);
+  CHECK(format_problem(flush_only) ==
+        "avg:f32:n1c1:w4:k4:s4:pb0:pe0:exclude:floor:subnormals=may_flush");
+}
+
 TEST_CASE("max indices: ONNX test_maxpool_with_argmax_2d_precomputed_strides") {
   // External vector (ONNX backend node test, decoded in docs/semantics.md section 5): 5x5 input
   // 1..25, kernel 2, stride 2, storage_order 1 -> indices [[6, 16], [8, 18]], values 7 9 17 19.

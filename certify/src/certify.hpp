@@ -61,6 +61,7 @@ struct CertifyOptions {
   std::string suite = "ci";
   std::vector<std::string> backends;  // names or paths; empty: every available one
   std::vector<std::string> rules{"claimed", "openvino"};
+  bool rules_given = false;  // --rules on the command line (a replay reads it: one at most)
   std::vector<std::string> layouts{"nchw", "nhwc"};
   std::string shard;                // "i/n"
   int64_t timeout_ms = 10000;       // per call, wall clock
@@ -95,9 +96,16 @@ int certify_command(const CertifyOptions& options);
 int merge_command(const std::vector<std::string>& shard_dirs, const std::string& out_dir,
                   bool json);
 // Reports (reports.cpp).
+// A backend of the run, as report.json lists it: every one loaded, whether asked anything or not.
+struct BackendEntry {
+  std::string name, version, origin, rules;
+  bool operator==(const BackendEntry&) const = default;
+};
+
 struct RunInfo {
   std::string suite, shard, command;
-  std::vector<std::string> notes;  // adapters that could not load, and the like
+  std::vector<BackendEntry> backends;  // every backend loaded (a load error is a run instead)
+  std::vector<std::string> notes;      // adapters that could not load, and the like
   double seconds = 0;
   // What a merge checks: the options that decide which runs a shard makes, and its cases.
   std::string fingerprint;
@@ -124,6 +132,7 @@ std::string junit_report(const std::vector<JobResult>& results, const RunInfo& i
 // (`whole`: not a shard), when nothing was computed -- no run of a problem its rules define, and no
 // shape question, was answered by any backend (a problem the rules make invalid asks for a
 // refusal, not a computation) -- saying why on stderr; else exit_ok.
-int exit_code_of(const std::vector<JobResult>& results, bool whole);
+int exit_code_of(const std::vector<JobResult>& results, bool whole,
+                 const std::vector<BackendEntry>& backends);
 
 }  // namespace poolspec::certify

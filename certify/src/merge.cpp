@@ -143,6 +143,9 @@ int merge_command(const std::vector<std::string>& dirs, const std::string& out_d
       }
   for (const Shard& s : shards) {
     info.seconds += s.info.seconds;
+    for (const BackendEntry& b : s.info.backends)  // every shard loaded the same backends
+      if (std::find(info.backends.begin(), info.backends.end(), b) == info.backends.end())
+        info.backends.push_back(b);
     for (const std::string& n : s.info.notes)
       if (std::find(info.notes.begin(), info.notes.end(), n) == info.notes.end())
         info.notes.push_back(n);
@@ -170,7 +173,7 @@ int merge_command(const std::vector<std::string>& dirs, const std::string& out_d
         "{}\n"
         "reports: {}/matrix.txt {}/report.json {}/junit.xml\n",
         info.suite, first.count, results.size(), matrix, out_dir, out_dir, out_dir);
-  return exit_code_of(results, true);
+  return exit_code_of(results, true, info.backends);
 }
 
 }  // namespace poolspec::certify

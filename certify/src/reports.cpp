@@ -234,13 +234,15 @@ std::string json_report(const std::vector<JobResult>& results, const RunInfo& in
   std::set<std::string> seen;
   nlohmann::ordered_json backends = nlohmann::ordered_json::array(),
                          runs = nlohmann::ordered_json::array();
+  const auto list = [&](const BackendEntry& b) {
+    if (seen.insert(b.name + "|" + b.origin).second)
+      backends.push_back(
+          {{"name", b.name}, {"version", b.version}, {"origin", b.origin}, {"rules", b.rules}});
+  };
+  for (const BackendEntry& b : info.backends) list(b);  // those asked nothing too
   std::map<std::string, Tally> totals;
   for (const JobResult& r : results) {
-    if (seen.insert(r.backend + "|" + r.origin).second)
-      backends.push_back({{"name", r.backend},
-                          {"version", r.version},
-                          {"origin", r.origin},
-                          {"rules", r.claimed_rules}});
+    list({r.backend, r.version, r.origin, r.claimed_rules});
     ++totals[row_of(r)].count[r.verdict];
     runs.push_back(run_json(r));
   }
@@ -327,9 +329,12 @@ Result<std::vector<JobResult>> results_from_json(const std::string& json_text, R
       info->logs.emplace_back(library, log.get<std::string>());
     std::map<std::string, std::pair<std::string, std::string>>
         described;  // name|origin -> version, rules
-    for (const auto& b : j.at("backends"))
-      described[b.at("name").get<std::string>() + "|" + b.at("origin").get<std::string>()] = {
-          b.at("version").get<std::string>(), b.at("rules").get<std::string>()};
+    for (const auto& b : j.at("backends")) {
+      BackendEntry e{b.at("name").get<std::string>(), b.at("version").get<std::string>(),
+                     b.at("origin").get<std::string>(), b.at("rules").get<std::string>()};
+      described[e.name + "|" + e.origin] = {e.version, e.rules};
+      info->backends.push_back(std::move(e));
+    }
     std::vector<JobResult> out;
     for (const auto& run : j.at("runs")) {
       Result<JobResult> r = run_from_json(run, described);
@@ -415,18 +420,23 @@ Result<JobResult> run_from_line(const std::string& line) {
   }
 }
 
-int exit_code_of(const std::vector<JobResult>& results, bool whole) {
+int exit_code_of(const std::vector<JobResult>& results, bool whole,
+                 const std::vector<BackendEntry>& backends) {
   for (const JobResult& r : results)
     if (is_failure(r.verdict)) return exit_check_failed;
   if (!whole) return exit_ok;
   // Refusing every problem, or being held to rules that ask nothing, is not a pass: of the run,
-  // nor of any one backend in it (in the order the results name them).
+  // nor of any one backend in it, asked something or not (in the order the report lists them).
   std::vector<std::pair<std::string, bool>> computed;  // "<backend> (<origin>)", any computed
-  for (const JobResult& r : results) {
-    const std::string who = fmt::format("{} ({})", r.backend, r.origin);
+  const auto entry = [&](const std::string& name, const std::string& origin) {
+    const std::string who = fmt::format("{} ({})", name, origin);
     auto it = std::find_if(computed.begin(), computed.end(),
                            [&](const auto& c) { return c.first == who; });
-    if (it == computed.end()) it = computed.insert(computed.end(), {who, false});
+    return it != computed.end() ? it : computed.insert(computed.end(), {who, false});
+  };
+  for (const BackendEntry& b : backends) entry(b.name, b.origin);
+  for (const JobResult& r : results) {
+    auto it = entry(r.backend, r.origin);
     it->second = it->second || (r.verdict != Verdict::unsupported && r.rule_verdict != "invalid");
   }
   std::vector<std::string> idle;

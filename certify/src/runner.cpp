@@ -253,7 +253,8 @@ std::vector<std::string> rules_for(const BackendDescription& b,
   std::vector<std::string> out;
   for (const std::string& w : wanted) {
     const std::string r = w == "claimed" ? b.rules : w;
-    if (b.rules == "spec" && w != "claimed") continue;  // "spec" covers every rule set
+    // "spec" covers every rule set: a spec backend is held to spec, under `claimed` or `spec`.
+    if (b.rules == "spec" && w != "claimed" && w != "spec") continue;
     if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
   }
   return out;
@@ -335,8 +336,8 @@ Result<std::pair<Problem, SpecValues>> replayed(const std::string& problem_optio
 // warm-up call when one is given.
 int replay(const CertifyOptions& o, const BackendSelection& selection) {
   // The replayed problem is judged once: by one rule set's bounds and refusals, or (without
-  // --rules, so with the run's default) by none.
-  const bool rules_given = o.rules != CertifyOptions{}.rules;
+  // --rules) by none.
+  const bool rules_given = o.rules_given || o.rules != CertifyOptions{}.rules;
   if (rules_given && o.rules.size() > 1)
     return refuse(fmt::format(
         "--rules {}: a replay judges its one problem under one rule set; give one, or none",
@@ -359,6 +360,7 @@ int replay(const CertifyOptions& o, const BackendSelection& selection) {
     code = exit_check_failed;
   }
   WorkerConfig config = worker_config(o);
+  bool judged = false;  // some backend computed the problem (or refused it as its rules must)
   for (const LoadedBackend& b : selection.backends) {
     // `--rules X`: the backend is held to X's rules (`claimed`: its own), which may bound results
     // beyond its declaration (a bundle's command names them when they do).
@@ -384,9 +386,15 @@ int replay(const CertifyOptions& o, const BackendSelection& selection) {
       fmt::print("{} ({}): {}{}\n", b.name(), l, verdict_name(j.verdict),
                  j.detail.empty() ? "" : "\n" + j.detail);
       if (is_failure(j.verdict)) code = exit_check_failed;
+      judged = judged || j.verdict != Verdict::unsupported;
     }
   }
   remove_empty_logs(o.out_dir, selection);
+  if (code == exit_ok && !judged) {  // as for a run: refusing the one problem is not a pass
+    fmt::print(stderr,
+               "poolspec certify: nothing was replayed: every backend refused the problem\n");
+    return exit_check_failed;
+  }
   return code;
 }
 
@@ -863,6 +871,8 @@ int certify_command(const CertifyOptions& o) {
               "signal poolspec by its process id, and orphans are killed by /proc scans"
             : "workers run without PID namespaces (--no-pid-namespace)");
   if (!o.problem.empty()) return replay(o, *selection);
+  for (const LoadedBackend& b : selection->backends)
+    info.backends.push_back({b.name(), b.description.version, b.origin(), b.description.rules});
   // From here a stop asked for by a signal ends the run between two calls, with its reports.
   const StopSignals stop_signals;
 
@@ -1056,7 +1066,7 @@ int certify_command(const CertifyOptions& o) {
   }
   if (stopped_by != 0) return 128 + stopped_by;  // as a shell reports a process the signal ended
   // A shard may hold only refusals; the merge of the shards is judged whole.
-  return exit_code_of(results, o.shard.empty());
+  return exit_code_of(results, o.shard.empty(), info.backends);
 }
 
 }  // namespace poolspec::certify

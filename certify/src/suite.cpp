@@ -490,8 +490,15 @@ Status add_fields(std::vector<Case>& out) {
        Values::ties},
       {"i8_stride_over_kernel", "spec", "max:i8:n1c2:h7w7:k2x2:s3x3:pb0x0:pe0x0:floor",
        Values::random},
-      // -0 below +0 (StableHLO's maximum): windows of random zeros hold -0 before +0.
+      // -0 below +0 (StableHLO's maximum): windows of random zeros hold -0 before +0, as StableHLO
+      // states a max, and under the spec's rules (with indices too); and bf16's zeros, which no
+      // translated case has.
+      {"stablehlo_zeros_ordered", "stablehlo",
+       "max:f32:n1c3:h5w5:k2x2:s1x1:pb0x0:pe0x0:floor:empty=-inf:zeros=ordered",
+       Values::signed_zero},
       {"zeros_ordered", "spec", "max:f32:n1c3:h5w5:k2x2:s1x1:pb0x0:pe0x0:floor:zeros=ordered",
+       Values::signed_zero},
+      {"bf16_signed_zero", "spec", "max:bf16:n1c3:h5w5:k2x2:s1x1:pb0x0:pe0x0:floor",
        Values::signed_zero},
       {"zeros_ordered_indices", "spec",
        "max:f32:n1c3:h5w5:k2x2:s1x1:pb0x0:pe0x0:floor:idx=plane:zeros=ordered",

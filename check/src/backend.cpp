@@ -24,6 +24,7 @@ static_assert(POOLSPEC_INDICES_TENSOR == static_cast<int>(Indices::tensor));
 static_assert(POOLSPEC_COLUMN_MAJOR == static_cast<int>(IndexOrder::column_major));
 static_assert(POOLSPEC_MAX_FROM_LOWEST == static_cast<int>(MaxStart::lowest));
 static_assert(POOLSPEC_ZEROS_EITHER == static_cast<int>(Zeros::either));
+static_assert(POOLSPEC_SUBNORMALS_MAY_FLUSH == static_cast<int>(Subnormals::may_flush));
 
 namespace {
 
@@ -86,6 +87,7 @@ Result<CProblem> to_c_shape_question(const Problem& p, Layout layout) {
   c.input_zp = p.input_zp;
   c.output_zp = p.output_zp;
   c.zeros = static_cast<int32_t>(p.zeros);
+  c.subnormals = static_cast<int32_t>(p.subnormals);
   c.layout = layout == Layout::channels_last ? POOLSPEC_NHWC : POOLSPEC_NCHW;
   out.text = format_problem(p);
   c.text = out.text.c_str();
@@ -121,6 +123,7 @@ Result<Problem> from_c_problem(const poolspec_problem& c) {
   POOLSPEC_FIELD(p.index_order, index_order, IndexOrder::column_major)
   POOLSPEC_FIELD(p.max_start, max_start, MaxStart::lowest)
   POOLSPEC_FIELD(p.zeros, zeros, Zeros::either)
+  POOLSPEC_FIELD(p.subnormals, subnormals, Subnormals::may_flush)
 #undef POOLSPEC_FIELD
   if (c.layout != POOLSPEC_NCHW && c.layout != POOLSPEC_NHWC)
     return Error{fmt::format("layout={}: must be 0 (nchw) or 1 (nhwc)", c.layout)};
@@ -186,8 +189,8 @@ std::string accumulation_problem(const poolspec_accumulation& a, const Problem& 
   // The bound has no term for rounding the inputs into the sums' format: it must hold them.
   const auto narrower = [&](const char* format) {
     return fmt::format(
-        "accumulation.sum_format=POOLSPEC_{} on an {} average: the bound assumes sums at least as "
-        "wide as the data (it has no term for rounding the inputs)",
+        "accumulation.sum_format=POOLSPEC_{} for an average of {} data: the bound assumes sums at "
+        "least as wide as the data (it has no term for rounding the inputs)",
         format, dtype_name(p.dtype));
   };
   if (p.dtype == DType::f64 && a.sum_format == POOLSPEC_F32) return narrower("F32");

@@ -471,7 +471,10 @@ int command_line(int argc, const char* const* argv) {
 #if POOLSPEC_COMMAND_LINE_WITH_CERTIFY_AND_PROVE
     if (*merge_cmd) return poolspec::certify::merge_command(merge_dirs, merge_out, merge_json);
     if (*certify_cmd) {
-      if (!certify_rules.empty()) certify.rules = certify_rules;
+      if (!certify_rules.empty()) {
+        certify.rules = certify_rules;
+        certify.rules_given = true;
+      }
       if (!certify_layouts.empty()) certify.layouts = certify_layouts;
       return poolspec::certify::certify_command(certify);
     }

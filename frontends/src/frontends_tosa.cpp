@@ -170,8 +170,12 @@ Result<Frontend> resolve_tosa(std::string_view text, const FrontendInput& in, bo
   }
   // As written, a window may hold padding only (a pad as long as the kernel): it yields zero.
   if (!checked) p.empty = EmptyWindow::zero;
-  // "The sign of a zero result is not specified" (the specification's floating-point rules).
-  if (is_float(in.dtype)) p.zeros = Zeros::either;
+  // The specification's floating-point rules leave the sign of a zero result open and let an
+  // implementation flush subnormal results to zero.
+  if (is_float(in.dtype)) {
+    p.zeros = Zeros::either;
+    p.subnormals = Subnormals::may_flush;
+  }
   if (Status s = validate(p); !s) return s.error();
   Frontend f = framed(std::move(p), in.input_shape, true);
   if (avg) f.operator_name = fmt::format("{} (acc_type {})", context, accumulator);

@@ -102,7 +102,7 @@ def test_errors_name_the_attribute_its_value_and_the_rule():
     with pytest.raises(poolspec.Error, match="accumulation.extra_operations=1000: must be 0..16"):
         poolspec.check(p, np.zeros((1, 1, 4, 4), np.float32), np.zeros((1, 1, 2, 2), np.float32),
                        accumulation=dict(sum_format="f32", extra_operations=1000))
-    with pytest.raises(poolspec.Error, match="sum_format=POOLSPEC_F16 on an f32 average"):
+    with pytest.raises(poolspec.Error, match="sum_format=POOLSPEC_F16 for an average of f32 data"):
         poolspec.check(p, np.zeros((1, 1, 4, 4), np.float32), np.zeros((1, 1, 2, 2), np.float32),
                        accumulation="f16")
     assert issubclass(poolspec.Error, ValueError)

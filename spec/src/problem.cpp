@@ -1,5 +1,9 @@
 #include "poolspec/problem.hpp"
 
+#include <cmath>
+
+#include "poolspec/tensor.hpp"
+
 namespace poolspec {
 
 std::string_view op_name(Op op) { return op == Op::avg ? "avg" : "max"; }
@@ -74,6 +78,21 @@ std::string_view zeros_name(Zeros z) {
   return "?";
 }
 
+std::string_view subnormals_name(Subnormals s) {
+  return s == Subnormals::exact ? "exact" : "may_flush";
+}
+
+bool same_result(const Problem& p, double expected, double got) {
+  if (same_value(p.dtype, expected, got)) return true;
+  if (!is_float(p.dtype) || got != 0) return false;
+  const bool either_sign = p.zeros == Zeros::either;
+  if (expected == 0) return either_sign;
+  const bool subnormal = std::isfinite(expected) &&
+                         std::fabs(expected) < std::ldexp(1.0, float_format(p.dtype).min_exponent);
+  return subnormal && p.subnormals == Subnormals::may_flush &&
+         (either_sign || std::signbit(expected) == std::signbit(got));
+}
+
 std::vector<int64_t> input_shape(const Problem& p) {
   std::vector<int64_t> shape{p.batch, p.channels};
   for (const Axis& a : p.axes) shape.push_back(a.extent);
@@ -87,6 +106,7 @@ Problem canonical_problem(const Problem& p) {
   if (c.op == Op::max || is_float(c.dtype)) c.int_rounding = defaults.int_rounding;
   if (!is_float(c.dtype) || (c.op == Op::avg && c.zeros == Zeros::ordered))
     c.zeros = defaults.zeros;
+  if (!is_float(c.dtype)) c.subnormals = defaults.subnormals;
   return c;
 }
 

@@ -51,6 +51,7 @@ constexpr Indices all_indices[] = {Indices::plane, Indices::tensor};
 constexpr IndexOrder all_orders[] = {IndexOrder::row_major, IndexOrder::column_major};
 constexpr MaxStart all_starts[] = {MaxStart::first, MaxStart::lowest};
 constexpr Zeros all_zeros[] = {Zeros::equal, Zeros::ordered, Zeros::either};
+constexpr Subnormals all_subnormals[] = {Subnormals::exact, Subnormals::may_flush};
 
 class Parser {
  public:
@@ -133,6 +134,8 @@ class Parser {
       return fail(f, field, "only an average of an integer dtype has zero points");
     if (key == "zeros" && !is_float(p.dtype))
       return fail(f, field, "only a float dtype has two zeros");
+    if (key == "subnormals" && !is_float(p.dtype))
+      return fail(f, field, "only a float dtype has subnormals");
     if (field == "zeros=ordered" && p.op == Op::avg)
       return fail(f, field, "only a max orders -0 below +0 (an average compares no values)");
     if (key == "round" && (p.op == Op::max || is_float(p.dtype)))
@@ -222,6 +225,8 @@ class Parser {
     if (key == "start") return option(p.max_start, all_starts, max_start_name, "first lowest");
     if (key == "order") return option(p.index_order, all_orders, index_order_name, "row col");
     if (key == "zeros") return option(p.zeros, all_zeros, zeros_name, "equal ordered either");
+    if (key == "subnormals")
+      return option(p.subnormals, all_subnormals, subnormals_name, "exact may_flush");
     if (eq == std::string_view::npos)
       return fail(f, field,
                   "unknown field: expected k s dl pb pe, a divisor (exclude include_clip "
@@ -333,6 +338,8 @@ std::string format_problem(const Problem& p) {
   if (p.max_start != defaults.max_start) s += fmt::format(":start={}", max_start_name(p.max_start));
   if (canonical_problem(p).zeros != defaults.zeros)
     s += fmt::format(":zeros={}", zeros_name(p.zeros));
+  if (canonical_problem(p).subnormals != defaults.subnormals)
+    s += fmt::format(":subnormals={}", subnormals_name(p.subnormals));
   return s;
 }
 

@@ -5,11 +5,16 @@
  *   tosa-accepts-inexact   runs windows that do not fit exactly (idiv_check)             FAIL
  *   tosa-pads-unchecked    runs pads as long as the kernel                               FAIL
  *   tosa-crash-past-level  aborts on a kernel or stride past the 8K level                CRASH
+ *   tosa-float-freedoms    tosa-checked, then every subnormal result flushed to +0 and     PASS
+ *                          every zero's sign flipped: what TOSA's floating-point rules
+ *                          allow (zeros=either, subnormals=may_flush), and no other rules
  * f32 only (TOSA's int8 division is not computed), NCHW only (the minimal backend's layout). */
 #define poolspec_backend_entry minimal_backend_entry
 #include "minimal_backend.c"
 #undef poolspec_backend_entry
 
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 
 enum { check_fit = 1, check_pads = 2, check_level = 4, all_checks = 7 };
@@ -83,6 +88,19 @@ static int level_run(const poolspec_backend* self, const poolspec_problem* p, co
   return minimal_run(self, p, in, out, indices, message, size);
 }
 
+static int freedoms_run(const poolspec_backend* self, const poolspec_problem* p, const void* in, void* out,
+                        int64_t* indices, char* message, size_t size) {
+  const int status = minimal_run(self, p, in, out, indices, message, size);
+  int64_t n = p->batch * p->channels;
+  for (int a = 0; a < p->spatial_rank; ++a) n *= p->axes[a].output;
+  float* y = (float*)out; /* tosa_supports takes f32 only */
+  for (int64_t i = 0; i < n; ++i) {
+    if (y[i] != 0 && fabsf(y[i]) < FLT_MIN) y[i] = 0.0f;
+    else if (y[i] == 0) y[i] = signbit(y[i]) ? 0.0f : -0.0f;
+  }
+  return status;
+}
+
 #define TOSA_BACKEND(name, supports, run) \
   { POOLSPEC_BACKEND_ABI_VERSION, name, "1.0", "tosa", {POOLSPEC_F64, 1, 1.0, 0}, NULL, supports, run, NULL, NULL }
 
@@ -91,6 +109,7 @@ const poolspec_backend* poolspec_backend_entry(uint32_t index) {
       TOSA_BACKEND("tosa-checked", checked_supports, minimal_run),
       TOSA_BACKEND("tosa-accepts-inexact", inexact_supports, minimal_run),
       TOSA_BACKEND("tosa-pads-unchecked", pads_supports, minimal_run),
-      TOSA_BACKEND("tosa-crash-past-level", level_supports, level_run)};
+      TOSA_BACKEND("tosa-crash-past-level", level_supports, level_run),
+      TOSA_BACKEND("tosa-float-freedoms", checked_supports, freedoms_run)};
   return index < sizeof backends / sizeof backends[0] ? &backends[index] : NULL;
 }

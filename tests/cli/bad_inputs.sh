@@ -129,6 +129,9 @@ bad 'no case of suite smoke matches' -- "$poolspec" certify --backend reference 
 bad '--input: only with --problem' -- "$poolspec" certify --backend reference --input "$work/x.npy" --out "$work/cert"
 bad '--rules onnx,tosa: a replay judges its one problem under one rule set' -- "$poolspec" certify --backend reference \
   --problem "$p4" --rules onnx,tosa --out "$work/cert"
+# The run's default typed out is two rule sets too.
+bad '--rules claimed,openvino: a replay judges its one problem under one rule set' -- "$poolspec" certify \
+  --backend reference --problem "$p4" --rules claimed,openvino --out "$work/cert"
 # Integers are decimal and within their type: never clamped, wrapped or read in another base.
 bad '99999999999999999999 is out of range \(-9223372036854775808 to 9223372036854775807\)' -- \
   "$poolspec" run "$p4" --input "$work/x.npy" --output "$work/keep.npy" --max-elements 99999999999999999999

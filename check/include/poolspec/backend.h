@@ -19,11 +19,13 @@
  * that declares version 1 or 2 is never asked to support or run a problem that needs them (a
  * nonzero zero point or that rounding): it could not know what they mean, so such a problem counts
  * as unsupported, with that reason.
- * Version 4: the backend struct is version 2's; the problem gains `zeros` after `output_zp`, how
- * a float result treats -0 and +0 (POOLSPEC_ZEROS_EQUAL in every problem before it). A backend
- * that declares version 1, 2 or 3 is never asked a problem with POOLSPEC_ZEROS_ORDERED (a max
- * that orders -0 below +0); POOLSPEC_ZEROS_EITHER asks nothing of a backend that it did not
- * already do, so those problems reach every version. Any other version is refused by name and
+ * Version 4: the backend struct is version 2's; the problem gains `zeros` and `subnormals` after
+ * `output_zp`: how a float result treats -0 and +0, and whether a subnormal result may be
+ * flushed to zero (POOLSPEC_ZEROS_EQUAL and POOLSPEC_SUBNORMALS_EXACT in every problem before
+ * it). A backend that declares version 1, 2 or 3 is never asked a problem with
+ * POOLSPEC_ZEROS_ORDERED (a max that orders -0 below +0); POOLSPEC_ZEROS_EITHER and
+ * POOLSPEC_SUBNORMALS_MAY_FLUSH only allow more results, asking nothing of a backend that it did
+ * not already do, so those problems reach every version. Any other version is refused by name and
  * number. */
 #ifndef POOLSPEC_BACKEND_H
 #define POOLSPEC_BACKEND_H
@@ -93,6 +95,9 @@ enum poolspec_zeros {
   POOLSPEC_ZEROS_ORDERED = 1,
   POOLSPEC_ZEROS_EITHER = 2
 };
+/* Version 4. EXACT: subnormal results as the rules give them. MAY_FLUSH: a subnormal result may
+ * be returned as a zero (TOSA permits flushing subnormal outputs). Integer problems are EXACT. */
+enum poolspec_subnormals { POOLSPEC_SUBNORMALS_EXACT = 0, POOLSPEC_SUBNORMALS_MAY_FLUSH = 1 };
 /* Memory order of input, output and indices: (N, C, d1..dn) or (N, d1..dn, C), dense. */
 enum poolspec_layout { POOLSPEC_NCHW = 0, POOLSPEC_NHWC = 1 };
 
@@ -120,7 +125,8 @@ typedef struct poolspec_problem {
    * input_zp is subtracted from each input value summed, output_zp added to the rounded quotient
    * before it is saturated to the dtype. */
   int64_t input_zp, output_zp;
-  int32_t zeros; /* version 4: enum poolspec_zeros */
+  int32_t zeros;      /* version 4: enum poolspec_zeros */
+  int32_t subnormals; /* version 4: enum poolspec_subnormals */
 } poolspec_problem;
 
 /* How a backend's float averages are computed, from which the runner derives the tolerance

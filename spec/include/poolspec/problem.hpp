@@ -66,6 +66,13 @@ enum class MaxStart { first, lowest };
 // Integer dtypes have one zero: they keep `equal`, as an average does `ordered`.
 enum class Zeros { equal, ordered, either };
 
+// Float results that are subnormal.
+//   exact:     as the rules compute them.
+//   may_flush: a subnormal result may come back as a zero (of its sign, or either sign with
+//              zeros=either): TOSA permits flushing subnormal outputs.
+// Integer dtypes keep `exact`.
+enum class Subnormals { exact, may_flush };
+
 // One spatial axis: its input extent and the window attributes along it.
 struct Axis {
   int64_t extent = 1;
@@ -101,8 +108,9 @@ struct Problem {
   // With indices == tensor: the flat offset over the whole tensor, taken modulo
   // prod(input_shape[index_axis:]) (OpenVINO MaxPool-8's `axis`); 0 keeps the whole offset.
   int64_t index_axis = 0;
-  MaxStart max_start = MaxStart::first;  // max only
-  Zeros zeros = Zeros::equal;            // float dtypes only; ordered for a max only
+  MaxStart max_start = MaxStart::first;       // max only
+  Zeros zeros = Zeros::equal;                 // float dtypes only; ordered for a max only
+  Subnormals subnormals = Subnormals::exact;  // float dtypes only
 
   bool operator==(const Problem&) const = default;
 };
@@ -122,6 +130,12 @@ std::string_view indices_name(Indices);
 std::string_view index_order_name(IndexOrder);
 std::string_view max_start_name(MaxStart);
 std::string_view zeros_name(Zeros);
+std::string_view subnormals_name(Subnormals);
+
+// Whether `got` is right where the rules give `expected`: the same value (same_value), or what
+// the problem's float freedoms allow in its place: a zero of the other sign (zeros=either), a
+// zero for a subnormal (subnormals=may_flush).
+bool same_result(const Problem& p, double expected, double got);
 
 // Input shape (N, C, d1..dn).
 std::vector<int64_t> input_shape(const Problem& p);
@@ -130,8 +144,8 @@ std::vector<int64_t> input_shape(const Problem& p);
 Status validate(const Problem& p);
 
 // The problem with the fields that do not apply to its op and dtype at their defaults: the NaN
-// policy of an average, the integer rounding of a max or of a float average, the zeros of an
-// integer dtype and an average's zeros=ordered. No rule reads them
+// policy of an average, the integer rounding of a max or of a float average, the zeros and
+// subnormals of an integer dtype and an average's zeros=ordered. No rule reads them
 // (a front-end may set them for both ops); a problem string holds only what applies, so
 // parse_problem(format_problem(p)) == canonical_problem(p).
 Problem canonical_problem(const Problem& p);
