@@ -175,58 +175,59 @@ namespace {
 
 int accept_everything(const poolspec_backend*, const poolspec_problem*, char*, size_t) { return 1; }
 
+// A backend of this ABI version whose supports would accept anything.
+poolspec_backend accepting(uint32_t abi_version, const char* name) {
+  poolspec_backend b{};
+  b.abi_version = abi_version;
+  b.name = name;
+  b.supports = accept_everything;
+  return b;
+}
+
+// Why the engine refuses the problem ("" when it takes it).
+std::string refusal_of(const AbiEngine& engine, const char* problem) {
+  const Status s = engine.supports(parse_problem(problem).value(), Layout::channels_first);
+  return s ? "" : s.error().message;
+}
+
 }  // namespace
 
 TEST_CASE("backend ABI: a version-2 backend is never asked about zero points or TOSA's division") {
   // A version-2 backend could not know what input_zp or round=tosa mean: poolspec answers for it
   // that the problem is unsupported, with the reason, and never calls its supports (which here
   // would accept anything).
-  poolspec_backend b{};
-  b.abi_version = POOLSPEC_BACKEND_ABI_VERSION_2;
-  b.name = "version-2";
-  b.supports = accept_everything;
+  poolspec_backend b = accepting(POOLSPEC_BACKEND_ABI_VERSION_2, "version-2");
   const AbiEngine engine(b);
-  const Problem zero_points =
-      parse_problem("avg:i8:n1c1:w4:k2:s2:pb0:pe0:exclude:floor:input_zp=3").value();
-  const Status refused = engine.supports(zero_points, Layout::channels_first);
-  REQUIRE(!refused);
-  CHECK(refused.error().message ==
+  const char* zero_points = "avg:i8:n1c1:w4:k2:s2:pb0:pe0:exclude:floor:input_zp=3";
+  const char* tosa = "avg:i8:n1c1:w4:k2:s2:pb0:pe0:exclude:floor:round=tosa";
+  CHECK(refusal_of(engine, zero_points) ==
         "zero points (input_zp=3, output_zp=0) need ABI version 3; the backend declares version 2");
-  const Problem tosa =
-      parse_problem("avg:i8:n1c1:w4:k2:s2:pb0:pe0:exclude:floor:round=tosa").value();
-  const Status refused_tosa = engine.supports(tosa, Layout::channels_first);
-  REQUIRE(!refused_tosa);
-  CHECK(refused_tosa.error().message ==
+  CHECK(refusal_of(engine, tosa) ==
         "round=tosa needs ABI version 3; the backend declares version 2");
   // Problems version 2 can state still reach it; a version-3 backend is asked everything.
-  CHECK(engine.supports(parse_problem("avg:i8:n1c1:w4:k2:s2:pb0:pe0:exclude:floor").value(),
-                        Layout::channels_first));
-  b.abi_version = POOLSPEC_BACKEND_ABI_VERSION;
-  CHECK(engine.supports(zero_points, Layout::channels_first));
-  CHECK(engine.supports(tosa, Layout::channels_first));
+  CHECK(refusal_of(engine, "avg:i8:n1c1:w4:k2:s2:pb0:pe0:exclude:floor").empty());
+  b.abi_version = POOLSPEC_BACKEND_ABI_VERSION_3;
+  CHECK(refusal_of(engine, zero_points).empty());
+  CHECK(refusal_of(engine, tosa).empty());
 }
 
 TEST_CASE("backend ABI: before version 4 a backend is never asked to order -0 below +0") {
-  poolspec_backend b{};
-  b.abi_version = POOLSPEC_BACKEND_ABI_VERSION_3;
-  b.name = "version-3";
-  b.supports = accept_everything;
+  poolspec_backend b = accepting(POOLSPEC_BACKEND_ABI_VERSION_3, "version-3");
   const AbiEngine engine(b);
-  const Problem ordered =
-      parse_problem("max:f32:n1c1:w4:k2:s2:pb0:pe0:floor:zeros=ordered").value();
-  const Status refused = engine.supports(ordered, Layout::channels_first);
-  REQUIRE(!refused);
-  CHECK(refused.error().message ==
+  const char* ordered = "max:f32:n1c1:w4:k2:s2:pb0:pe0:floor:zeros=ordered";
+  CHECK(refusal_of(engine, ordered) ==
         "zeros=ordered needs ABI version 4; the backend declares version 3");
-  // zeros=either asks nothing new: a zero of the sign the first-value rule gives is right too.
-  CHECK(engine.supports(parse_problem("max:f32:n1c1:w4:k2:s2:pb0:pe0:floor:zeros=either").value(),
-                        Layout::channels_first));
-  // The field crosses the ABI both ways.
-  const CProblem c = to_c_problem(ordered, Layout::channels_first).value();
+  // zeros=either and subnormals=may_flush ask nothing new: they only allow more results.
+  CHECK(refusal_of(engine, "max:f32:n1c1:w4:k2:s2:pb0:pe0:floor:zeros=either").empty());
+  CHECK(refusal_of(engine, "max:f32:n1c1:w4:k2:s2:pb0:pe0:floor:subnormals=may_flush").empty());
+  // The fields cross the ABI both ways.
+  const Problem both = parse_problem(std::string(ordered) + ":subnormals=may_flush").value();
+  const CProblem c = to_c_problem(both, Layout::channels_first).value();
   CHECK(c.problem.zeros == POOLSPEC_ZEROS_ORDERED);
-  CHECK(from_c_problem(c.problem).value() == ordered);
+  CHECK(c.problem.subnormals == POOLSPEC_SUBNORMALS_MAY_FLUSH);
+  CHECK(from_c_problem(c.problem).value() == both);
   b.abi_version = POOLSPEC_BACKEND_ABI_VERSION;
-  CHECK(engine.supports(ordered, Layout::channels_first));
+  CHECK(refusal_of(engine, ordered).empty());
 }
 
 TEST_CASE("a declaration of sums narrower than the data is refused for that problem") {

@@ -129,9 +129,10 @@ std::string json_report(const std::vector<JobResult>& results, const RunInfo& in
                         int indent = 1);  // -1: one line (stdout)
 std::string junit_report(const std::vector<JobResult>& results, const RunInfo& info);
 // The exit code of a run's results: exit_check_failed when a run failed, or, for a whole run
-// (`whole`: not a shard), when nothing was computed -- no run of a problem its rules define, and no
-// shape question, was answered by any backend (a problem the rules make invalid asks for a
-// refusal, not a computation) -- saying why on stderr; else exit_ok.
+// (`whole`: not a shard), when nothing was computed of some backend of `backends` (every one
+// loaded) -- no run of a problem its rules define, and no shape question, was answered by it (a
+// problem the rules make invalid asks for a refusal, not a computation) -- naming them on
+// stderr; else exit_ok.
 int exit_code_of(const std::vector<JobResult>& results, bool whole,
                  const std::vector<BackendEntry>& backends);
 
