@@ -419,10 +419,11 @@ def check(p: Union[Problem, str], x: Any, y: Any, *, indices: Any = None,
     """Checks an implementation's output `y` (and max `indices`) for input `x` against the spec.
 
     accumulation: how the implementation sums a float average, from which the tolerance is
-    derived: "exact" (correctly rounded, the default), "f64", "f32" or "f16" (sums in that format,
-    one division, the quotient rounded once; f16 sums for f16 data only), or a mapping with backend.h's fields (sum_format,
-    extra_operations, output_ulps, integer_units), validated against their ranges. Max results
-    and integer averages are compared bit for bit.
+    derived: "exact" (correctly rounded, the default), "f64", "f32" or "f16" (sums in that
+    format, one division, the quotient rounded once; f16 sums for f16 data only), or a mapping
+    with backend.h's fields (sum_format, extra_operations, output_ulps, integer_units), validated
+    against their ranges. Max results and integer averages are compared bit for bit (up to the
+    zeros a problem's zeros=either and subnormals=may_flush allow).
     sample: None (the default) compares every element with the spec's exact evaluation. N > 0
     checks N elements (half of them on the border), 0 every element, by the linked-in checker,
     which reads the tensors in place and is much faster; its float tolerance adds the reference

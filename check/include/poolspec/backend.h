@@ -13,7 +13,7 @@
  *
  * Version 2: version 1's struct with `output_shape` after its last member. A library built against
  * version 1 (the struct without it) loads as it did: poolspec reads output_shape only from a struct
- * that declares version 2 or 3.
+ * that declares version 2 or later.
  * Version 3: the backend struct is version 2's; the problem gains TOSA's integer average
  * (`input_zp` and `output_zp` after `text`, and int_rounding POOLSPEC_TOSA_DIVISION). A backend
  * that declares version 1 or 2 is never asked to support or run a problem that needs them (a
@@ -21,8 +21,8 @@
  * as unsupported, with that reason.
  * Version 4: the backend struct is version 2's; the problem gains `zeros` and `subnormals` after
  * `output_zp`: how a float result treats -0 and +0, and whether a subnormal result may be
- * flushed to zero (POOLSPEC_ZEROS_EQUAL and POOLSPEC_SUBNORMALS_EXACT in every problem before
- * it). A backend that declares version 1, 2 or 3 is never asked a problem with
+ * flushed to zero (POOLSPEC_ZEROS_EQUAL and POOLSPEC_SUBNORMALS_EXACT are what every problem
+ * meant before). A backend that declares version 1, 2 or 3 is never asked a problem with
  * POOLSPEC_ZEROS_ORDERED (a max that orders -0 below +0); POOLSPEC_ZEROS_EITHER and
  * POOLSPEC_SUBNORMALS_MAY_FLUSH only allow more results, asking nothing of a backend that it did
  * not already do, so those problems reach every version. Any other version is refused by name and
@@ -134,7 +134,8 @@ typedef struct poolspec_problem {
  * may differ from the exact one by gamma(K + extra_operations) * A / d plus output_ulps ulps of
  * the result, with gamma(n) = n u / (1 - n u) for the unit roundoff u of sum_format.
  * sum_format POOLSPEC_EXACT_SUMS: correctly rounded (the tolerance is 0). Max results and integer
- * averages are compared bit for bit, or within integer_units for an approximate integer divide. */
+ * averages are compared bit for bit, or within integer_units for an approximate integer divide;
+ * a problem's zeros=either and subnormals=may_flush accept the zeros they allow besides. */
 #define POOLSPEC_EXACT_SUMS (-1)
 typedef struct poolspec_accumulation {
   int32_t sum_format;       /* POOLSPEC_EXACT_SUMS, POOLSPEC_F64, POOLSPEC_F32 or POOLSPEC_F16 (no

@@ -1,6 +1,7 @@
 // Holding an engine to the spec (docs/design.md §5): every output element compared with the
-// spec's, max and integer results bit for bit, float averages within the bound the engine
-// declares, derived per element from its window (never a hand-tuned threshold).
+// spec's, max and integer results bit for bit (up to the zeros that zeros=either and
+// subnormals=may_flush allow), float averages within the bound the engine declares, derived per
+// element from its window (never a hand-tuned threshold).
 #pragma once
 
 #include <cstddef>

@@ -63,7 +63,7 @@ enum class MaxStart { first, lowest };
 //            both has the maximum +0, its index the first +0's.
 //   either:  as equal, but a zero result of either sign is right (TOSA: the sign of a zero
 //            result is not specified). No index is asked with it: which zero's would be open.
-// Integer dtypes have one zero: they keep `equal`, as an average does `ordered`.
+// Integer dtypes have one zero and averages order nothing: `ordered` is a float max's only.
 enum class Zeros { equal, ordered, either };
 
 // Float results that are subnormal.
