@@ -110,12 +110,13 @@ inline Problem consume_problem(FuzzedDataProvider& in, const ProblemLimits& limi
     if (p.indices == Indices::tensor)
       p.index_axis = in.ConsumeIntegralInRange<int64_t>(0, rank + 1);
     if (p.nan == NanPolicy::ignore && in.ConsumeBool()) p.max_start = MaxStart::lowest;
-    // Only a max reads this byte, so the committed average inputs decode as they did.
+    // Only a max reads these bytes, so the committed average inputs decode as they did.
     if (is_float(p.dtype))
       p.zeros =
           pick(in, std::array<Zeros, 4>{Zeros::equal, Zeros::equal, Zeros::ordered, Zeros::either});
     if (p.zeros == Zeros::either && p.indices != Indices::none && !limits.raw_attributes)
       p.zeros = Zeros::equal;  // validate() refuses it: only raw attributes keep it
+    if (is_float(p.dtype) && in.ConsumeBool()) p.subnormals = Subnormals::may_flush;
   }
   p.empty = pick(
       in, std::array<EmptyWindow, 6>{EmptyWindow::error, EmptyWindow::zero, EmptyWindow::nan,

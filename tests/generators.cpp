@@ -102,6 +102,7 @@ rc::Gen<Problem> problem_gen(const CaseOptions& options) {
       p.zeros = *rc::gen::element(Zeros::equal, Zeros::equal, Zeros::ordered, Zeros::either);
       if (p.op == Op::avg && p.zeros == Zeros::ordered) p.zeros = Zeros::equal;
       if (p.indices != Indices::none && p.zeros == Zeros::either) p.zeros = Zeros::equal;
+      p.subnormals = *rc::gen::element(Subnormals::exact, Subnormals::exact, Subnormals::may_flush);
     }
     p.empty = is_float(p.dtype) ? *rc::gen::element(EmptyWindow::zero, EmptyWindow::nan,
                                                     EmptyWindow::lowest, EmptyWindow::neg_inf)

@@ -323,6 +323,15 @@ TEST_CASE("a backend that computed nothing is not certified, whatever the others
   o.backends = {"reference"};
   o.rules = {"spec"};
   CHECK(count(certify(o, "spec-under-spec"), "reference@spec", "PASS") > 0);
+  // A replay that every backend refuses replayed nothing: exit 1; one backend computing it is 0.
+  CertifyOptions replay;
+  replay.backends = {POOLSPEC_MINIMAL_BACKEND};
+  replay.layouts = {"nchw"};
+  replay.problem = "avg:f64:n1c1:w4:k2:s2:pb0:pe0:exclude:floor";
+  replay.out_dir = std::string(POOLSPEC_TEST_OUT) + "/replay-refused";
+  CHECK(poolspec::certify::certify_command(replay) == poolspec::exit_check_failed);
+  replay.backends = {POOLSPEC_MINIMAL_BACKEND, "reference"};
+  CHECK(poolspec::certify::certify_command(replay) == poolspec::exit_ok);
 }
 
 TEST_CASE("merge joins the shards of one run into its reports, and refuses what is not that") {

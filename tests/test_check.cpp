@@ -129,14 +129,24 @@ TEST_CASE("check: one checker shared by threads counts every call once") {
   CHECK(checker.stats().checked_elements == 4000);
 }
 
+namespace {
+
+// Options under which poolspec_check checks every call whole: no sampling, nothing skipped.
+poolspec_check_options checking_every_call(poolspec_accumulation accumulation) {
+  poolspec_check_options options = poolspec_check_default_options();
+  options.samples = 0;
+  options.rate = 1;
+  options.accumulation = accumulation;
+  return options;
+}
+
+}  // namespace
+
 TEST_CASE("check: the C API finds the same mismatch, with the caller's declared accumulation") {
   const Problem p = parse_problem("avg:f32:n1c2:h6w6:k3x3:s2x2:pb1x1:pe1x1:exclude:ceil").value();
   Buffers b = computed(p, Layout::channels_last);
   const CProblem c = to_c_problem(p, Layout::channels_last).value();
-  poolspec_check_options options = poolspec_check_default_options();
-  options.samples = 0;
-  options.rate = 1;
-  options.accumulation = {POOLSPEC_F32, 1, 0.5, 0};
+  poolspec_check_options options = checking_every_call({POOLSPEC_F32, 1, 0.5, 0});
   poolspec_checker* checker = poolspec_checker_create(&options);
   REQUIRE(checker);
   poolspec_mismatch m{};
@@ -169,6 +179,44 @@ TEST_CASE("check: the C API finds the same mismatch, with the caller's declared 
   poolspec_checker* declared = poolspec_checker_create(&options);
   CHECK(declared != nullptr);
   poolspec_checker_destroy(declared);
+}
+
+TEST_CASE("check: the C API takes what zeros=either and subnormals=may_flush allow, and no more") {
+  // One window of 2 taps over {-0, subnormal}: the maximum is the subnormal 2^-130 > -0.
+  const auto check_with = [](const char* text, float got) {
+    const Problem p = parse_problem(text).value();
+    const CProblem c = to_c_problem(p, Layout::channels_first).value();
+    const float input[2] = {-0.0f, std::ldexp(1.0f, -130)};
+    const poolspec_check_options options =
+        checking_every_call(poolspec_check_default_options().accumulation);
+    poolspec_checker* checker = poolspec_checker_create(&options);
+    REQUIRE(checker);
+    poolspec_mismatch m{};
+    const int result = poolspec_check(checker, &c.problem, input, &got, nullptr, &m);
+    poolspec_checker_destroy(checker);
+    return result;
+  };
+  const char* exact = "max:f32:n1c1:w2:k2:s1:pb0:pe0:floor";
+  const std::string flush = std::string(exact) + ":subnormals=may_flush";
+  const std::string both = flush + ":zeros=either";
+  CHECK(check_with(exact, std::ldexp(1.0f, -130)) == 0);
+  CHECK(check_with(exact, 0.0f) == 1);           // a flush the problem does not allow
+  CHECK(check_with(flush.c_str(), 0.0f) == 0);   // flushed, with its sign
+  CHECK(check_with(flush.c_str(), -0.0f) == 1);  // the sign of the subnormal is kept
+  CHECK(check_with(both.c_str(), -0.0f) == 0);   // unless either sign is right
+  CHECK(check_with(both.c_str(), std::ldexp(1.0f, -129)) == 1);  // another value is wrong
+  // Sums narrower than the data cannot bound an average: 2, as for an invalid problem.
+  const Problem avg = parse_problem("avg:f32:n1c1:w2:k2:s1:pb0:pe0:exclude:floor").value();
+  const CProblem c = to_c_problem(avg, Layout::channels_first).value();
+  const poolspec_check_options options = checking_every_call({POOLSPEC_F16, 1, 0.5, 0});
+  poolspec_checker* checker = poolspec_checker_create(&options);
+  REQUIRE(checker);
+  const float input[2] = {1, 2}, output = 1.5f;
+  poolspec_mismatch m{};
+  CHECK(poolspec_check(checker, &c.problem, input, &output, nullptr, &m) == 2);
+  CHECK(std::string(m.message).find("POOLSPEC_F16 for an average of f32 data") !=
+        std::string::npos);
+  poolspec_checker_destroy(checker);
 }
 
 namespace {

@@ -303,5 +303,34 @@ TEST_CASE("StableHLO C15: a dimension without a window is an empty result, in St
             .has_value());
 }
 
+TEST_CASE("the IRs' float rules: StableHLO orders -0 below +0, TOSA leaves zeros and subnormals") {
+  // StableHLO's maximum is IEEE 754-2019's: a float max is zeros=ordered; an integer max or an
+  // average orders nothing.
+  const auto shlo = [](Op op, DType dtype) {
+    Result<Frontend> f = from_stablehlo("window_dimensions=1,1,2,2 window_strides=1,1,2,2",
+                                        {op, dtype, {1, 1, 4, 4}});
+    REQUIRE_MESSAGE(f.ok(), (f.ok() ? "" : f.error().message));
+    return f->problem;
+  };
+  CHECK(shlo(Op::max, DType::f32).zeros == Zeros::ordered);
+  CHECK(shlo(Op::max, DType::f16).zeros == Zeros::ordered);
+  CHECK(shlo(Op::max, DType::i8).zeros == Zeros::equal);
+  CHECK(shlo(Op::avg, DType::f32).zeros == Zeros::equal);
+  CHECK(shlo(Op::max, DType::f32).subnormals == Subnormals::exact);
+  // TOSA's floating-point rules leave a zero's sign open and allow flushing subnormal results;
+  // its integers are exact.
+  const auto tosa = [](Op op, DType dtype) {
+    Result<Frontend> f = from_tosa("kernel=2,2 stride=2,2 pad=0,0,0,0", {op, dtype, {1, 4, 4, 1}});
+    REQUIRE_MESSAGE(f.ok(), (f.ok() ? "" : f.error().message));
+    return f->problem;
+  };
+  for (Op op : {Op::avg, Op::max}) {
+    CHECK(tosa(op, DType::f32).zeros == Zeros::either);
+    CHECK(tosa(op, DType::f32).subnormals == Subnormals::may_flush);
+    CHECK(tosa(op, DType::i8).zeros == Zeros::equal);
+    CHECK(tosa(op, DType::i8).subnormals == Subnormals::exact);
+  }
+}
+
 }  // namespace
 }  // namespace poolspec

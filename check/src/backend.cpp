@@ -86,8 +86,10 @@ Result<CProblem> to_c_shape_question(const Problem& p, Layout layout) {
   c.max_start = static_cast<int32_t>(p.max_start);
   c.input_zp = p.input_zp;
   c.output_zp = p.output_zp;
-  c.zeros = static_cast<int32_t>(p.zeros);
-  c.subnormals = static_cast<int32_t>(p.subnormals);
+  // As backend.h states them: an integer problem's EQUAL and EXACT, an average's unordered zeros.
+  const Problem canonical = canonical_problem(p);
+  c.zeros = static_cast<int32_t>(canonical.zeros);
+  c.subnormals = static_cast<int32_t>(canonical.subnormals);
   c.layout = layout == Layout::channels_last ? POOLSPEC_NHWC : POOLSPEC_NCHW;
   out.text = format_problem(p);
   c.text = out.text.c_str();
