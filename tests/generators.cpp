@@ -103,6 +103,8 @@ rc::Gen<Problem> problem_gen(const CaseOptions& options) {
       if (p.op == Op::avg && p.zeros == Zeros::ordered) p.zeros = Zeros::equal;
       if (p.indices != Indices::none && p.zeros == Zeros::either) p.zeros = Zeros::equal;
       p.subnormals = *rc::gen::element(Subnormals::exact, Subnormals::exact, Subnormals::may_flush);
+      if (p.op == Op::avg && (p.dtype == DType::f16 || p.dtype == DType::bf16))
+        p.sums = *rc::gen::element(Sums::data, Sums::f32);  // elsewhere canonically data
     }
     p.empty = is_float(p.dtype) ? *rc::gen::element(EmptyWindow::zero, EmptyWindow::nan,
                                                     EmptyWindow::lowest, EmptyWindow::neg_inf)

@@ -291,6 +291,20 @@ TEST_CASE("a declaration of sums narrower than the data is refused for that prob
         "at least as wide as the data (it has no term for rounding the inputs)");
   CHECK(!accumulation_problem(f32, dbl).empty());
   CHECK(accumulation_problem(f32, single).empty());
+  // sums=f32 (TOSA's acc_type FP32) refuses f16 sums on f16 data; f32 sums are what it asks.
+  const Problem half_f32_sums = parse_problem(format_problem(half) + ":sums=f32").value();
+  CHECK(accumulation_problem(f16, half_f32_sums) ==
+        "accumulation.sum_format=POOLSPEC_F16 for an average of f16 data with sums=f32: the rules "
+        "ask for sums of f32 or wider (TOSA's acc_type FP32)");
+  CHECK(accumulation_problem(f32, half_f32_sums).empty());
+  // It crosses the ABI both ways, and every version is asked it.
+  const CProblem c = to_c_problem(half_f32_sums, Layout::channels_first).value();
+  CHECK(c.problem.sums == POOLSPEC_SUMS_F32);
+  CHECK(from_c_problem(c.problem).value() == half_f32_sums);
+  CHECK(abi_version_refuses(c.problem, POOLSPEC_BACKEND_ABI_VERSION_1).empty());
+  poolspec_problem out_of_range = c.problem;
+  out_of_range.sums = 2;
+  CHECK(from_c_problem(out_of_range).error().message == "sums=2: must be 0..1");
   // f16 sums bound with f16's unit roundoff and overflow at f16's largest value.
   const ErrorBound bound = bound_of(f16, half, "b");
   CHECK(bound.unit_roundoff == std::ldexp(1.0, -11));

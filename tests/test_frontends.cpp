@@ -332,5 +332,28 @@ TEST_CASE("the IRs' float rules: StableHLO orders -0 below +0, TOSA leaves zeros
   }
 }
 
+TEST_CASE("TOSA's acc_type: FP32 on f16 or bf16 data is sums=f32, FP16 the data's own sums") {
+  const auto sums = [](DType dtype, const char* acc_type) {
+    Result<Frontend> f = from_tosa(std::string("kernel=2,2 stride=2,2 pad=0,0,0,0") + acc_type,
+                                   {Op::avg, dtype, {1, 4, 4, 1}});
+    REQUIRE_MESSAGE(f.ok(), (f.ok() ? "" : f.error().message));
+    return f->problem.sums;
+  };
+  CHECK(sums(DType::f16, "") == Sums::f32);  // the default: the widest
+  CHECK(sums(DType::f16, " acc_type=FP32") == Sums::f32);
+  CHECK(sums(DType::f16, " acc_type=FP16") == Sums::data);
+  CHECK(sums(DType::bf16, "") == Sums::f32);
+  CHECK(canonical_problem(from_tosa("kernel=2,2 stride=2,2 pad=0,0,0,0 acc_type=FP32",
+                                    {Op::avg, DType::f32, {1, 4, 4, 1}})
+                              ->problem)
+            .sums == Sums::data);  // f32 sums are f32 data's own
+  CHECK(sums(DType::i8, "") == Sums::data);
+  // The problem string states it, and parses back.
+  const Problem p =
+      from_tosa("kernel=2,2 stride=2,2 pad=0,0,0,0", {Op::avg, DType::f16, {1, 4, 4, 1}})->problem;
+  CHECK(format_problem(p).find(":sums=f32") != std::string::npos);
+  CHECK(parse_problem(format_problem(p)).value() == canonical_problem(p));
+}
+
 }  // namespace
 }  // namespace poolspec

@@ -276,6 +276,23 @@ TEST_CASE("max: zeros=ordered puts -0 below +0, zeros=either leaves a zero's sig
         std::string::npos);
 }
 
+TEST_CASE("sums=f32: said of f16 and bf16 averages, refused where no sums are rounded") {
+  const std::string half = "avg:f16:n1c1:w4:k4:s4:pb0:pe0:exclude:floor";
+  CHECK(problem(half + ":sums=f32").sums == Sums::f32);
+  CHECK(format_problem(problem(half + ":sums=f32")) == half + ":sums=f32");
+  CHECK(format_problem(problem(half + ":sums=data")) == half);
+  CHECK(format_problem(problem("avg:bf16:n1c1:w4:k4:s4:pb0:pe0:exclude:floor:sums=f32"))
+            .ends_with(":sums=f32"));
+  // f32 sums are f32 data's own: the string drops what says nothing.
+  CHECK(format_problem(problem("avg:f32:n1c1:w4:k4:s4:pb0:pe0:exclude:floor:sums=f32")) ==
+        "avg:f32:n1c1:w4:k4:s4:pb0:pe0:exclude:floor");
+  CHECK(refusal("max:f16:n1c1:w4:k4:s4:pb0:pe0:floor:sums=f32")
+            .find("only a float average rounds its sums") != std::string::npos);
+  CHECK(refusal("avg:i8:n1c1:w4:k4:s4:pb0:pe0:exclude:floor:sums=f32")
+            .find("only a float average rounds its sums") != std::string::npos);
+  CHECK(refusal(half + ":sums=f16").find("sums must be one of data f32") != std::string::npos);
+}
+
 TEST_CASE("same_result: the value, or what zeros=either and subnormals=may_flush allow") {
   const Problem exact = problem("avg:f32:n1c1:w4:k4:s4:pb0:pe0:exclude:floor");
   const Problem tosa =

@@ -458,9 +458,10 @@ Result<Case> fields_case(const std::string& name, const char* rules, const std::
 
 // Fields of the problem model that no translated intent sets, each asked under the rule set that
 // has it ("spec": the spec's rules, which every backend claiming them, or held to them with
-// --rules spec, is asked): TOSA's zero points (padding holds no zero point), the f64, i32 and bf16
-// dtypes, every integer rounding, a bias, a batch of 3, channels past a 64-wide block, 8-bit sums
-// past 16 bits, strides over the kernel, and the index order and axis of ONNX's and OpenVINO's max
+// --rules spec, is asked): TOSA's zero points (padding holds no zero point) and acc_type FP16, the
+// f64, i32 and bf16 dtypes, every integer rounding, a bias, a batch of 3, channels past a 64-wide
+// block, 8-bit sums past 16 bits, strides over the kernel, and the index order and axis of ONNX's
+// and OpenVINO's max
 // (their problems as `poolspec shape --onnx 'kernel_shape=2,2 storage_order=1'` and --openvino
 // 'kernel=2,2 ... axis=1' --opset 8 state them).
 Status add_fields(std::vector<Case>& out) {
@@ -479,6 +480,10 @@ Status add_fields(std::vector<Case>& out) {
       {"tosa_zero_points_ties", "tosa",
        "avg:i8:n1c2:h4w4:k2x2:s2x2:pb0x0:pe0x0:exclude:floor:round=tosa:input_zp=7:output_zp=-3",
        Values::half_ties},
+      // TOSA's acc_type FP16, where its front-end's default is FP32 (sums=f32): f16 sums allowed.
+      {"tosa_acc_type_fp16", "tosa",
+       "avg:f16:n1c4:h6w6:k3x3:s1x1:pb0x0:pe0x0:exclude:floor:zeros=either:subnormals=may_flush",
+       Values::random},
       {"f64", "spec", "avg:f64:n1c3:h5w5:k3x3:s2x2:pb1x1:pe1x1:exclude:floor", Values::random},
       {"i32", "spec", "avg:i32:n1c3:h5w5:k3x3:s2x2:pb1x1:pe1x1:exclude:floor", Values::half_ties},
       {"bf16", "spec", "max:bf16:n1c3:h5w5:k3x3:s2x2:pb1x1:pe1x1:floor", Values::random},

@@ -427,10 +427,8 @@ LibraryDescription Worker::describe() {
     const std::string name = info.name, where = fmt::format("entry {}", i);
     std::string error;
     if (!abi_version_known(info.abi_version))
-      error = fmt::format("abi_version={}: this poolspec speaks versions {}, {}, {} and {}",
-                          info.abi_version, POOLSPEC_BACKEND_ABI_VERSION_1,
-                          POOLSPEC_BACKEND_ABI_VERSION_2, POOLSPEC_BACKEND_ABI_VERSION_3,
-                          POOLSPEC_BACKEND_ABI_VERSION);
+      error = fmt::format("abi_version={}: this poolspec speaks versions {}", info.abi_version,
+                          abi_versions_spoken());
     else if (!info.has_name)
       error = "name=NULL: a backend must have a name";
     else if (info.name_truncated || !name_is_valid(name))

@@ -25,6 +25,7 @@ static_assert(POOLSPEC_COLUMN_MAJOR == static_cast<int>(IndexOrder::column_major
 static_assert(POOLSPEC_MAX_FROM_LOWEST == static_cast<int>(MaxStart::lowest));
 static_assert(POOLSPEC_ZEROS_EITHER == static_cast<int>(Zeros::either));
 static_assert(POOLSPEC_SUBNORMALS_MAY_FLUSH == static_cast<int>(Subnormals::may_flush));
+static_assert(POOLSPEC_SUMS_F32 == static_cast<int>(Sums::f32));
 
 namespace {
 
@@ -86,10 +87,12 @@ Result<CProblem> to_c_shape_question(const Problem& p, Layout layout) {
   c.max_start = static_cast<int32_t>(p.max_start);
   c.input_zp = p.input_zp;
   c.output_zp = p.output_zp;
-  // As backend.h states them: an integer problem's EQUAL and EXACT, an average's unordered zeros.
+  // As backend.h states them: an integer problem's EQUAL and EXACT, an average's unordered zeros,
+  // F32 sums on f16 and bf16 averages only.
   const Problem canonical = canonical_problem(p);
   c.zeros = static_cast<int32_t>(canonical.zeros);
   c.subnormals = static_cast<int32_t>(canonical.subnormals);
+  c.sums = static_cast<int32_t>(canonical.sums);
   c.layout = layout == Layout::channels_last ? POOLSPEC_NHWC : POOLSPEC_NCHW;
   out.text = format_problem(p);
   c.text = out.text.c_str();
@@ -126,6 +129,7 @@ Result<Problem> from_c_problem(const poolspec_problem& c) {
   POOLSPEC_FIELD(p.max_start, max_start, MaxStart::lowest)
   POOLSPEC_FIELD(p.zeros, zeros, Zeros::either)
   POOLSPEC_FIELD(p.subnormals, subnormals, Subnormals::may_flush)
+  POOLSPEC_FIELD(p.sums, sums, Sums::f32)
 #undef POOLSPEC_FIELD
   if (c.layout != POOLSPEC_NCHW && c.layout != POOLSPEC_NHWC)
     return Error{fmt::format("layout={}: must be 0 (nchw) or 1 (nhwc)", c.layout)};
@@ -152,8 +156,15 @@ Result<Problem> from_c_problem(const poolspec_problem& c) {
   return p;
 }
 
+std::string abi_versions_spoken() {
+  return fmt::format("{}, {}, {}, {} and {}", POOLSPEC_BACKEND_ABI_VERSION_1,
+                     POOLSPEC_BACKEND_ABI_VERSION_2, POOLSPEC_BACKEND_ABI_VERSION_3,
+                     POOLSPEC_BACKEND_ABI_VERSION_4, POOLSPEC_BACKEND_ABI_VERSION);
+}
+
+// Version 5's `sums` is never a reason: it refuses only a declaration (accumulation_problem).
 std::string abi_version_refuses(const poolspec_problem& c, uint32_t abi_version) {
-  if (abi_version < POOLSPEC_BACKEND_ABI_VERSION && c.zeros == POOLSPEC_ZEROS_ORDERED)
+  if (abi_version < POOLSPEC_BACKEND_ABI_VERSION_4 && c.zeros == POOLSPEC_ZEROS_ORDERED)
     return fmt::format("zeros=ordered needs ABI version 4; the backend declares version {}",
                        abi_version);
   if (abi_version >= POOLSPEC_BACKEND_ABI_VERSION_3) return "";
@@ -197,6 +208,11 @@ std::string accumulation_problem(const poolspec_accumulation& a, const Problem& 
   };
   if (p.dtype == DType::f64 && a.sum_format == POOLSPEC_F32) return narrower("F32");
   if (p.dtype != DType::f16 && a.sum_format == POOLSPEC_F16) return narrower("F16");
+  if (canonical_problem(p).sums == Sums::f32 && a.sum_format == POOLSPEC_F16)
+    return fmt::format(
+        "accumulation.sum_format=POOLSPEC_F16 for an average of {} data with sums=f32: the rules "
+        "ask for sums of f32 or wider (TOSA's acc_type FP32)",
+        dtype_name(p.dtype));
   return "";
 }
 
@@ -274,10 +290,8 @@ std::unique_ptr<EngineBackend> make_engine_backend(const Engine& engine, std::st
 Status check_backend(const poolspec_backend* b) {
   if (!b) return Error{"the entry point returned no backend"};
   if (!abi_version_known(b->abi_version))
-    return Error{fmt::format("abi_version={}: this poolspec speaks versions {}, {}, {} and {}",
-                             b->abi_version, POOLSPEC_BACKEND_ABI_VERSION_1,
-                             POOLSPEC_BACKEND_ABI_VERSION_2, POOLSPEC_BACKEND_ABI_VERSION_3,
-                             POOLSPEC_BACKEND_ABI_VERSION)};
+    return Error{fmt::format("abi_version={}: this poolspec speaks versions {}", b->abi_version,
+                             abi_versions_spoken())};
   if (!b->name || !*b->name) return Error{"name: a backend must have a name"};
   if (!b->rules)
     return Error{fmt::format("{}: rules must name the framework rules it claims", b->name)};

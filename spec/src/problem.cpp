@@ -82,6 +82,8 @@ std::string_view subnormals_name(Subnormals s) {
   return s == Subnormals::exact ? "exact" : "may_flush";
 }
 
+std::string_view sums_name(Sums s) { return s == Sums::data ? "data" : "f32"; }
+
 bool same_result(const Problem& p, double expected, double got) {
   if (same_value(p.dtype, expected, got)) return true;
   if (!is_float(p.dtype) || got != 0) return false;
@@ -107,6 +109,7 @@ Problem canonical_problem(const Problem& p) {
   if (!is_float(c.dtype) || (c.op == Op::avg && c.zeros == Zeros::ordered))
     c.zeros = defaults.zeros;
   if (!is_float(c.dtype)) c.subnormals = defaults.subnormals;
+  if (c.op != Op::avg || (c.dtype != DType::f16 && c.dtype != DType::bf16)) c.sums = defaults.sums;
   return c;
 }
 

@@ -52,6 +52,7 @@ constexpr IndexOrder all_orders[] = {IndexOrder::row_major, IndexOrder::column_m
 constexpr MaxStart all_starts[] = {MaxStart::first, MaxStart::lowest};
 constexpr Zeros all_zeros[] = {Zeros::equal, Zeros::ordered, Zeros::either};
 constexpr Subnormals all_subnormals[] = {Subnormals::exact, Subnormals::may_flush};
+constexpr Sums all_sums[] = {Sums::data, Sums::f32};
 
 class Parser {
  public:
@@ -136,6 +137,8 @@ class Parser {
       return fail(f, field, "only a float dtype has two zeros");
     if (key == "subnormals" && !is_float(p.dtype))
       return fail(f, field, "only a float dtype has subnormals");
+    if (key == "sums" && (p.op == Op::max || !is_float(p.dtype)))
+      return fail(f, field, "only a float average rounds its sums");
     if (field == "zeros=ordered" && p.op == Op::avg)
       return fail(f, field, "only a max orders -0 below +0 (an average compares no values)");
     if (key == "round" && (p.op == Op::max || is_float(p.dtype)))
@@ -227,6 +230,7 @@ class Parser {
     if (key == "zeros") return option(p.zeros, all_zeros, zeros_name, "equal ordered either");
     if (key == "subnormals")
       return option(p.subnormals, all_subnormals, subnormals_name, "exact may_flush");
+    if (key == "sums") return option(p.sums, all_sums, sums_name, "data f32");
     if (eq == std::string_view::npos)
       return fail(f, field,
                   "unknown field: expected k s dl pb pe, a divisor (exclude include_clip "
@@ -340,6 +344,7 @@ std::string format_problem(const Problem& p) {
     s += fmt::format(":zeros={}", zeros_name(p.zeros));
   if (canonical_problem(p).subnormals != defaults.subnormals)
     s += fmt::format(":subnormals={}", subnormals_name(p.subnormals));
+  if (canonical_problem(p).sums != defaults.sums) s += fmt::format(":sums={}", sums_name(p.sums));
   return s;
 }
 

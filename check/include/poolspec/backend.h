@@ -25,8 +25,12 @@
  * meant before). A backend that declares version 1, 2 or 3 is never asked a problem with
  * POOLSPEC_ZEROS_ORDERED (a max that orders -0 below +0); POOLSPEC_ZEROS_EITHER and
  * POOLSPEC_SUBNORMALS_MAY_FLUSH only allow more results, asking nothing of a backend that it did
- * not already do, so those problems reach every version. Any other version is refused by name and
- * number. */
+ * not already do, so those problems reach every version.
+ * Version 5: the backend struct is version 2's; the problem gains `sums` after `subnormals`: the
+ * narrowest format a float average's sums may be rounded to (TOSA's acc_type). POOLSPEC_SUMS_F32
+ * asks nothing of a backend's results; it refuses a declaration of POOLSPEC_F16 sums for that
+ * problem, whatever the backend's version, since sums so declared are not the ones the rules ask
+ * for. Every version is asked it. Any other version is refused by name and number. */
 #ifndef POOLSPEC_BACKEND_H
 #define POOLSPEC_BACKEND_H
 
@@ -37,10 +41,11 @@
 extern "C" {
 #endif
 
-#define POOLSPEC_BACKEND_ABI_VERSION 4u
+#define POOLSPEC_BACKEND_ABI_VERSION 5u
 #define POOLSPEC_BACKEND_ABI_VERSION_1 1u /* the struct ends at `context` */
 #define POOLSPEC_BACKEND_ABI_VERSION_2 2u /* problems without zero points or TOSA's division */
 #define POOLSPEC_BACKEND_ABI_VERSION_3 3u /* problems without zeros=ordered */
+#define POOLSPEC_BACKEND_ABI_VERSION_4 4u /* problems without sums */
 #define POOLSPEC_BACKEND_ENTRY "poolspec_backend_entry"
 #define POOLSPEC_MAX_SPATIAL 8
 
@@ -98,6 +103,11 @@ enum poolspec_zeros {
 /* Version 4. EXACT: subnormal results as the rules give them. MAY_FLUSH: a subnormal result may
  * be returned as a zero (TOSA permits flushing subnormal outputs). Integer problems are EXACT. */
 enum poolspec_subnormals { POOLSPEC_SUBNORMALS_EXACT = 0, POOLSPEC_SUBNORMALS_MAY_FLUSH = 1 };
+/* Version 5. The narrowest format a float average's sums may be rounded to. DATA: the data's own.
+ * F32: f32 or wider (TOSA AVG_POOL2D's acc_type FP32 on f16 or bf16 data), so a declaration of
+ * POOLSPEC_F16 sums is refused for it. Only f16 and bf16 averages are F32; every other problem is
+ * DATA. */
+enum poolspec_sums { POOLSPEC_SUMS_DATA = 0, POOLSPEC_SUMS_F32 = 1 };
 /* Memory order of input, output and indices: (N, C, d1..dn) or (N, d1..dn, C), dense. */
 enum poolspec_layout { POOLSPEC_NCHW = 0, POOLSPEC_NHWC = 1 };
 
@@ -127,6 +137,7 @@ typedef struct poolspec_problem {
   int64_t input_zp, output_zp;
   int32_t zeros;      /* version 4: enum poolspec_zeros */
   int32_t subnormals; /* version 4: enum poolspec_subnormals */
+  int32_t sums;       /* version 5: enum poolspec_sums */
 } poolspec_problem;
 
 /* How a backend's float averages are computed, from which the runner derives the tolerance
@@ -140,7 +151,7 @@ typedef struct poolspec_problem {
 typedef struct poolspec_accumulation {
   int32_t sum_format;       /* POOLSPEC_EXACT_SUMS, POOLSPEC_F64, POOLSPEC_F32 or POOLSPEC_F16 (no
                                sums narrower than the data: POOLSPEC_F32 not for an f64 average,
-                               POOLSPEC_F16 for f16 data only) */
+                               POOLSPEC_F16 for f16 data only, and not under POOLSPEC_SUMS_F32) */
   int32_t extra_operations; /* 0..16: roundings besides the K - 1 additions: 1 for a division, 2
                                for times-the-reciprocal, +1 for a bias */
   double output_ulps;       /* 0..4: 0.5 when the quotient is rounded once into the output dtype */

@@ -32,13 +32,15 @@ Result<CProblem> to_c_problem(const Problem& p, Layout layout);
 // output_shape's question: the problem's attributes as they are, valid or not, every output
 // extent -1. Fails only beyond POOLSPEC_MAX_SPATIAL axes.
 Result<CProblem> to_c_shape_question(const Problem& p, Layout layout);
-// The versions whose struct poolspec reads: 1 (without output_shape), 2, 3 and 4.
+// The versions whose struct poolspec reads: 1 (without output_shape) to
+// POOLSPEC_BACKEND_ABI_VERSION.
 inline bool abi_version_known(uint32_t v) {
   return v >= POOLSPEC_BACKEND_ABI_VERSION_1 && v <= POOLSPEC_BACKEND_ABI_VERSION;
 }
+// "1, 2, 3, 4 and 5", for the message that refuses any other version.
+std::string abi_versions_spoken();
 // Why a backend of this ABI version may not be asked about this problem (backend.h, versions 3
-// and 4):
-// empty when it may.
+// and 4): empty when it may.
 std::string abi_version_refuses(const poolspec_problem& c, uint32_t abi_version);
 // The backend's output_shape, or NULL: never read from a version-1 struct, which ends before it.
 inline auto output_shape_of(const poolspec_backend& b) {
@@ -52,7 +54,7 @@ Layout layout_of(const poolspec_problem& c);
 // value and the rule. A declaration is validated before any bound is derived from it.
 std::string accumulation_problem(const poolspec_accumulation& a);
 // The same, and whether it can bound this problem: a float average's sums at least as wide as
-// its data (no F32 for f64, F16 only for f16).
+// its data (no F32 for f64, F16 only for f16) and as the problem's `sums` (no F16 under f32).
 std::string accumulation_problem(const poolspec_accumulation& a, const Problem& p);
 
 // The runner's tolerance for a backend's declared accumulation on one problem (backend.h), whose

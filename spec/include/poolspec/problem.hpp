@@ -73,6 +73,13 @@ enum class Zeros { equal, ordered, either };
 // Integer dtypes keep `exact`.
 enum class Subnormals { exact, may_flush };
 
+// The narrowest format a float average's sums may be rounded to, which bounds what an engine may
+// declare (its declared sums at least as wide; the spec's value itself is exact either way).
+//   data: the data's own format.
+//   f32:  f32 or wider (TOSA AVG_POOL2D's acc_type FP32 on f16 or bf16 data).
+// Only f16 and bf16 averages keep `f32`: on f32 and f64 data it is what `data` says.
+enum class Sums { data, f32 };
+
 // One spatial axis: its input extent and the window attributes along it.
 struct Axis {
   int64_t extent = 1;
@@ -111,6 +118,7 @@ struct Problem {
   MaxStart max_start = MaxStart::first;       // max only
   Zeros zeros = Zeros::equal;                 // float dtypes only; ordered for a max only
   Subnormals subnormals = Subnormals::exact;  // float dtypes only
+  Sums sums = Sums::data;                     // f16 and bf16 averages only
 
   bool operator==(const Problem&) const = default;
 };
@@ -131,6 +139,7 @@ std::string_view index_order_name(IndexOrder);
 std::string_view max_start_name(MaxStart);
 std::string_view zeros_name(Zeros);
 std::string_view subnormals_name(Subnormals);
+std::string_view sums_name(Sums);
 
 // Whether `got` is right where the rules give `expected`: the same value (same_value), or what
 // the problem's float freedoms allow in its place: a zero of the other sign (zeros=either), a
@@ -145,7 +154,8 @@ Status validate(const Problem& p);
 
 // The problem with the fields that do not apply to its op and dtype at their defaults: the NaN
 // policy of an average, the integer rounding of a max or of a float average, the zeros and
-// subnormals of an integer dtype and an average's zeros=ordered. No rule reads them
+// subnormals of an integer dtype, an average's zeros=ordered, and sums=f32 but on an f16 or bf16
+// average. No rule reads them
 // (a front-end may set them for both ops); a problem string holds only what applies, so
 // parse_problem(format_problem(p)) == canonical_problem(p).
 Problem canonical_problem(const Problem& p);
