@@ -184,8 +184,11 @@ int diff_command(const ProblemOptions& options, const std::string& input_path,
           : shape_differs ? fmt::format("DIFFERS: {}", r.first_difference)
           : r.differing == 0
               ? "agrees"
-              : fmt::format("DIFFERS in {} of {} outputs, largest by {:.4g}; first {}", r.differing,
-                            r.values.size(), r.largest, r.first_difference);
+              : fmt::format("DIFFERS in {} of {} outputs, {}; first {}", r.differing,
+                            r.values.size(),
+                            r.largest == 0 ? std::string("in the sign of zero only")
+                                           : fmt::format("largest by {:.4g}", r.largest),
+                            r.first_difference);
       block(r.translation.label,
             fmt::format("{}, output {}: {}", r.operator_name,
                         fmt::join(std::vector<int64_t>(r.shape.begin() + 2, r.shape.end()), "x"),

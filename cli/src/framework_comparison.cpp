@@ -15,11 +15,16 @@ namespace poolspec::cli {
 
 namespace {
 
-bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+// The same result: both NaN, or equal and, for zeros, of one sign unless either rule set leaves
+// the sign open (StableHLO's +0 where the first-value rule gives -0 is a difference).
+bool same(double a, double b, bool zero_sign_open) {
+  if (std::isnan(a) && std::isnan(b)) return true;
+  return a == b && (a != 0 || zero_sign_open || std::signbit(a) == std::signbit(b));
+}
 
 FrameworkRow evaluate_row(const Translation& t, const Tensor& spec_input,
                           const ProblemOptions& options) {
-  FrameworkRow row{t, "", "", t.reason, {}, {}, -1, 0, "", std::nullopt};
+  FrameworkRow row{t, "", "", t.reason, {}, {}, false, -1, 0, "", std::nullopt};
   if (t.reason.ends_with(model_cannot_state))  // its rules accept it; the model cannot state it
     row.verdict = RuleVerdict{RuleVerdict::beyond_model, t.reason, ""};
   if (!t.reason.empty()) return row;
@@ -31,6 +36,7 @@ FrameworkRow evaluate_row(const Translation& t, const Tensor& spec_input,
   }
   row.operator_name = f->operator_name;
   row.problem = format_problem(f->problem);
+  row.zero_sign_open = f->problem.zeros == Zeros::either;
   if (Status s = check_output_size(f->problem, options); !s) {  // before evaluating it
     row.refusal = s.error().message;
     return row;
@@ -58,7 +64,8 @@ void compare(FrameworkRow& row, const FrameworkRow& source, DType dtype) {
     return;
   }
   for (size_t i = 0; i < row.values.size(); ++i) {
-    if (same(row.values[i], source.values[i])) continue;
+    if (same(row.values[i], source.values[i], row.zero_sign_open || source.zero_sign_open))
+      continue;
     const double d = std::fabs(row.values[i] - source.values[i]);
     if (row.differing == 0)
       row.first_difference =

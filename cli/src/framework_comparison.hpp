@@ -21,6 +21,8 @@ struct FrameworkRow {
   std::string refusal;         // non-empty: the framework cannot express or evaluate it, why
   std::vector<int64_t> shape;  // the output, spec layout (N, C, o...)
   std::vector<double> values;
+  // Its rules leave a zero result's sign open (zeros=either, TOSA's): a zero of either sign agrees.
+  bool zero_sign_open = false;
   // Against the source: -1 = not comparable (refused); else outputs that differ.
   int64_t differing = -1;
   double largest = 0;  // the largest difference (NaN against a number: NaN)

@@ -95,6 +95,17 @@ bool same_result(const Problem& p, double expected, double got) {
          (either_sign || std::signbit(expected) == std::signbit(got));
 }
 
+bool flushed_within(const Problem& p, double expected, double allowed, double got) {
+  if (p.subnormals != Subnormals::may_flush || !is_float(p.dtype) || got != 0 ||
+      !std::isfinite(expected) || !(allowed >= 0))
+    return false;
+  const double smallest_normal = std::ldexp(1.0, float_format(p.dtype).min_exponent);
+  if (std::fabs(expected) - allowed >= smallest_normal) return false;
+  // A value of the other sign is within reach only when the bound reaches past zero.
+  return p.zeros == Zeros::either || std::fabs(expected) <= allowed ||
+         std::signbit(expected) == std::signbit(got);
+}
+
 std::vector<int64_t> input_shape(const Problem& p) {
   std::vector<int64_t> shape{p.batch, p.channels};
   for (const Axis& a : p.axes) shape.push_back(a.extent);

@@ -148,6 +148,11 @@ expect 1 'onnx@22 .*agrees' -- diff_example
 expect 1 '"disagreeing":3' -- diff_example --json
 expect 0 '0 of [0-9]+ other rules disagree' -- "$poolspec" diff --op max --input-shape 1,1,5 --onnx 'kernel_shape=2 strides=2 pads=0,1 ceil_mode=1'
 expect 2 'diff: give the problem in one framework' -- "$poolspec" diff 'avg:f32:n1c1:w4:k2:s2:pb0:pe0:exclude:floor'
+# StableHLO's maximum orders -0 below +0: its +0 differs from the first-value rule's -0 (PyTorch's).
+expect 1 'pytorch .*DIFFERS in 1 of 1 outputs, in the sign of zero only' -- "$poolspec" diff --op max --input-shape 1,1,2 --stablehlo 'window_dimensions=1,1,2' --values=-0,0
+expect 1 '\(0,0,0\): -0 here, 0 in the source' -- "$poolspec" diff --op max --input-shape 1,1,2 --stablehlo 'window_dimensions=1,1,2' --values=-0,0
+# TOSA leaves a zero's sign open: either zero agrees with it.
+expect 0 '0 of [0-9]+ other rules disagree' -- "$poolspec" diff --op max --input-shape 1,1,2,1 --tosa 'kernel=1,2 stride=1,1 pad=0,0,0,0' --values=-0,0
 
 # --- TOSA: the three verdicts (docs/semantics.md, TOSA) ---
 tosa_avg() { "$poolspec" shape --op avg --dtype i8 "$@"; }

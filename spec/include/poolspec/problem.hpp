@@ -145,6 +145,10 @@ std::string_view sums_name(Sums);
 // the problem's float freedoms allow in its place: a zero of the other sign (zeros=either), a
 // zero for a subnormal (subnormals=may_flush).
 bool same_result(const Problem& p, double expected, double got);
+// Whether `got` is a zero that subnormals=may_flush allows in place of a float average computed
+// within `allowed` of `expected`: a value that close may be subnormal (below the dtype's smallest
+// normal magnitude) and flushed, to a zero of its own sign (of either with zeros=either).
+bool flushed_within(const Problem& p, double expected, double allowed, double got);
 
 // Input shape (N, C, d1..dn).
 std::vector<int64_t> input_shape(const Problem& p);
