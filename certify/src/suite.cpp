@@ -461,9 +461,8 @@ Result<Case> fields_case(const std::string& name, const char* rules, const std::
 // --rules spec, is asked): TOSA's zero points (padding holds no zero point) and acc_type FP16, the
 // f64, i32 and bf16 dtypes, every integer rounding, a bias, a batch of 3, channels past a 64-wide
 // block, 8-bit sums past 16 bits, strides over the kernel, and the index order and axis of ONNX's
-// and OpenVINO's max
-// (their problems as `poolspec shape --onnx 'kernel_shape=2,2 storage_order=1'` and --openvino
-// 'kernel=2,2 ... axis=1' --opset 8 state them).
+// and OpenVINO's max (their problems as `poolspec shape --onnx 'kernel_shape=2,2
+// storage_order=1'` and --openvino 'kernel=2,2 ... axis=1' --opset 8 state them).
 Status add_fields(std::vector<Case>& out) {
   const auto add = [&](const std::string& name, const char* rules, const std::string& problem,
                        Values v) -> Status {

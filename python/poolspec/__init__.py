@@ -420,7 +420,8 @@ def check(p: Union[Problem, str], x: Any, y: Any, *, indices: Any = None,
 
     accumulation: how the implementation sums a float average, from which the tolerance is
     derived: "exact" (correctly rounded, the default), "f64", "f32" or "f16" (sums in that
-    format, one division, the quotient rounded once; f16 sums for f16 data only), or a mapping
+    format, one division, the quotient rounded once; f16 sums for f16 data only, and not under
+    the problem's sums=f32), or a mapping
     with backend.h's fields (sum_format, extra_operations, output_ulps, integer_units), validated
     against their ranges. Max results and integer averages are compared bit for bit (up to the
     zeros a problem's zeros=either and subnormals=may_flush allow).

@@ -159,9 +159,8 @@ Status validate(const Problem& p);
 // The problem with the fields that do not apply to its op and dtype at their defaults: the NaN
 // policy of an average, the integer rounding of a max or of a float average, the zeros and
 // subnormals of an integer dtype, an average's zeros=ordered, and sums=f32 but on an f16 or bf16
-// average. No rule reads them
-// (a front-end may set them for both ops); a problem string holds only what applies, so
-// parse_problem(format_problem(p)) == canonical_problem(p).
+// average. No rule reads them (a front-end may set them for both ops); a problem string holds
+// only what applies, so parse_problem(format_problem(p)) == canonical_problem(p).
 Problem canonical_problem(const Problem& p);
 
 }  // namespace poolspec
