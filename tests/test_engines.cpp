@@ -615,6 +615,37 @@ TEST_CASE(
   CHECK_FALSE(judge(-30000, -30000, -std::numeric_limits<double>::infinity()));   // far from it
 }
 
+// A bound never lets a zero take the other sign for free: the sign of a rounded (or flushed) zero
+// is that of the value before the last rounding; a window of zeros alone sums to -0 only from -0s
+// (the spec's value), or to +0 from a sum started at +0.
+TEST_CASE(
+    "declared bounds: a zero keeps its sign unless the value before rounding reaches past 0") {
+  const Problem p = parse_problem("avg:f32:n1c1:w2:k2:s1:pb0:pe0:exclude:floor").value();
+  const Problem flush = parse_problem(format_problem(p) + ":subnormals=may_flush").value();
+  const ErrorBound bound = optimized::engine().error_bound(p, Layout::channels_first);
+  REQUIRE_FALSE(bound.exact);
+  const auto judge = [&](const Problem& q, double a, double b, double got) {
+    const Tensor input{DType::f32, {1, 1, 2}, {a, b}};
+    const Output expected = evaluate(q, input).value();
+    Output out = expected;
+    out.values.values[0] = got;
+    return compare_output(q, input, expected, out, bound).value().passed();
+  };
+  // A window of -0s: the spec's -0 (IEEE sums of the taps), or +0 (a sum started at +0).
+  CHECK(judge(p, -0.0, -0.0, -0.0));
+  CHECK(judge(p, -0.0, -0.0, 0.0));
+  CHECK(judge(p, 0.0, -0.0, 0.0));
+  CHECK_FALSE(judge(p, 0.0, -0.0, -0.0));  // no sum holding a +0 gives -0
+  // 2^-149 and -2^-149: an exact +0, and sums that may round either way reach both signs.
+  const double tiny = std::ldexp(1.0, -149);
+  CHECK(judge(p, tiny, -tiny, -0.0));
+  // Two 2^-140: the subnormal mean stays positive within the bound before the last rounding.
+  const double small = std::ldexp(1.0, -140);
+  CHECK_FALSE(judge(p, small, small, 0.0));       // no flush asked
+  CHECK(judge(flush, small, small, 0.0));         // flushed, with its sign
+  CHECK_FALSE(judge(flush, small, small, -0.0));  // not the other
+}
+
 TEST_CASE("declared bounds: exact for max and integers, derived for float averages") {
   Result<Problem> avg = parse_problem("avg:f32:n1c1:h8w8:k3x3:s1x1:pb1x1:pe1x1:exclude:floor");
   Result<Problem> max = parse_problem("max:f32:n1c1:h8w8:k3x3:s1x1:pb1x1:pe1x1:floor");

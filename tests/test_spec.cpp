@@ -293,23 +293,33 @@ TEST_CASE("sums=f32: said of f16 and bf16 averages, refused where no sums are ro
   CHECK(refusal(half + ":sums=f16").find("sums must be one of data f32") != std::string::npos);
 }
 
-TEST_CASE("flushed_within: a zero for an average whose bound reaches below the smallest normal") {
+TEST_CASE("zero_within: a zero within the bound, or flushed, of the sign the value allows") {
   const Problem flush = problem("avg:f32:n1c1:w4:k4:s4:pb0:pe0:exclude:floor:subnormals=may_flush");
   const Problem either =
       problem("avg:f32:n1c1:w4:k4:s4:pb0:pe0:exclude:floor:zeros=either:subnormals=may_flush");
   const Problem exact = problem("avg:f32:n1c1:w4:k4:s4:pb0:pe0:exclude:floor");
-  const double normal = std::ldexp(1.0, -126);
+  const double normal = std::ldexp(1.0, -126), tiny = std::ldexp(1.0, -149);
   // 1.5 * 2^-126 within 2^-126: as low as 2^-127, subnormal, so a flush to +0 is allowed.
-  CHECK(flushed_within(flush, 1.5 * normal, normal, 0.0));
-  CHECK(!flushed_within(flush, 1.5 * normal, normal, -0.0));  // that value is positive
-  CHECK(flushed_within(either, 1.5 * normal, normal, -0.0));
-  CHECK(!flushed_within(exact, 1.5 * normal, normal, 0.0));     // no flush asked
-  CHECK(!flushed_within(flush, 2.0 * normal, normal, 0.0));     // nothing below 2^-126 in reach
-  CHECK(!flushed_within(flush, 1.5 * normal, normal, normal));  // only a zero is a flush
-  CHECK(flushed_within(flush, -1.5 * normal, normal, -0.0));
-  // A bound reaching past zero reaches values of both signs.
-  CHECK(flushed_within(flush, 0.5 * normal, normal, -0.0));
-  CHECK(!flushed_within(flush, std::nan(""), normal, 0.0));
+  CHECK(zero_within(flush, 1.5 * normal, normal, 0.5 * normal, false, 0.0));
+  CHECK(!zero_within(flush, 1.5 * normal, normal, 0.5 * normal, false,
+                     -0.0));  // that value is positive
+  CHECK(zero_within(either, 1.5 * normal, normal, 0.5 * normal, false, -0.0));
+  CHECK(!zero_within(exact, 1.5 * normal, normal, 0.5 * normal, false, 0.0));  // no flush asked
+  CHECK(!zero_within(flush, 2.0 * normal, normal, 0.5 * normal, false,
+                     0.0));  // no subnormal in reach
+  CHECK(!zero_within(flush, 1.5 * normal, normal, 0.5 * normal, false, normal));  // not a zero
+  CHECK(zero_within(flush, -1.5 * normal, normal, 0.5 * normal, false, -0.0));
+  // A value before the last rounding of either sign: a zero of either sign.
+  CHECK(zero_within(flush, 0.5 * normal, normal, normal, false, -0.0));
+  CHECK(!zero_within(flush, std::nan(""), normal, normal, false, 0.0));
+  // Within the bound without a flush: the sign is the value's, whatever the last rounding allows.
+  CHECK(zero_within(exact, -0.0, tiny, 0, false, -0.0));
+  CHECK(!zero_within(exact, -0.0, tiny, 0, false, 0.0));  // -0 from a value below zero
+  CHECK(zero_within(exact, -0.0, tiny, 0, true, 0.0));    // a window of -0s, summed from +0
+  CHECK(!zero_within(exact, 0.0, tiny, 0, true, -0.0));   // no sum of a +0 gives -0
+  CHECK(zero_within(exact, -0.0, tiny, tiny, false, 0.0));
+  CHECK(!zero_within(exact, tiny, tiny, 0.5 * tiny, false, -0.0));
+  CHECK(zero_within(exact, tiny, tiny, 0.5 * tiny, false, 0.0));
 }
 
 TEST_CASE("same_result: the value, or what zeros=either and subnormals=may_flush allow") {

@@ -28,6 +28,7 @@ std::string_view values_name(Values v) {
     case Values::neg_inf_only: return "neg_inf_only";
     case Values::signed_zero: return "signed_zero";
     case Values::subnormal: return "subnormal";
+    case Values::small_normal: return "small_normal";
     case Values::ties: return "ties";
     case Values::extremes: return "extremes";
     case Values::half_ties: return "half_ties";
@@ -251,6 +252,8 @@ void add_values(std::vector<Case>& out, bool small) {
         add(v, DType::f32, 0);
       add(Values::subnormal, DType::f32, 0);
       add(Values::subnormal, DType::f16, 0);
+      add(Values::small_normal, DType::f32, 0);
+      add(Values::small_normal, DType::f16, 0);
       add(Values::extremes, DType::f16, 0);
       for (DType dt : {DType::i8, DType::u8}) {
         add(Values::extremes, dt, 0);
@@ -479,7 +482,12 @@ Status add_fields(std::vector<Case>& out) {
       {"tosa_zero_points_ties", "tosa",
        "avg:i8:n1c2:h4w4:k2x2:s2x2:pb0x0:pe0x0:exclude:floor:round=tosa:input_zp=7:output_zp=-3",
        Values::half_ties},
-      // TOSA's acc_type FP16, where its front-end's default is FP32 (sums=f32): f16 sums allowed.
+      // TOSA's acc_type on f16: FP32 (the default, sums=f32; smoke translates no f16 average for
+      // TOSA) refuses a declaration of f16 sums, FP16 allows it.
+      {"tosa_acc_type_fp32", "tosa",
+       "avg:f16:n1c4:h6w6:k3x3:s1x1:pb0x0:pe0x0:exclude:floor:zeros=either:subnormals=may_flush:"
+       "sums=f32",
+       Values::random},
       {"tosa_acc_type_fp16", "tosa",
        "avg:f16:n1c4:h6w6:k3x3:s1x1:pb0x0:pe0x0:exclude:floor:zeros=either:subnormals=may_flush",
        Values::random},
@@ -841,6 +849,13 @@ Tensor make_input(const Case& c, const Problem& p) {
         const FloatFormat f = float_format(fl ? p.dtype : DType::f32);
         v = std::ldexp(static_cast<double>(static_cast<int64_t>(rng() % 64) - 32),
                        f.min_exponent - f.precision + 1);
+        break;
+      }
+      case Values::small_normal: {
+        const FloatFormat f = float_format(fl ? p.dtype : DType::f32);
+        const double magnitude =
+            std::ldexp(static_cast<double>(64 + rng() % 192), f.min_exponent - 6);
+        v = round_to_float(fl ? p.dtype : DType::f32, (rng() & 1) ? magnitude : -magnitude);
         break;
       }
       case Values::ties: v = fl ? 3.5 : static_cast<double>(int_min(p.dtype) + 5); break;

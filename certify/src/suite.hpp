@@ -23,6 +23,8 @@ enum class Values {
   neg_inf_only,   // every value -inf (a max from lowest() gives lowest, from the first gives -inf)
   signed_zero,    // +0 and -0 only (max ties between zeros of either sign)
   subnormal,      // the dtype's subnormals (sums that underflow, flush-to-zero)
+  small_normal,   // magnitudes from the smallest normal to 4 times it, either sign: means both
+                  // normal and subnormal (a flush of normal results is no flush of subnormals)
   ties,           // every value equal (the index of a tie)
   extremes,       // the dtype's lowest and largest finite values (overflowing sums, saturation)
   half_ties,      // even and odd integers in turn: averages of two neighbours land on .5

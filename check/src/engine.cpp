@@ -168,4 +168,12 @@ double allowed_error(const ErrorBound& bound, DType output, double abs_sum, int6
   return (gamma * abs_sum / d + n * bound.underflow + last) * (1 + std::ldexp(1.0, -50));
 }
 
+double reach_before_last_rounding(const ErrorBound& bound, DType output, double abs_sum,
+                                  int64_t divisor, double y) {
+  if (abs_sum == 0) return 0;
+  ErrorBound before = bound;
+  before.output_ulps = 0;
+  return allowed_error(before, output, abs_sum, divisor, y);
+}
+
 }  // namespace poolspec

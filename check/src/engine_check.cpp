@@ -111,7 +111,10 @@ Result<EngineComparison> compare_output(const Problem& p, const Tensor& input,
         m.allowed = allowed_error(bound, p.dtype, abs_sum, divisor, e[i]);
         m.error =
             std::isfinite(g[i]) ? std::fabs(g[i] - e[i]) : std::numeric_limits<double>::infinity();
-        ok = m.error <= m.allowed || flushed_within(p, e[i], m.allowed, g[i]);
+        // A zero: within the bound (or flushed), and of the sign the value before it allows.
+        const double reach = reach_before_last_rounding(bound, p.dtype, abs_sum, divisor, e[i]);
+        ok = g[i] == 0 ? zero_within(p, e[i], m.allowed, reach, abs_sum == 0, g[i])
+                       : m.error <= m.allowed;
         // A value within the bound of y may lie at or past the dtype's overflow threshold (the
         // largest finite value plus half its ulp), where the engine's last rounding, to nearest,
         // gives the infinity of y's sign: so that infinity is within the bound too.

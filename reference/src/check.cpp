@@ -121,7 +121,14 @@ Result<std::optional<ElementMismatch>> Checker::check_with_bound(const Problem& 
       m.allowed = allowed_error(bound, p.dtype, abs_sum, e.divisor, e.value) +
                   allowed_error(reference_bound, p.dtype, abs_sum, e.divisor, e.value);
       m.error = std::isfinite(got) ? std::fabs(got - e.value) : INFINITY;
-      ok = m.error <= m.allowed || flushed_within(p, e.value, m.allowed, got);
+      // A zero: within the bound (or flushed), and of the sign the values before it allow: the
+      // caller's value before its last rounding, around the exact value the reference rounded.
+      const double reach =
+          abs_sum == 0 ? 0
+                       : reach_before_last_rounding(bound, p.dtype, abs_sum, e.divisor, e.value) +
+                             allowed_error(reference_bound, p.dtype, abs_sum, e.divisor, e.value);
+      ok = got == 0 ? zero_within(p, e.value, m.allowed, reach, abs_sum == 0, got)
+                    : m.error <= m.allowed;
     }
     if (with_indices) {
       m.expected_index = e.index;

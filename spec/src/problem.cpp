@@ -95,15 +95,15 @@ bool same_result(const Problem& p, double expected, double got) {
          (either_sign || std::signbit(expected) == std::signbit(got));
 }
 
-bool flushed_within(const Problem& p, double expected, double allowed, double got) {
-  if (p.subnormals != Subnormals::may_flush || !is_float(p.dtype) || got != 0 ||
-      !std::isfinite(expected) || !(allowed >= 0))
-    return false;
-  const double smallest_normal = std::ldexp(1.0, float_format(p.dtype).min_exponent);
-  if (std::fabs(expected) - allowed >= smallest_normal) return false;
-  // A value of the other sign is within reach only when the bound reaches past zero.
-  return p.zeros == Zeros::either || std::fabs(expected) <= allowed ||
-         std::signbit(expected) == std::signbit(got);
+bool zero_within(const Problem& p, double expected, double allowed, double reach, bool zeros_only,
+                 double got) {
+  if (!is_float(p.dtype) || got != 0 || !std::isfinite(expected) || !(allowed >= 0)) return false;
+  const double magnitude = std::fabs(expected);
+  const bool flushable = p.subnormals == Subnormals::may_flush &&
+                         magnitude - allowed < std::ldexp(1.0, float_format(p.dtype).min_exponent);
+  if (magnitude > allowed && !flushable) return false;
+  return p.zeros == Zeros::either || std::signbit(expected) == std::signbit(got) ||
+         reach > magnitude || (zeros_only && !std::signbit(got));
 }
 
 std::vector<int64_t> input_shape(const Problem& p) {

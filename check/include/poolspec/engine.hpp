@@ -68,6 +68,12 @@ ErrorBound sum_bound(DType accumulation, int64_t operations, double output_ulps,
 double allowed_error(const ErrorBound& bound, DType output, double abs_sum, int64_t divisor,
                      double y);
 
+// The part of allowed_error before the last rounding into the output: how far the value the engine
+// rounds may lie from y. 0 when the window's absolute sum is 0: sums of zeros are exact (up to the
+// sign, zero_within).
+double reach_before_last_rounding(const ErrorBound& bound, DType output, double abs_sum,
+                                  int64_t divisor, double y);
+
 // ulp(y) in a float dtype: the gap between the two representable values around |y|.
 double ulp_of(DType dtype, double y);
 

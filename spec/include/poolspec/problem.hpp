@@ -145,10 +145,15 @@ std::string_view sums_name(Sums);
 // the problem's float freedoms allow in its place: a zero of the other sign (zeros=either), a
 // zero for a subnormal (subnormals=may_flush).
 bool same_result(const Problem& p, double expected, double got);
-// Whether `got` is a zero that subnormals=may_flush allows in place of a float average computed
-// within `allowed` of `expected`: a value that close may be subnormal (below the dtype's smallest
-// normal magnitude) and flushed, to a zero of its own sign (of either with zeros=either).
-bool flushed_within(const Problem& p, double expected, double allowed, double got);
+// Whether a zero `got` is right for a float average computed within `allowed` of `expected`, of
+// which `reach` is the part before the result's last rounding. Its magnitude: `expected` lies
+// within `allowed` of zero, or under subnormals=may_flush within `allowed` of a subnormal value,
+// which was flushed. Its sign: expected's, unless zeros=either or values of the other sign lie
+// within `reach` (the value before the last rounding decides the sign of a rounded or flushed
+// zero); and +0 for a window of zeros alone (`zeros_only`), whose taps sum to -0 only from -0s
+// in IEEE arithmetic (the spec's value) but to +0 in a sum started at +0, as frameworks start it.
+bool zero_within(const Problem& p, double expected, double allowed, double reach, bool zeros_only,
+                 double got);
 
 // Input shape (N, C, d1..dn).
 std::vector<int64_t> input_shape(const Problem& p);
