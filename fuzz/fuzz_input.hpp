@@ -110,7 +110,7 @@ inline Problem consume_problem(FuzzedDataProvider& in, const ProblemLimits& limi
     if (p.indices == Indices::tensor)
       p.index_axis = in.ConsumeIntegralInRange<int64_t>(0, rank + 1);
     if (p.nan == NanPolicy::ignore && in.ConsumeBool()) p.max_start = MaxStart::lowest;
-    // Only a max reads these bytes, so the committed average inputs decode as they did.
+    // Only a max reads these bytes: the committed average inputs decode to their recorded problems.
     if (is_float(p.dtype))
       p.zeros =
           pick(in, std::array<Zeros, 4>{Zeros::equal, Zeros::equal, Zeros::ordered, Zeros::either});

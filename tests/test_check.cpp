@@ -274,7 +274,7 @@ TEST_CASE("backend ABI: before version 4 a backend is never asked to order -0 be
   CHECK(c.problem.zeros == POOLSPEC_ZEROS_ORDERED);
   CHECK(c.problem.subnormals == POOLSPEC_SUBNORMALS_MAY_FLUSH);
   CHECK(from_c_problem(c.problem).value() == both);
-  b.abi_version = POOLSPEC_BACKEND_ABI_VERSION;
+  b.abi_version = POOLSPEC_BACKEND_ABI_VERSION_4;
   CHECK(refusal_of(engine, ordered).empty());
 }
 

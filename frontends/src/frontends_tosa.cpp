@@ -178,7 +178,8 @@ Result<Frontend> resolve_tosa(std::string_view text, const FrontendInput& in, bo
     p.subnormals = Subnormals::may_flush;
   }
   // acc_type FP32 on f16 or bf16 data: sums of f32 or wider, so f16 sums are not TOSA's.
-  if (avg && accumulator == "FP32") p.sums = Sums::f32;
+  if (avg && accumulator == "FP32" && (in.dtype == DType::f16 || in.dtype == DType::bf16))
+    p.sums = Sums::f32;
   if (Status s = validate(p); !s) return s.error();
   Frontend f = framed(std::move(p), in.input_shape, true);
   if (avg) f.operator_name = fmt::format("{} (acc_type {})", context, accumulator);

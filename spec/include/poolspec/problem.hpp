@@ -77,7 +77,7 @@ enum class Subnormals { exact, may_flush };
 // declare (its declared sums at least as wide; the spec's value itself is exact either way).
 //   data: the data's own format.
 //   f32:  f32 or wider (TOSA AVG_POOL2D's acc_type FP32 on f16 or bf16 data).
-// Only f16 and bf16 averages keep `f32`: on f32 and f64 data it is what `data` says.
+// Only f16 and bf16 averages keep `f32`: on f32 and f64 data `data` already asks as much.
 enum class Sums { data, f32 };
 
 // One spatial axis: its input extent and the window attributes along it.

@@ -42,7 +42,8 @@ void poolspec_checker_destroy(poolspec_checker* checker);
 
 /* 0: the call was not sampled, or every checked element matches; 1: a mismatch, the first in
  * *mismatch (may be NULL); 2: the problem or a buffer is invalid, or the declared accumulation
- * cannot bound this problem (sums narrower than its data), the reason in mismatch->message.
+ * cannot bound this problem (sums narrower than its data, or f16 sums under sums=f32), the reason
+ * in mismatch->message.
  * indices: the caller's max indices (output's layout), or NULL when the problem has none. */
 int poolspec_check(poolspec_checker* checker, const poolspec_problem* problem, const void* input,
                    const void* output, const int64_t* indices, poolspec_mismatch* mismatch);
