@@ -462,11 +462,10 @@ Result<Case> fields_case(const std::string& name, const char* rules, const std::
 // Fields of the problem model that no translated intent sets, each asked under the rule set that
 // has it ("spec": the spec's rules, which every backend claiming them, or held to them with
 // --rules spec, is asked): TOSA's zero points (padding holds no zero point) and acc_type (FP32 and
-// FP16 on f16), the
-// f64, i32 and bf16 dtypes, every integer rounding, a bias, a batch of 3, channels past a 64-wide
-// block, 8-bit sums past 16 bits, strides over the kernel, and the index order and axis of ONNX's
-// and OpenVINO's max (their problems as `poolspec shape --onnx 'kernel_shape=2,2
-// storage_order=1'` and --openvino 'kernel=2,2 ... axis=1' --opset 8 state them).
+// FP16 on f16), the f64, i32 and bf16 dtypes, every integer rounding, a bias, a batch of 3,
+// channels past a 64-wide block, 8-bit sums past 16 bits, strides over the kernel, and the index
+// order and axis of ONNX's and OpenVINO's max (their problems as `poolspec shape --onnx
+// 'kernel_shape=2,2 storage_order=1'` and --openvino 'kernel=2,2 ... axis=1' --opset 8 state them).
 Status add_fields(std::vector<Case>& out) {
   const auto add = [&](const std::string& name, const char* rules, const std::string& problem,
                        Values v) -> Status {

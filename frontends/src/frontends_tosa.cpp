@@ -43,8 +43,8 @@ std::vector<std::string_view> accumulators_for(DType d) {
 //  - level=8K (the default) or NONE: at 8K, kernel and pads <= 8192, stride <= 8192.
 //  - AVG_POOL2D: "padding does not count": the exclude divisor, never zero (pads below the
 //    kernel). acc_type INT32 for i8, FP16 or FP32 for f16, FP32 for bf16 and f32 (default: the
-//    widest); FP32 is the problem's sums=f32 (on f32 data the same as sums=data). input_zp and
-//    output_zp only for i8 ("Zero point only allowed for i8_t"); the integer quotient is TOSA's
+//    widest); FP32 on f16 or bf16 is the problem's sums=f32 (f32 data's own sums suffice). input_zp
+//    and output_zp only for i8 ("Zero point only allowed for i8_t"); the integer quotient is TOSA's
 //    division (round=tosa), then output_zp, then the clip to int8.
 //  - MAX_POOL2D: nan_mode PROPAGATE (the default) or IGNORE; the running maximum starts at the
 //    lowest value, or at NaN under IGNORE, which no window changes: every window holds an input
