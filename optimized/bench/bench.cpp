@@ -82,6 +82,22 @@ std::vector<Workload> workloads() {
   for (const NetworkLayer& layer : network_layers())
     if (layer.benchmarked)
       list.push_back({std::string(layer.name), parse_problem(layer.problem).value()});
+  // Then two headline layers in the other forms a model runs them in: max with indices (PyTorch's
+  // return_indices, ONNX's second output: the training path), the 16-bit float dtypes of
+  // inference servers, u8, and a batch of 64 (throughput, at 2 threads above all).
+  const Problem stem = list[0].problem, inception = list[2].problem;
+  Problem indices = stem;
+  indices.indices = Indices::plane;
+  list.push_back({"resnet_stem_max_indices", indices});
+  for (const DType dtype : {DType::bf16, DType::f16, DType::u8}) {
+    Problem stem_in = stem, inception_in = inception;
+    stem_in.dtype = inception_in.dtype = dtype;
+    list.push_back({fmt::format("resnet_stem_max_{}", dtype_name(dtype)), stem_in});
+    list.push_back({fmt::format("inception_avg3x3_{}", dtype_name(dtype)), inception_in});
+  }
+  Problem batch = inception;
+  batch.batch = 64;
+  list.push_back({"inception_avg3x3_n64", batch});
   return list;
 }
 
@@ -129,7 +145,66 @@ double read_bandwidth(int threads, size_t bytes, int repeats) {
   return best;
 }
 
+__attribute__((target("avx2"))) void copy_lines(const std::byte* in, std::byte* out, size_t n) {
+  for (size_t i = 0; i + 64 <= n; i += 64) {
+    const __m256i a = _mm256_load_si256(reinterpret_cast<const __m256i*>(in + i));
+    const __m256i b = _mm256_load_si256(reinterpret_cast<const __m256i*>(in + i + 32));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out + i), a);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out + i + 32), b);
+  }
+}
+
+__attribute__((target("avx2"))) void fill_lines(std::byte* out, size_t n) {
+  const __m256i zero = _mm256_setzero_si256();
+  for (size_t i = 0; i + 64 <= n; i += 64) {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out + i), zero);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out + i + 32), zero);
+  }
+}
+
 // ---- implementations under test ---------------------------------------------------------------
+
+// What memory allows a layer (docs/benchmarks.md section 1): a plain copy that reads as many
+// bytes as the layer's input and writes as many as its output -- the smaller count copied from
+// the input buffer to the output buffer, then the rest of the input read or the rest of the
+// output written -- with 256-bit loads and with stores that allocate in the cache, as the
+// kernels' stores do; each thread over its own contiguous share of each part. Not a pooling: it
+// is timed beside the rows, and every row's time is also given as a multiple of it.
+class CopyRunner final : public Runner {
+ public:
+  CopyRunner(size_t in_bytes, size_t out_bytes) : in_(in_bytes, std::byte{1}), out_(out_bytes) {}
+  bool run(int threads) override {
+    const size_t copied = std::min(in_.size(), out_.size()) / 128 * 128;
+    const size_t read = (in_.size() - copied) / 128 * 128, written = out_.size() - copied;
+    uint64_t total = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : total)
+    {
+      const auto share = [&](size_t n) {  // [begin, size) of this thread's share, whole lines
+        const auto t = static_cast<size_t>(omp_get_thread_num()),
+                   count = static_cast<size_t>(omp_get_num_threads());
+        const size_t per = n / count / 128 * 128, begin = per * t;
+        return std::pair{begin, t + 1 == count ? n - begin : per};
+      };
+      const auto [c0, cn] = share(copied);
+      copy_lines(in_.data() + c0, out_.data() + c0, cn);
+      const auto [r0, rn] = share(read);
+      total += read_sum(reinterpret_cast<const uint64_t*>(in_.data() + copied + r0), rn / 8);
+      const auto [w0, wn] = share(written);
+      fill_lines(out_.data() + copied + w0, wn);
+    }
+    sink_ = sink_ + total;
+    return true;
+  }
+  void flush_buffers() override {
+    flush(in_.data(), in_.size());
+    flush(out_.data(), out_.size());
+  }
+  std::vector<double> output_in_spec_order() override { return {}; }
+
+ private:
+  LineAligned<std::byte> in_, out_;
+  volatile uint64_t sink_ = 0;
+};
 
 struct Row {
   std::string impl, layout, detail;
@@ -146,16 +221,28 @@ class EngineRunner final : public Runner {
       : engine_(engine), p_(p), layout_(layout), input_(input) {
     Result<ShapeInfo> shape = validated_shape(p);
     output_.resize(static_cast<size_t>(shape->output_elements * storage_bytes(p.dtype)));
+    if (p.op == Op::max && p.indices != Indices::none)
+      indices_.resize(static_cast<size_t>(shape->output_elements));
   }
   bool run(int threads) override {
-    return engine_.run(p_, layout_, RunArgs{input_.data(), output_.data(), nullptr, threads}).ok();
+    int64_t* indices = indices_.empty() ? nullptr : indices_.data();
+    return engine_.run(p_, layout_, RunArgs{input_.data(), output_.data(), indices, threads}).ok();
   }
   void flush_buffers() override {
     flush(input_.data(), input_.size());
     flush(output_.data(), output_.size());
+    if (!indices_.empty()) flush(indices_.data(), indices_.size() * sizeof(int64_t));
   }
   std::vector<double> output_in_spec_order() override {
     return from_storage(p_.dtype, validated_shape(p_)->output_shape, layout_, output_).values;
+  }
+  std::vector<int64_t> indices_in_spec_order() override {  // stored in the output's layout
+    const std::vector<int64_t> shape = validated_shape(p_)->output_shape;
+    std::vector<int64_t> out(indices_.size());
+    for (size_t i = 0; i < out.size(); ++i)
+      out[i] =
+          indices_[static_cast<size_t>(storage_position(shape, static_cast<int64_t>(i), layout_))];
+    return out;
   }
 
  private:
@@ -164,6 +251,7 @@ class EngineRunner final : public Runner {
   Layout layout_;
   const LineAligned<std::byte>& input_;
   LineAligned<std::byte> output_;
+  LineAligned<int64_t> indices_;
 };
 
 double median(std::vector<double> v) {
@@ -191,10 +279,18 @@ Tensor make_input(const Problem& p) {
 // sum of |x| over its divisor is at most max|x| for these workloads' divisors (exclude,
 // include), which bounds A / d in the formula.
 std::string check_against_reference(const Problem& p, const std::vector<double>& reference,
+                                    const std::vector<int64_t>& reference_indices,
                                     const ErrorBound& reference_bound,
-                                    const std::vector<double>& got, const ErrorBound& bound,
-                                    double max_abs) {
+                                    const std::vector<double>& got,
+                                    const std::vector<int64_t>& got_indices,
+                                    const ErrorBound& bound, double max_abs) {
   if (got.size() != reference.size()) return "FAIL (output size)";
+  if (got_indices != reference_indices) {  // the spec's indices, exactly
+    if (got_indices.size() != reference_indices.size()) return "FAIL (no indices)";
+    const auto d = std::mismatch(got_indices.begin(), got_indices.end(), reference_indices.begin());
+    return fmt::format("FAIL (indices differ; first at flat {}: expected {}, got {})",
+                       d.first - got_indices.begin(), *d.second, *d.first);
+  }
   int64_t bad = 0;
   double worst = 0;
   size_t first_bad = 0;
@@ -262,6 +358,7 @@ struct Options {
 };
 
 int run(const Options& options) {
+  pin_openmp_threads(2);
   fmt::print("poolspec_bench: optimized engine on SIMD target {} (of {}); {} hardware threads\n",
              optimized::simd_target(), fmt::join(optimized::simd_targets(), ", "),
              std::thread::hardware_concurrency());
@@ -280,6 +377,9 @@ int run(const Options& options) {
        << "\n";
 
   std::vector<double> headline_ratios[3];  // per thread count, cold: ours / best peer (each layout)
+  // Per thread count, cold, every workload and layout: ours / best peer, and ours / the copy of
+  // the same bytes (float dtypes), each with its cell's name.
+  std::vector<std::pair<double, std::string>> all_ratios[3], copy_ratios[3];
   bool all_checked = true;
   for (const Workload& w : workloads()) {
     if (!options.only.empty() &&
@@ -299,6 +399,7 @@ int run(const Options& options) {
     EngineRunner reference_runner(reference::engine(), p, Layout::channels_first, nchw);
     reference_runner.run(2);
     const std::vector<double> expected = reference_runner.output_in_spec_order();
+    const std::vector<int64_t> expected_indices = reference_runner.indices_in_spec_order();
     const ErrorBound reference_bound = reference::engine().error_bound(p, Layout::channels_first);
     const std::string reference_check =
         check_reference_against_spec(p, input, expected, reference_bound, options.quick ? 16 : 256);
@@ -340,8 +441,19 @@ int run(const Options& options) {
       r.runner = std::move(peer.runner);
       rows.push_back(std::move(r));
     }
+    {
+      Row r;
+      r.impl = "copy";
+      r.layout = "-";
+      r.detail = "the same bytes, copied";
+      r.check = "not a pooling";
+      r.runner = std::make_unique<CopyRunner>(static_cast<size_t>(shape.input_elements) * element,
+                                              static_cast<size_t>(shape.output_elements) * element);
+      rows.push_back(std::move(r));
+    }
     // Check every row before timing it.
     for (Row& r : rows) {
+      if (r.impl == "copy") continue;
       if (!r.runner->run(r.runner->runs_at(2) ? 2 : 1)) {
         r.check = "FAIL (the call failed)";
         continue;
@@ -351,8 +463,9 @@ int run(const Options& options) {
       const Layout layout = r.layout == "nhwc" ? Layout::channels_last : Layout::channels_first;
       const ErrorBound bound =
           r.is_peer || r.impl == "naive" ? peer_bound(p) : engine.error_bound(p, layout);
-      r.check = check_against_reference(p, expected, reference_bound,
-                                        r.runner->output_in_spec_order(), bound, max_abs);
+      r.check = check_against_reference(p, expected, expected_indices, reference_bound,
+                                        r.runner->output_in_spec_order(),
+                                        r.runner->indices_in_spec_order(), bound, max_abs);
       if (r.is_ours && r.check != "pass") all_checked = false;
     }
     fmt::print("   reference vs the exact spec: {}\n", reference_check);
@@ -372,6 +485,7 @@ int run(const Options& options) {
                                   : options.calls;
             for (int call = 0; call < calls; ++call) {
               if (cold) r.runner->flush_buffers();
+              r.runner->wake(threads);
               clear_upper_state();
               const auto t0 = Clock::now();
               r.runner->run(threads);
@@ -384,13 +498,20 @@ int run(const Options& options) {
     }
 
     // The table and the JSON lines.
-    fmt::print("   {:<34} {:<8} {:>9} {:>9} {:>9} {:>9}  {:>6} {:>6} {:>6} {:>6}  {}\n",
-               "implementation", "layout", "1T cold", "1T hot", "2T cold", "2T hot", "r1c", "r1h",
-               "r2c", "r2h", "check");
+    const auto median_of = [&](const std::string& impl, int threads, bool cold) {
+      for (const Row& r : rows)
+        if (r.impl == impl && r.times.count({threads, cold}))
+          return median(r.times.at({threads, cold}));
+      return 0.0;
+    };
+    fmt::print(
+        "   {:<34} {:<8} {:>9} {:>9} {:>9} {:>9}  {:>6} {:>6} {:>6} {:>6}  {:>5} {:>5}  {}\n",
+        "implementation", "layout", "1T cold", "1T hot", "2T cold", "2T hot", "r1c", "r1h", "r2c",
+        "r2h", "x1c", "x2c", "check");
     for (Row& r : rows) {
       std::string line = fmt::format(
           "   {:<34} {:<8}", r.impl + (r.detail.empty() ? "" : " [" + r.detail + "]"), r.layout);
-      std::string ratios;
+      std::string ratios, copies;
       for (int threads : {1, 2})
         for (bool cold : {true, false}) {
           const auto it = r.times.find({threads, cold});
@@ -403,10 +524,19 @@ int run(const Options& options) {
             }
           const double gbps = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
           const double ratio = best_peer > 0 && ms > 0 ? ms / best_peer : 0;
+          const double copy_ms = median_of("copy", threads, cold);
+          const double to_copy = copy_ms > 0 && ms > 0 ? ms / copy_ms : 0;
           line += fmt::format(" {:>9.3f}", ms);
           ratios += fmt::format(" {:>6.2f}", ratio);
-          if (r.is_ours && w.headline && cold && ratio > 0)
-            headline_ratios[threads].push_back(ratio);
+          if (cold) copies += fmt::format(" {:>5.2f}", to_copy);
+          if (r.is_ours && cold) {
+            if (ratio > 0) {
+              if (w.headline) headline_ratios[threads].push_back(ratio);
+              all_ratios[threads].push_back({ratio, w.name + " " + r.layout});
+            }
+            if (is_float(p.dtype) && to_copy > 0)
+              copy_ratios[threads].push_back({to_copy, w.name + " " + r.layout});
+          }
           json << nlohmann::json{{"workload", w.name},
                                  {"problem", format_problem(p)},
                                  {"implementation", r.impl},
@@ -418,20 +548,16 @@ int run(const Options& options) {
                                  {"gbps", gbps},
                                  {"fraction_of_read_bandwidth", gbps / bandwidth[threads]},
                                  {"ratio_to_best_peer", ratio},
+                                 {"copy_ms", copy_ms},
+                                 {"ratio_to_copy", to_copy},
                                  {"bandwidth_floor_ms", bytes / (bandwidth[threads] * 1e9) * 1e3},
                                  {"check", r.check}}
                       .dump()
                << "\n";
         }
-      fmt::print("{} {} {}\n", line, ratios, r.check);
+      fmt::print("{} {} {} {}\n", line, ratios, copies, r.check);
     }
     // The reference engine's speed against the naive loop (issue: "within 3x of the naive loop").
-    const auto median_of = [&](const std::string& impl, int threads, bool cold) {
-      for (const Row& r : rows)
-        if (r.impl == impl && r.times.count({threads, cold}))
-          return median(r.times.at({threads, cold}));
-      return 0.0;
-    };
     if (median_of("naive", 1, true) > 0 && median_of("reference", 1, true) > 0) {
       std::string line = "   reference / naive loop:";
       for (int threads : {1, 2})
@@ -462,6 +588,27 @@ int run(const Options& options) {
         "{:.3f})\n",
         threads, std::exp(log_sum / static_cast<double>(r.size())),
         *std::max_element(r.begin(), r.end()));
+  }
+  // Over every workload timed: the geomean, and the cells over the goals of docs/benchmarks.md
+  // section 9 (at most the best peer; a float cell at most 1.3 times the copy at 1 thread).
+  const auto summary = [](const char* what, std::vector<std::pair<double, std::string>> cells,
+                          double goal) {
+    if (cells.empty()) return;
+    double log_sum = 0;
+    for (const auto& c : cells) log_sum += std::log(c.first);
+    std::sort(cells.begin(), cells.end(), std::greater<>());
+    std::string over;
+    for (const auto& [ratio, cell] : cells)
+      if (ratio > goal) over += fmt::format("{}{} {:.2f}", over.empty() ? "" : ", ", cell, ratio);
+    fmt::print("{}: geomean {:.3f} over {} cells; over {:.1f}: {}\n", what,
+               std::exp(log_sum / static_cast<double>(cells.size())), cells.size(), goal,
+               over.empty() ? "none" : over);
+  };
+  for (int threads : {1, 2}) {
+    summary(fmt::format("optimized / best peer, every workload, {}T cold", threads).c_str(),
+            all_ratios[threads], 1.0);
+    summary(fmt::format("optimized / copy, float workloads, {}T cold", threads).c_str(),
+            copy_ratios[threads], 1.3);
   }
   if (Status s = write_file_atomically(options.json_path, json.str()); !s) {
     fmt::print(stderr, "poolspec_bench: {}\n", s.error().message);

@@ -1,7 +1,7 @@
 // The benchmark's peers: oneDNN (nchw, nhwc, nChw16c), XNNPACK (nhwc) and, where installed,
-// OpenCV DNN (nchw, 1 thread), each behind the same small runner interface as the project's
-// engines. A peer that cannot express a problem (a layout, an algorithm, a dtype) is simply not
-// listed for it.
+// ATen (libtorch: contiguous and channels_last) and OpenCV DNN (nchw, 1 thread), each behind the
+// same small runner interface as the project's engines. A peer that cannot express a problem (a
+// layout, an algorithm, a dtype) is simply not listed for it.
 #pragma once
 
 #include <cstddef>
@@ -48,8 +48,14 @@ class Runner {
   virtual ~Runner() = default;
   virtual bool run(int threads) = 0;
   virtual bool runs_at(int threads) const { return threads >= 1; }  // a row for this thread count
-  virtual void flush_buffers() = 0;                        // input and output out of the caches
+  virtual void flush_buffers() = 0;  // input and output out of the caches
+  // Called just before each timed call: the threads the call will use are woken first, as they
+  // are inside a network, where the layer before ran on them (docs/benchmarks.md section 4.2).
+  // This one wakes OpenMP's (libgomp's) threads, which the engines, oneDNN and ATen run on.
+  virtual void wake(int threads);
   virtual std::vector<double> output_in_spec_order() = 0;  // (N, C, o...) values
+  // A max with indices: the indices, in the same order; empty where the runner gives none.
+  virtual std::vector<int64_t> indices_in_spec_order() { return {}; }
 };
 
 struct PeerRunner {
@@ -71,5 +77,10 @@ std::unique_ptr<Runner> make_naive(const Problem& p, const Tensor& input);
 ErrorBound peer_bound(const Problem& p);
 
 void flush(const void* data, size_t bytes);
+
+// Pins each thread of OpenMP's (libgomp's) team of `threads` to its own CPU of the process's
+// affinity mask, thread t to the t-th (the calling thread is thread 0): the pool that the
+// engines, oneDNN and ATen run on keeps these threads (docs/benchmarks.md section 4.2).
+void pin_openmp_threads(int threads);
 
 }  // namespace poolspec::bench
