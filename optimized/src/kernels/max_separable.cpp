@@ -1,0 +1,326 @@
+// max_separable_nhwc: a max over a 2-D window at stride 1 as two 1-D passes, along W then along H,
+// each in O(1) comparisons per output whatever the window's length (van Herk / Gil-Werman); lanes
+// over channels. Compiled once per SIMD target (kernels/simd-inl.h).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/max_separable.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <fmt/format.h>
+
+#include "kernels/max_chains-inl.h"
+#include "kernels/simd-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace poolspec::optimized {
+namespace HWY_NAMESPACE {
+
+// ---- max_separable_nhwc ------------------------------------------------------------------------
+//
+// Why it is the spec's maximum. The spec scans a window's taps in row-major order and keeps the
+// running m unless "v > m" (with its NaN rule), so the result is, among the taps of the largest
+// value, the first in scan order. Let Op(e, l) be that step for an earlier value e and a later one
+// l: l if l > e, or (NaN propagated) if l is a NaN, or (NaN ignored) if e is a NaN; else e. Op is
+// associative, and Op over a sequence in order gives the first of its largest values (any NaN,
+// when propagated; a number unless all are NaN, when ignored). So the window's Op may be taken
+// over each of its rows in order (pass 1, along W), then over those results in row order (pass 2,
+// along H): the first row holding the largest value, and that row's first tap of it, is the first
+// in scan order. Along a line, each pass splits the padded line into blocks of k: g[i] is Op over
+// i's block up to i, h[i] over i's block from i; a window [j, j + k) is Op(h[j], g[j + k - 1]),
+// whose first operand holds the earlier taps. Positions in the padding hold Op's identity (-inf
+// when NaN is propagated, a NaN when ignored, the lowest integer), which no tap's value replaces
+// wrongly: Op(identity, v) = Op(v, identity) = v. Every accepted window holds a tap (its pads are
+// below its kernel), so the identity never reaches an output.
+
+// Op(earlier, later). kNumbers: the line holds no NaN, where both NaN rules are "later if
+// greater", one MAXPS on x86 (FirstIfGreater, kernels/max_chains-inl.h).
+template <class D, bool kPropagate, bool kNumbers>
+HWY_INLINE hn::Vec<D> MaxStep(hn::Vec<D> earlier, hn::Vec<D> later) {
+  if constexpr (!std::is_floating_point_v<hn::TFromD<D>>) {
+    return hn::Max(earlier, later);  // integers: equal values are the same value
+  } else if constexpr (kNumbers) {
+    return FirstIfGreater(D(), later, earlier);
+  } else {
+    const auto takes = kPropagate ? hn::Or(hn::Gt(later, earlier), hn::IsNaN(later))
+                                  : hn::Or(hn::Gt(later, earlier), hn::IsNaN(earlier));
+    return hn::IfThenElse(takes, later, earlier);
+  }
+}
+
+// Op's identity: Op(identity, v) = Op(v, identity) = v for every v the line may hold.
+template <class D, bool kPropagate, bool kNumbers>
+HWY_INLINE hn::Vec<D> MaxIdentity(D d) {
+  using T = hn::TFromD<D>;
+  if constexpr (!std::is_floating_point_v<T>)
+    return hn::Set(d, std::numeric_limits<T>::lowest());
+  else
+    return hn::Set(d, kPropagate || kNumbers ? -std::numeric_limits<T>::infinity()
+                                             : std::numeric_limits<T>::quiet_NaN());
+}
+
+// g and h of a padded line: `padded` positions of kV vectors each, position q's vector v at
+// line[(q * kV + v) * L]; blocks of k positions. The kV vectors are independent chains, held in
+// registers and in flight together.
+template <int kV, bool kPropagate, bool kNumbers, class D>
+HWY_INLINE void BlockScans(D d, int64_t padded, int64_t k, const hn::TFromD<D>* HWY_RESTRICT line,
+                           hn::TFromD<D>* HWY_RESTRICT g, hn::TFromD<D>* HWY_RESTRICT h) {
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d)), step = kV * L;
+  hn::Vec<D> run[kV];
+  for (int64_t block = 0; block < padded; block += k) {
+    const int64_t past = std::min(block + k, padded);
+    #pragma GCC unroll 8  // the chains stay in registers
+    for (int v = 0; v < kV; ++v) {
+      run[v] = hn::Load(d, line + block * step + v * L);
+      hn::Store(run[v], d, g + block * step + v * L);
+    }
+    for (int64_t q = block + 1; q < past; ++q)
+      #pragma GCC unroll 8  // the chains stay in registers
+      for (int v = 0; v < kV; ++v) {
+        run[v] = MaxStep<D, kPropagate, kNumbers>(run[v], hn::Load(d, line + q * step + v * L));
+        hn::Store(run[v], d, g + q * step + v * L);
+      }
+    #pragma GCC unroll 8  // the chains stay in registers
+    for (int v = 0; v < kV; ++v) {
+      run[v] = hn::Load(d, line + (past - 1) * step + v * L);
+      hn::Store(run[v], d, h + (past - 1) * step + v * L);
+    }
+    for (int64_t q = past - 2; q >= block; --q)
+      #pragma GCC unroll 8  // the chains stay in registers
+      for (int v = 0; v < kV; ++v) {
+        run[v] = MaxStep<D, kPropagate, kNumbers>(hn::Load(d, line + q * step + v * L), run[v]);
+        hn::Store(run[v], d, h + q * step + v * L);
+      }
+  }
+}
+
+// Window j of a scanned line: Op(h[j], g[j + k - 1]), its earlier taps first.
+template <bool kPropagate, bool kNumbers, class D>
+HWY_INLINE hn::Vec<D> WindowMax(D d, const hn::TFromD<D>* HWY_RESTRICT g,
+                                const hn::TFromD<D>* HWY_RESTRICT h, int64_t j, int64_t k,
+                                int64_t step, int64_t offset) {
+  return MaxStep<D, kPropagate, kNumbers>(hn::Load(d, h + j * step + offset),
+                                hn::Load(d, g + (j + k - 1) * step + offset));
+}
+
+// One (image, chunk of channels) through both passes, with kV vectors per position (the chunk's
+// vectors, rounded up to a power of two; lanes past the chunk's channels are computed, not
+// stored). Pass 1 writes each input row's window maxima straight into the padded columns pass 2
+// scans: column ow holds the OH + kH - 1 padded rows, the padding rows Op's identity. With
+// kNumbers, pass 1 also looks for a NaN among the chunk's values (the largest magnitude bits,
+// integer max: MaxChains' test) and returns false, writing nothing, if it finds one.
+template <int kV, class S, class Acc, bool kPropagate, bool kNumbers>
+HWY_INLINE bool MaxSeparableChunk(const Plan& P, const S* HWY_RESTRICT image, S* HWY_RESTRICT out,
+                                  int64_t width, Acc* HWY_RESTRICT line, Acc* HWY_RESTRICT columns,
+                                  Acc* HWY_RESTRICT g, Acc* HWY_RESTRICT h) {
+  using D = hn::ScalableTag<Acc>;
+  const D d;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d)), step = kV * L;
+  const AxisTable &AH = P.axis[1], &AW = P.axis[2];
+  const int64_t C = P.channels, H = AH.in, W = AW.in, OH = AH.out, OW = AW.out;
+  const int64_t padded_w = OW + AW.kernel - 1, padded_h = OH + AH.kernel - 1;
+  // Columns one vector longer than they need: pass 1 stores a row's windows one column apart,
+  // and columns a multiple of 4 KiB apart would map those stores to one set of the L1 cache.
+  const int64_t column_stride = padded_h * step + L;
+  const auto identity = MaxIdentity<D, kPropagate, kNumbers>(d);
+  const bool from_lowest = P.p.max_start == MaxStart::lowest;
+  using DI = hn::RebindToSigned<D>;
+  const DI di;
+  auto magnitude = hn::Zero(di);  // the largest magnitude bits seen (floats, kNumbers)
+  const auto magnitude_mask = hn::Set(di, static_cast<hn::TFromD<DI>>(0x7fffffff));
+  const auto lowest = hn::Set(d, static_cast<Acc>(lowest_value(P.p.dtype)));
+  const int64_t vectors = (width + L - 1) / L;  // that hold channels
+  const size_t tail = static_cast<size_t>(width - (vectors - 1) * L);
+  const auto lanes_of = [&](int64_t v) HWY_ATTR {
+    return v + 1 < vectors ? static_cast<size_t>(L) : v + 1 == vectors ? tail : 0;
+  };
+  // The padding rows of every column.
+  for (int64_t ow = 0; ow < OW; ++ow)
+    for (int64_t q = 0; q < padded_h; ++q) {
+      if (q >= AH.pad_begin && q < AH.pad_begin + H) continue;
+      #pragma GCC unroll 8  // the chains stay in registers
+      for (int v = 0; v < kV; ++v)
+        hn::Store(identity, d, columns + ow * column_stride + q * step + v * L);
+    }
+  // Pass 1, along W: each input row, padded, scanned, its windows into the columns.
+  for (int64_t ih = 0; ih < H; ++ih) {
+    const S* row = image + ih * W * C;
+    for (int64_t q = 0; q < padded_w; ++q) {
+      const int64_t iw = q - AW.pad_begin;
+      #pragma GCC unroll 8  // the chains stay in registers
+      for (int v = 0; v < kV; ++v) {
+        const size_t count = iw >= 0 && iw < W ? lanes_of(v) : 0;
+        const S* p = row + iw * C + v * L;
+        const auto x = count == static_cast<size_t>(L) ? LoadAs(d, p)
+                       : count == 0                    ? identity
+                                                       : LoadPartial(d, p, count);
+        if constexpr (kNumbers && std::is_floating_point_v<Acc>)
+          magnitude = hn::Max(magnitude, hn::And(hn::BitCast(di, x), magnitude_mask));
+        hn::Store(x, d, line + q * step + v * L);
+      }
+    }
+    if constexpr (kNumbers && std::is_floating_point_v<Acc>) {
+      // A NaN's magnitude bits exceed infinity's (0x7f800000).
+      if (!hn::AllFalse(di, hn::Gt(magnitude, hn::Set(di, 0x7f800000)))) return false;
+    }
+    BlockScans<kV, kPropagate, kNumbers>(d, padded_w, AW.kernel, line, g, h);
+    Acc* column_row = columns + (AH.pad_begin + ih) * step;
+    for (int64_t ow = 0; ow < OW; ++ow)
+      #pragma GCC unroll 8  // the chains stay in registers
+      for (int v = 0; v < kV; ++v)
+        hn::Store(WindowMax<kPropagate, kNumbers>(d, g, h, ow, AW.kernel, step, v * L), d,
+                  column_row + ow * column_stride + v * L);
+  }
+  // Pass 2, along H: each column scanned, its windows stored.
+  for (int64_t ow = 0; ow < OW; ++ow) {
+    BlockScans<kV, kPropagate, kNumbers>(d, padded_h, AH.kernel, columns + ow * column_stride, g,
+                                         h);
+    for (int64_t oh = 0; oh < OH; ++oh)
+      #pragma GCC unroll 8  // the chains stay in registers
+      for (int v = 0; v < kV; ++v) {
+        const size_t count = lanes_of(v);
+        if (count == 0) continue;
+        auto m = WindowMax<kPropagate, kNumbers>(d, g, h, oh, AH.kernel, step, v * L);
+        if (from_lowest) m = hn::IfThenElse(hn::Gt(m, lowest), m, lowest);
+        S* p = out + (oh * OW + ow) * C + v * L;
+        if (count == static_cast<size_t>(L))
+          StoreAs(m, d, p);
+        else
+          StorePartial(m, d, p, count);
+      }
+  }
+  return true;
+}
+
+// The chunk through the passes on numbers (MAXPS), or, where it holds a NaN, with Op's NaN rule.
+template <int kV, class S, class Acc, bool kPropagate>
+HWY_INLINE void MaxSeparableChunkOf(const Plan& P, const S* HWY_RESTRICT image,
+                                    S* HWY_RESTRICT out, int64_t width, Acc* HWY_RESTRICT line,
+                                    Acc* HWY_RESTRICT columns, Acc* HWY_RESTRICT g,
+                                    Acc* HWY_RESTRICT h) {
+  if (!MaxSeparableChunk<kV, S, Acc, kPropagate, true>(P, image, out, width, line, columns, g, h))
+    MaxSeparableChunk<kV, S, Acc, kPropagate, false>(P, image, out, width, line, columns, g, h);
+}
+
+// Channels go through the passes in chunks of up to 8 vectors: pass 1 reads each input row's
+// pixels whole (not one vector of channels at a time, pixels 2 KiB apart), and a chunk's columns
+// (OW x (OH + kH - 1) x 8 vectors) stay in the L2 cache.
+constexpr int64_t kChunkVectors = 8;
+
+template <class S, class Acc, bool kPropagate>
+void MaxSeparableWith(const Plan& P, const RunArgs& a) {
+  using D = hn::ScalableTag<Acc>;
+  const D d;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const AxisTable &AH = P.axis[1], &AW = P.axis[2];
+  const int64_t C = P.channels, H = AH.in, W = AW.in, OH = AH.out, OW = AW.out;
+  const int64_t chunk = kChunkVectors * L;
+  const int64_t chunks = (C + chunk - 1) / chunk;  // per image
+  const S* in = reinterpret_cast<const S*>(a.input);
+  S* out = reinterpret_cast<S*>(a.output);
+  ParallelRanges(a.threads, P.batch * chunks, [&](int64_t begin, int64_t end) HWY_ATTR {
+    thread_local std::vector<Acc> line_tl, columns_tl, g_tl, h_tl;
+    const int64_t longest = std::max(OW + AW.kernel, OH + AH.kernel);
+    const auto vectors = static_cast<size_t>(chunk);
+    Acc* line = LineScratch(line_tl, static_cast<size_t>(longest) * vectors);
+    Acc* columns =
+        LineScratch(columns_tl, static_cast<size_t>(OW * (OH + AH.kernel)) * (vectors + 1));
+    Acc* g = LineScratch(g_tl, static_cast<size_t>(longest) * vectors);
+    Acc* h = LineScratch(h_tl, static_cast<size_t>(longest) * vectors);
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t n = item / chunks, c0 = item % chunks * chunk;
+      const int64_t width = std::min(chunk, C - c0);  // channels in this chunk
+      const S* image = in + n * H * W * C + c0;
+      S* image_out = out + n * OH * OW * C + c0;
+      const int64_t needed = (width + L - 1) / L;
+      if (needed > 4)
+        MaxSeparableChunkOf<8, S, Acc, kPropagate>(P, image, image_out, width, line, columns, g, h);
+      else if (needed > 2)
+        MaxSeparableChunkOf<4, S, Acc, kPropagate>(P, image, image_out, width, line, columns, g, h);
+      else if (needed > 1)
+        MaxSeparableChunkOf<2, S, Acc, kPropagate>(P, image, image_out, width, line, columns, g, h);
+      else
+        MaxSeparableChunkOf<1, S, Acc, kPropagate>(P, image, image_out, width, line, columns, g, h);
+    }
+  });
+}
+
+// With start=lowest the spec compares every tap with the type's lowest value first, so a NaN is
+// never taken: the NaN-ignoring step, then the lowest value for a window of NaNs (as max_nhwc).
+template <class S, class Acc>
+void MaxSeparable(const Plan& P, const RunArgs& a) {
+  if (P.p.nan == NanPolicy::propagate && P.p.max_start != MaxStart::lowest)
+    return MaxSeparableWith<S, Acc, true>(P, a);
+  MaxSeparableWith<S, Acc, false>(P, a);
+}
+
+void RunMaxSeparable(const Plan& P, const RunArgs& a) {
+  ForDtype(P.p.dtype,
+           [&]<class S, class Acc>(Types<S, Acc>) HWY_ATTR { MaxSeparable<S, Acc>(P, a); });
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace poolspec::optimized
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace poolspec::optimized {
+
+HWY_EXPORT(RunMaxSeparable);
+
+namespace {
+
+// The two axes the passes run along: H and W of a 2-D problem, or W of a 1-D one.
+Status accepts_max_separable(const Problem& p, Layout layout) {
+  if (Status s = common_limits(p); !s) return s;
+  if (Status s = wants(layout == Layout::channels_last && p.op == Op::max, "max in nhwc only"); !s)
+    return s;
+  if (p.indices != Indices::none) return Error{"max with indices: the passes keep no positions"};
+  if (p.axes.size() > 2) return Error{"3 spatial axes: the passes run along H and W"};
+  for (const Axis& a : p.axes) {
+    if (a.stride != 1 || a.dilation != 1)
+      return Error{fmt::format("stride {} and dilation {}: the passes take 1 and 1", a.stride,
+                               a.dilation)};
+    // Every window then holds a tap, so Op's identity never reaches an output.
+    if (a.pad_begin >= a.kernel || a.pad_end >= a.kernel)
+      return Error{fmt::format("pads {} and {} with kernel {}: the passes take pads below it",
+                               a.pad_begin, a.pad_end, a.kernel)};
+  }
+  // Pass 2's columns: OW x (OH + kH - 1) positions.
+  const int64_t w_out = output_extent_of(p, p.axes.back());
+  const int64_t h_padded = p.axes.size() == 2 ? output_extent_of(p, p.axes[0]) + p.axes[0].kernel : 1;
+  if (w_out * h_padded > (int64_t{1} << 18))
+    return Error{fmt::format("{} x {} positions: the columns' scratch takes up to 2^18", w_out,
+                             h_padded)};
+  return Ok{};
+}
+
+// Measured (optimized/bench, YOLO's pyramid pools): two passes pay from windows of 4 taps a side.
+bool prefers_max_separable(const Problem& p, Layout) {
+  for (const Axis& a : p.axes)
+    if (a.kernel >= 4) return true;
+  return false;
+}
+
+void run_max_separable(const Plan& P, const RunArgs& a) {
+  HWY_DYNAMIC_DISPATCH(RunMaxSeparable)(P, a);
+}
+
+}  // namespace
+
+namespace kernels {
+
+// An entry of the kernel list (kernels/kernel_list.cpp).
+extern const KernelInfo max_separable_nhwc{
+    .name = "max_separable_nhwc",
+    .description =
+        "stride-1 max as a pass along W then one along H, O(1) comparisons per output (van "
+        "Herk / Gil-Werman); lanes over C",
+    .accepts = accepts_max_separable,
+    .preferred = prefers_max_separable,
+    .run = run_max_separable,
+    .scope = {.op = Op::max, .layout = Layout::channels_last, .max_rank = 2, .same_width = true},
+};
+
+}  // namespace kernels
+}  // namespace poolspec::optimized
+#endif
