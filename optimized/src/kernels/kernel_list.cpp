@@ -10,8 +10,8 @@ namespace poolspec::optimized {
 
 namespace kernels {
 extern const KernelInfo global_avg_nchw, global_avg_nhwc, avg_plane_nchw, avg_int8_nchw,
-    blocked_nchw, avg_sliding, max_separable_nhwc, avg_nchw, max_nchw, pool_nchw, avg_nhwc,
-    max_nhwc;
+    blocked_nchw, avg_sliding, max_separable_nchw, max_separable_nhwc, avg_nchw, max_nchw,
+    pool_nchw, avg_nhwc, max_nhwc;
 }  // namespace kernels
 
 namespace {
@@ -19,10 +19,11 @@ namespace {
 // The first that accepts and prefers a problem runs it; the specialised kernels come first, the
 // general ones of each layout (avg_nchw, max_nchw, pool_nchw, avg_nhwc, max_nhwc) last.
 constexpr const KernelInfo* list[] = {
-    &kernels::global_avg_nchw,    &kernels::global_avg_nhwc, &kernels::avg_plane_nchw,
-    &kernels::avg_int8_nchw,      &kernels::blocked_nchw,    &kernels::avg_sliding,
-    &kernels::max_separable_nhwc, &kernels::avg_nchw,        &kernels::max_nchw,
-    &kernels::pool_nchw,          &kernels::avg_nhwc,        &kernels::max_nhwc,
+    &kernels::global_avg_nchw, &kernels::global_avg_nhwc,    &kernels::avg_plane_nchw,
+    &kernels::avg_int8_nchw,   &kernels::max_separable_nchw, &kernels::max_separable_nhwc,
+    &kernels::blocked_nchw,    &kernels::avg_sliding,        &kernels::avg_nchw,
+    &kernels::max_nchw,        &kernels::pool_nchw,          &kernels::avg_nhwc,
+    &kernels::max_nhwc,
 };
 
 }  // namespace

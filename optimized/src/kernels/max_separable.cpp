@@ -1,6 +1,7 @@
-// max_separable_nhwc: a max over a 2-D window at stride 1 as two 1-D passes, along W then along H,
-// each in O(1) comparisons per output whatever the window's length (van Herk / Gil-Werman); lanes
-// over channels. Compiled once per SIMD target (kernels/simd-inl.h).
+// max_separable_nhwc and max_separable_nchw: a max over a 2-D window at stride 1 as two 1-D
+// passes, along W then along H: in NHWC in O(1) comparisons per output whatever the window's
+// length (van Herk / Gil-Werman), lanes over channels; in NCHW by shifted loads, lanes along W.
+// Compiled once per SIMD target (kernels/simd-inl.h).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/max_separable.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -68,24 +69,24 @@ HWY_INLINE void BlockScans(D d, int64_t padded, int64_t k, const hn::TFromD<D>* 
   hn::Vec<D> run[kV];
   for (int64_t block = 0; block < padded; block += k) {
     const int64_t past = std::min(block + k, padded);
-    #pragma GCC unroll 8  // the chains stay in registers
+#pragma GCC unroll 8  // the chains stay in registers
     for (int v = 0; v < kV; ++v) {
       run[v] = hn::Load(d, line + block * step + v * L);
       hn::Store(run[v], d, g + block * step + v * L);
     }
     for (int64_t q = block + 1; q < past; ++q)
-      #pragma GCC unroll 8  // the chains stay in registers
+#pragma GCC unroll 8  // the chains stay in registers
       for (int v = 0; v < kV; ++v) {
         run[v] = MaxStep<D, kPropagate, kNumbers>(run[v], hn::Load(d, line + q * step + v * L));
         hn::Store(run[v], d, g + q * step + v * L);
       }
-    #pragma GCC unroll 8  // the chains stay in registers
+#pragma GCC unroll 8  // the chains stay in registers
     for (int v = 0; v < kV; ++v) {
       run[v] = hn::Load(d, line + (past - 1) * step + v * L);
       hn::Store(run[v], d, h + (past - 1) * step + v * L);
     }
     for (int64_t q = past - 2; q >= block; --q)
-      #pragma GCC unroll 8  // the chains stay in registers
+#pragma GCC unroll 8  // the chains stay in registers
       for (int v = 0; v < kV; ++v) {
         run[v] = MaxStep<D, kPropagate, kNumbers>(hn::Load(d, line + q * step + v * L), run[v]);
         hn::Store(run[v], d, h + q * step + v * L);
@@ -99,7 +100,7 @@ HWY_INLINE hn::Vec<D> WindowMax(D d, const hn::TFromD<D>* HWY_RESTRICT g,
                                 const hn::TFromD<D>* HWY_RESTRICT h, int64_t j, int64_t k,
                                 int64_t step, int64_t offset) {
   return MaxStep<D, kPropagate, kNumbers>(hn::Load(d, h + j * step + offset),
-                                hn::Load(d, g + (j + k - 1) * step + offset));
+                                          hn::Load(d, g + (j + k - 1) * step + offset));
 }
 
 // One (image, chunk of channels) through both passes, with kV vectors per position (the chunk's
@@ -137,7 +138,7 @@ HWY_INLINE bool MaxSeparableChunk(const Plan& P, const S* HWY_RESTRICT image, S*
   for (int64_t ow = 0; ow < OW; ++ow)
     for (int64_t q = 0; q < padded_h; ++q) {
       if (q >= AH.pad_begin && q < AH.pad_begin + H) continue;
-      #pragma GCC unroll 8  // the chains stay in registers
+#pragma GCC unroll 8  // the chains stay in registers
       for (int v = 0; v < kV; ++v)
         hn::Store(identity, d, columns + ow * column_stride + q * step + v * L);
     }
@@ -146,7 +147,7 @@ HWY_INLINE bool MaxSeparableChunk(const Plan& P, const S* HWY_RESTRICT image, S*
     const S* row = image + ih * W * C;
     for (int64_t q = 0; q < padded_w; ++q) {
       const int64_t iw = q - AW.pad_begin;
-      #pragma GCC unroll 8  // the chains stay in registers
+#pragma GCC unroll 8  // the chains stay in registers
       for (int v = 0; v < kV; ++v) {
         const size_t count = iw >= 0 && iw < W ? lanes_of(v) : 0;
         const S* p = row + iw * C + v * L;
@@ -165,7 +166,7 @@ HWY_INLINE bool MaxSeparableChunk(const Plan& P, const S* HWY_RESTRICT image, S*
     BlockScans<kV, kPropagate, kNumbers>(d, padded_w, AW.kernel, line, g, h);
     Acc* column_row = columns + (AH.pad_begin + ih) * step;
     for (int64_t ow = 0; ow < OW; ++ow)
-      #pragma GCC unroll 8  // the chains stay in registers
+#pragma GCC unroll 8  // the chains stay in registers
       for (int v = 0; v < kV; ++v)
         hn::Store(WindowMax<kPropagate, kNumbers>(d, g, h, ow, AW.kernel, step, v * L), d,
                   column_row + ow * column_stride + v * L);
@@ -175,7 +176,7 @@ HWY_INLINE bool MaxSeparableChunk(const Plan& P, const S* HWY_RESTRICT image, S*
     BlockScans<kV, kPropagate, kNumbers>(d, padded_h, AH.kernel, columns + ow * column_stride, g,
                                          h);
     for (int64_t oh = 0; oh < OH; ++oh)
-      #pragma GCC unroll 8  // the chains stay in registers
+#pragma GCC unroll 8  // the chains stay in registers
       for (int v = 0; v < kV; ++v) {
         const size_t count = lanes_of(v);
         if (count == 0) continue;
@@ -193,8 +194,8 @@ HWY_INLINE bool MaxSeparableChunk(const Plan& P, const S* HWY_RESTRICT image, S*
 
 // The chunk through the passes on numbers (MAXPS), or, where it holds a NaN, with Op's NaN rule.
 template <int kV, class S, class Acc, bool kPropagate>
-HWY_INLINE void MaxSeparableChunkOf(const Plan& P, const S* HWY_RESTRICT image,
-                                    S* HWY_RESTRICT out, int64_t width, Acc* HWY_RESTRICT line,
+HWY_INLINE void MaxSeparableChunkOf(const Plan& P, const S* HWY_RESTRICT image, S* HWY_RESTRICT out,
+                                    int64_t width, Acc* HWY_RESTRICT line,
                                     Acc* HWY_RESTRICT columns, Acc* HWY_RESTRICT g,
                                     Acc* HWY_RESTRICT h) {
   if (!MaxSeparableChunk<kV, S, Acc, kPropagate, true>(P, image, out, width, line, columns, g, h))
@@ -244,6 +245,145 @@ void MaxSeparableWith(const Plan& P, const RunArgs& a) {
   });
 }
 
+// ---- max_separable_nchw ------------------------------------------------------------------------
+//
+// The same two passes over NCHW planes, with lanes along W instead: each plane is copied into a
+// padded plane (Op's identity around it), then pass 1 takes each padded row's windows along W as
+// the running Op of kW shifted loads (tap order, so ties keep the first), L outputs at a time,
+// and pass 2 the windows along H as the running Op of kH rows of pass 1's output. O(k) steps per
+// L outputs and axis: for the planes of the layers it takes (tens of pixels a side), fewer
+// instructions than the blocks' scans, and no transposition. As max_separable_nhwc, it runs on
+// numbers (MAXPS) unless the plane holds a NaN.
+// A padded row of max_separable_nchw, in whole vectors: pass 1 reads it up to OWr + kW - 2, and
+// an input row's last vector, stored whole at pad_begin + x (pad_begin + W <= OW + kW - 1), may
+// pass that by up to L - 1.
+inline int64_t PaddedRowStride(int64_t OWr, int64_t kernel, int64_t L) {
+  return (OWr + kernel - 1 + L - 1) / L * L + L;
+}
+
+template <class S, class Acc, bool kPropagate, bool kNumbers>
+HWY_INLINE bool MaxSeparablePlane(const Plan& P, const S* HWY_RESTRICT plane, S* HWY_RESTRICT out,
+                                  Acc* HWY_RESTRICT padded, Acc* HWY_RESTRICT rows) {
+  using D = hn::ScalableTag<Acc>;
+  const D d;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const AxisTable &AH = P.axis[1], &AW = P.axis[2];
+  const int64_t H = AH.in, W = AW.in, OH = AH.out, OW = AW.out;
+  const int64_t OWr = (OW + L - 1) / L * L;  // pass 1's rows, whole vectors
+  const int64_t stride = PaddedRowStride(OWr, AW.kernel, L);
+  const int64_t PH = OH + AH.kernel - 1;
+  const auto identity = MaxIdentity<D, kPropagate, kNumbers>(d);
+  using DI = hn::RebindToSigned<D>;
+  const DI di;
+  auto magnitude = hn::Zero(di);
+  const auto magnitude_mask = hn::Set(di, static_cast<hn::TFromD<DI>>(0x7fffffff));
+  for (int64_t ph = 0; ph < PH; ++ph) {
+    Acc* row = padded + ph * stride;
+    for (int64_t x = 0; x < stride; x += L) hn::StoreU(identity, d, row + x);
+    const int64_t ih = ph - AH.pad_begin;
+    if (ih < 0 || ih >= H) continue;
+    const S* src = plane + ih * W;
+    for (int64_t x = 0; x < W; x += L) {
+      const size_t count = static_cast<size_t>(std::min(L, W - x));
+      // The lanes past the row hold the identity (the store covers the padding after it).
+      const auto v =
+          count == static_cast<size_t>(L)
+              ? LoadAs(d, src + x)
+              : hn::IfThenElse(hn::FirstN(d, count), LoadPartial(d, src + x, count), identity);
+      if constexpr (kNumbers && std::is_floating_point_v<Acc>)
+        magnitude = hn::Max(magnitude, hn::And(hn::BitCast(di, v), magnitude_mask));
+      hn::StoreU(v, d, row + AW.pad_begin + x);
+    }
+  }
+  if constexpr (kNumbers && std::is_floating_point_v<Acc>) {
+    if (!hn::AllFalse(di, hn::Gt(magnitude, hn::Set(di, 0x7f800000)))) return false;
+  }
+  // Four rows at a time (the last group overlapping the one before where fewer are left): four
+  // independent chains, so that a step's latency is hidden behind the others'.
+  const auto groups_of_four = [](int64_t count, const auto& body) HWY_ATTR {
+    for (int64_t r = 0; r < count; r += 4) body(count >= 4 ? std::min(r, count - 4) : r);
+  };
+  const int64_t chains = std::min<int64_t>(4, PH);
+  groups_of_four(PH, [&](int64_t ph) HWY_ATTR {
+    for (int64_t ow = 0; ow < OWr; ow += L) {
+      hn::Vec<D> m[4] = {hn::Zero(d), hn::Zero(d), hn::Zero(d), hn::Zero(d)};
+#pragma GCC unroll 4  // the chains stay in registers
+      for (int64_t i = 0; i < 4; ++i)
+        if (i < chains) m[i] = hn::LoadU(d, padded + (ph + i) * stride + ow);
+      for (int64_t tw = 1; tw < AW.kernel; ++tw)
+#pragma GCC unroll 4
+        for (int64_t i = 0; i < 4; ++i)
+          if (i < chains)
+            m[i] = MaxStep<D, kPropagate, kNumbers>(
+                m[i], hn::LoadU(d, padded + (ph + i) * stride + ow + tw));
+#pragma GCC unroll 4
+      for (int64_t i = 0; i < 4; ++i)
+        if (i < chains) hn::Store(m[i], d, rows + (ph + i) * OWr + ow);
+    }
+  });
+  const bool from_lowest = P.p.max_start == MaxStart::lowest;
+  const auto lowest = hn::Set(d, static_cast<Acc>(lowest_value(P.p.dtype)));
+  const int64_t out_chains = std::min<int64_t>(4, OH);
+  groups_of_four(OH, [&](int64_t oh) HWY_ATTR {
+    for (int64_t ow = 0; ow < OWr; ow += L) {
+      hn::Vec<D> m[4] = {hn::Zero(d), hn::Zero(d), hn::Zero(d), hn::Zero(d)};
+#pragma GCC unroll 4
+      for (int64_t i = 0; i < 4; ++i)
+        if (i < out_chains) m[i] = hn::Load(d, rows + (oh + i) * OWr + ow);
+      for (int64_t th = 1; th < AH.kernel; ++th)
+#pragma GCC unroll 4
+        for (int64_t i = 0; i < 4; ++i)
+          if (i < out_chains)
+            m[i] = MaxStep<D, kPropagate, kNumbers>(m[i],
+                                                    hn::Load(d, rows + (oh + i + th) * OWr + ow));
+      const size_t count = static_cast<size_t>(std::min(L, OW - ow));
+      for (int64_t i = 0; i < out_chains; ++i) {
+        if (from_lowest) m[i] = hn::IfThenElse(hn::Gt(m[i], lowest), m[i], lowest);
+        S* dst = out + (oh + i) * OW + ow;
+        if (count == static_cast<size_t>(L))
+          StoreAs(m[i], d, dst);
+        else
+          StorePartial(m[i], d, dst, count);
+      }
+    }
+  });
+  return true;
+}
+
+template <class S, class Acc, bool kPropagate>
+void MaxSeparableNchwWith(const Plan& P, const RunArgs& a) {
+  using D = hn::ScalableTag<Acc>;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(D()));
+  const AxisTable &AH = P.axis[1], &AW = P.axis[2];
+  const int64_t OWr = (AW.out + L - 1) / L * L;
+  const int64_t PH = AH.out + AH.kernel - 1, stride = PaddedRowStride(OWr, AW.kernel, L);
+  const S* in = reinterpret_cast<const S*>(a.input);
+  S* out = reinterpret_cast<S*>(a.output);
+  ParallelRanges(a.threads, P.batch * P.channels, [&](int64_t begin, int64_t end) HWY_ATTR {
+    thread_local std::vector<Acc> padded_tl, rows_tl;
+    Acc* padded = LineScratch(padded_tl, static_cast<size_t>(PH * stride));
+    Acc* rows = LineScratch(rows_tl, static_cast<size_t>(PH * OWr));
+    for (int64_t plane = begin; plane < end; ++plane) {
+      const S* src = in + plane * P.in_plane;
+      S* dst = out + plane * P.out_plane;
+      if (!MaxSeparablePlane<S, Acc, kPropagate, true>(P, src, dst, padded, rows))
+        MaxSeparablePlane<S, Acc, kPropagate, false>(P, src, dst, padded, rows);
+    }
+  });
+}
+
+template <class S, class Acc>
+void MaxSeparableNchw(const Plan& P, const RunArgs& a) {
+  if (P.p.nan == NanPolicy::propagate && P.p.max_start != MaxStart::lowest)
+    return MaxSeparableNchwWith<S, Acc, true>(P, a);
+  MaxSeparableNchwWith<S, Acc, false>(P, a);
+}
+
+void RunMaxSeparableNchw(const Plan& P, const RunArgs& a) {
+  ForDtype(P.p.dtype,
+           [&]<class S, class Acc>(Types<S, Acc>) HWY_ATTR { MaxSeparableNchw<S, Acc>(P, a); });
+}
+
 // With start=lowest the spec compares every tap with the type's lowest value first, so a NaN is
 // never taken: the NaN-ignoring step, then the lowest value for a window of NaNs (as max_nhwc).
 template <class S, class Acc>
@@ -266,32 +406,45 @@ HWY_AFTER_NAMESPACE();
 namespace poolspec::optimized {
 
 HWY_EXPORT(RunMaxSeparable);
+HWY_EXPORT(RunMaxSeparableNchw);
 
 namespace {
 
-// The two axes the passes run along: H and W of a 2-D problem, or W of a 1-D one.
-Status accepts_max_separable(const Problem& p, Layout layout) {
+// What both layouts' passes take: a max without indices over H and W (or W alone) at stride 1,
+// every window holding a tap, and scratch within limits.
+Status accepts_separable(const Problem& p) {
   if (Status s = common_limits(p); !s) return s;
-  if (Status s = wants(layout == Layout::channels_last && p.op == Op::max, "max in nhwc only"); !s)
-    return s;
+  if (p.op != Op::max) return Error{"max only"};
   if (p.indices != Indices::none) return Error{"max with indices: the passes keep no positions"};
   if (p.axes.size() > 2) return Error{"3 spatial axes: the passes run along H and W"};
   for (const Axis& a : p.axes) {
     if (a.stride != 1 || a.dilation != 1)
-      return Error{fmt::format("stride {} and dilation {}: the passes take 1 and 1", a.stride,
-                               a.dilation)};
+      return Error{
+          fmt::format("stride {} and dilation {}: the passes take 1 and 1", a.stride, a.dilation)};
     // Every window then holds a tap, so Op's identity never reaches an output.
     if (a.pad_begin >= a.kernel || a.pad_end >= a.kernel)
       return Error{fmt::format("pads {} and {} with kernel {}: the passes take pads below it",
                                a.pad_begin, a.pad_end, a.kernel)};
   }
-  // Pass 2's columns: OW x (OH + kH - 1) positions.
-  const int64_t w_out = output_extent_of(p, p.axes.back());
-  const int64_t h_padded = p.axes.size() == 2 ? output_extent_of(p, p.axes[0]) + p.axes[0].kernel : 1;
+  // The scratch: OW x (OH + kH - 1) positions (nhwc's columns, nchw's padded plane, with its
+  // rows a few vectors longer).
+  const int64_t w_out = output_extent_of(p, p.axes.back()) + p.axes.back().kernel + 64;
+  const int64_t h_padded =
+      p.axes.size() == 2 ? output_extent_of(p, p.axes[0]) + p.axes[0].kernel : 1;
   if (w_out * h_padded > (int64_t{1} << 18))
-    return Error{fmt::format("{} x {} positions: the columns' scratch takes up to 2^18", w_out,
-                             h_padded)};
+    return Error{
+        fmt::format("{} x {} positions: the passes' scratch takes up to 2^18", w_out, h_padded)};
   return Ok{};
+}
+
+Status accepts_max_separable_nhwc(const Problem& p, Layout layout) {
+  if (Status s = wants(layout == Layout::channels_last, "nhwc only"); !s) return s;
+  return accepts_separable(p);
+}
+
+Status accepts_max_separable_nchw(const Problem& p, Layout layout) {
+  if (Status s = wants(layout == Layout::channels_first, "nchw only"); !s) return s;
+  return accepts_separable(p);
 }
 
 // Measured (optimized/bench, YOLO's pyramid pools): two passes pay from windows of 4 taps a side.
@@ -301,24 +454,39 @@ bool prefers_max_separable(const Problem& p, Layout) {
   return false;
 }
 
-void run_max_separable(const Plan& P, const RunArgs& a) {
+void run_max_separable_nhwc(const Plan& P, const RunArgs& a) {
   HWY_DYNAMIC_DISPATCH(RunMaxSeparable)(P, a);
+}
+
+void run_max_separable_nchw(const Plan& P, const RunArgs& a) {
+  HWY_DYNAMIC_DISPATCH(RunMaxSeparableNchw)(P, a);
 }
 
 }  // namespace
 
 namespace kernels {
 
-// An entry of the kernel list (kernels/kernel_list.cpp).
+// Entries of the kernel list (kernels/kernel_list.cpp).
 extern const KernelInfo max_separable_nhwc{
     .name = "max_separable_nhwc",
     .description =
         "stride-1 max as a pass along W then one along H, O(1) comparisons per output (van "
         "Herk / Gil-Werman); lanes over C",
-    .accepts = accepts_max_separable,
+    .accepts = accepts_max_separable_nhwc,
     .preferred = prefers_max_separable,
-    .run = run_max_separable,
+    .run = run_max_separable_nhwc,
     .scope = {.op = Op::max, .layout = Layout::channels_last, .max_rank = 2, .same_width = true},
+};
+
+extern const KernelInfo max_separable_nchw{
+    .name = "max_separable_nchw",
+    .description =
+        "stride-1 max as a pass along W then one along H over each padded plane, k shifted "
+        "loads per axis; lanes along W",
+    .accepts = accepts_max_separable_nchw,
+    .preferred = prefers_max_separable,
+    .run = run_max_separable_nchw,
+    .scope = {.op = Op::max, .layout = Layout::channels_first, .max_rank = 2, .same_width = true},
 };
 
 }  // namespace kernels
