@@ -42,7 +42,7 @@ CaseOptions engine_options() {
   o.wide_channels_one_in = 6;
   o.extent_spread = 6;
   o.last_extent_spread = 70;
-  o.dtypes = {DType::f32, DType::f32, DType::f16, DType::i8, DType::u8};
+  o.dtypes = {DType::f32, DType::f32, DType::f16, DType::bf16, DType::i8, DType::u8};
   o.bias = false;
   o.whole_plane_one_in = 8;
   return o;
@@ -493,17 +493,17 @@ TEST_CASE("mutant kernels are caught") {
 }
 
 TEST_CASE("a problem no kernel takes runs on the reference, and is counted") {
-  Result<Problem> p = parse_problem("avg:bf16:n1c3:h5w5:k3x3:s1x1:pb1x1:pe1x1:exclude:floor");
+  Result<Problem> p = parse_problem("avg:f64:n1c3:h5w5:k3x3:s1x1:pb1x1:pe1x1:exclude:floor");
   REQUIRE(p.ok());
   const optimized::Selection s = optimized::select_kernel(*p, Layout::channels_first);
   CHECK(s.kernel == nullptr);
-  CHECK(s.fallback_reason.find("dtype bf16") != std::string::npos);
+  CHECK(s.fallback_reason.find("dtype f64") != std::string::npos);
   optimized::reset_fallback_stats();
-  Tensor input{DType::bf16, input_shape(*p), std::vector<double>(75, 1.5)};
+  Tensor input{DType::f64, input_shape(*p), std::vector<double>(75, 1.5)};
   const Case c{*p, input};
   CHECK(engine_failure(optimized::engine(), c, Layout::channels_first, 2).empty());
   CHECK(optimized::fallback_stats().calls == 2);  // run_engine runs twice (two output poisons)
-  CHECK(optimized::fallback_stats().last_reason.find("bf16") != std::string::npos);
+  CHECK(optimized::fallback_stats().last_reason.find("f64") != std::string::npos);
   // And one a kernel takes is not counted.
   Result<Problem> q = parse_problem("avg:f32:n1c3:h5w5:k3x3:s1x1:pb1x1:pe1x1:exclude:floor");
   REQUIRE(q.ok());

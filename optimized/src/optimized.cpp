@@ -102,7 +102,7 @@ ErrorBound OptimizedEngine::error_bound(const Problem& p, Layout layout) const {
   if (!s.kernel) return reference::engine().error_bound(p, layout);
   if (p.op == Op::max || !is_float(p.dtype)) return ErrorBound{};
   // f32 sums of prod(kernel) values (taps - 1 additions), the rounded reciprocal and the product;
-  // f16 is then rounded once more into f16.
+  // f16 and bf16 are then rounded once more into their format.
   return sum_bound(
       DType::f32, taps_of(p) + 1, p.dtype == DType::f32 ? 0.5 : 1.0,
       fmt::format("f32 sums ({}), times the f32 reciprocal of the divisor", s.kernel->name));

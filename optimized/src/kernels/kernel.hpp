@@ -17,7 +17,7 @@ namespace poolspec::optimized {
 
 // Defined in kernels/kernel_list.cpp, beside the list.
 // What every kernel needs of a problem (the arithmetic argument in kernels/simd-inl.h): dtype
-// f32, f16, i8 or u8; 1 to 3 spatial axes; bias 0; planes indexed in 32 bits; an f32 divisor
+// f32, f16, bf16, i8 or u8; 1 to 3 spatial axes; bias 0; planes indexed in 32 bits; an f32 divisor
 // below 2^24 and integer sums below 2^23.
 Status common_limits(const Problem& p);
 

@@ -46,10 +46,10 @@ Status wants(bool condition, std::string_view what) {
 }
 
 Status common_limits(const Problem& p) {
-  if (p.dtype != DType::f32 && p.dtype != DType::f16 && p.dtype != DType::i8 &&
-      p.dtype != DType::u8)
+  if (p.dtype != DType::f32 && p.dtype != DType::f16 && p.dtype != DType::bf16 &&
+      p.dtype != DType::i8 && p.dtype != DType::u8)
     return Error{
-        fmt::format("dtype {}: the kernels take f32, f16, i8 and u8", dtype_name(p.dtype))};
+        fmt::format("dtype {}: the kernels take f32, f16, bf16, i8 and u8", dtype_name(p.dtype))};
   if (p.axes.size() > 3)
     return Error{fmt::format("rank {}: the kernels take 1 to 3 spatial axes", p.axes.size())};
   if (p.bias != 0) return Error{fmt::format("bias={}: the kernels take bias 0", p.bias)};

@@ -75,6 +75,7 @@ HWY_INLINE void ForDtype(DType dtype, const Body& body) {
   switch (dtype) {
     case DType::f32: return body(Types<float, float>());
     case DType::f16: return body(Types<hwy::float16_t, float>());
+    case DType::bf16: return body(Types<hwy::bfloat16_t, float>());
     case DType::i8: return body(Types<int8_t, int32_t>());
     case DType::u8: return body(Types<uint8_t, int32_t>());
     default: return;
@@ -85,24 +86,35 @@ HWY_INLINE void ForDtype(DType dtype, const Body& body) {
 
 template <class S>
 inline constexpr bool is_f16 = std::is_same_v<S, hwy::float16_t>;
+template <class S>
+inline constexpr bool is_bf16 = std::is_same_v<S, hwy::bfloat16_t>;
 
-// One storage element as the compute type Acc (float for f32 and f16, int32_t for i8 and u8).
+// One storage element as the compute type Acc (float for f32, f16 and bf16, int32_t for i8 and
+// u8).
 template <class Acc, class S>
 HWY_INLINE Acc ScalarLoad(const S* p) {
   if constexpr (is_f16<S>) {
     uint16_t bits;
     std::memcpy(&bits, p, 2);
     return static_cast<float>(f16_value(bits));
+  } else if constexpr (is_bf16<S>) {
+    uint16_t bits;
+    std::memcpy(&bits, p, 2);
+    return static_cast<float>(bf16_value(bits));
   } else {
     return static_cast<Acc>(*p);
   }
 }
 
-// Stores a computed value: f16 rounded to nearest-even (as vcvtps2ph), integers saturated.
+// Stores a computed value: f16 and bf16 rounded to nearest-even (as vcvtps2ph), integers
+// saturated.
 template <class Acc, class S>
 HWY_INLINE void ScalarStore(Acc v, S* p) {
   if constexpr (is_f16<S>) {
     const uint16_t bits = f16_bits(round_to_float(DType::f16, v));
+    std::memcpy(p, &bits, 2);
+  } else if constexpr (is_bf16<S>) {
+    const uint16_t bits = bf16_bits(round_to_float(DType::bf16, v));
     std::memcpy(p, &bits, 2);
   } else if constexpr (std::is_same_v<S, float>) {
     *p = v;
@@ -125,6 +137,11 @@ template <class D, class S>
 HWY_INLINE hn::Vec<D> LoadAs(D d, const S* HWY_RESTRICT p) {
   if constexpr (std::is_same_v<S, hn::TFromD<D>>) {
     return hn::LoadU(d, p);
+  } else if constexpr (is_bf16<S>) {  // the bits, moved to the upper half of f32 lanes
+    const hn::RebindToUnsigned<D> du32;
+    const hn::Rebind<uint16_t, D> du16;
+    return hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(
+                              du32, hn::LoadU(du16, reinterpret_cast<const uint16_t*>(p)))));
   } else if constexpr (is_f16<S> && !native_f16) {
     alignas(64) float lanes[HWY_MAX_BYTES / 4];
     for (size_t i = 0; i < hn::Lanes(d); ++i) lanes[i] = ScalarLoad<float>(p + i);
@@ -138,6 +155,19 @@ template <class D, class S>
 HWY_INLINE void StoreAs(hn::Vec<D> v, D d, S* HWY_RESTRICT p) {
   if constexpr (std::is_same_v<S, hn::TFromD<D>>) {
     hn::StoreU(v, d, p);
+  } else if constexpr (is_bf16<S>) {
+    // Rounded to nearest-even on the bits (Highway 1.0.3's DemoteTo to bf16 truncates): add
+    // 0x7fff plus the kept part's lowest bit, keep the upper half (a carry into the exponent is
+    // the next binade, or infinity); a NaN keeps its upper half, made quiet.
+    const hn::RebindToUnsigned<D> du32;
+    const hn::RebindToSigned<D> di32;
+    const hn::Rebind<uint16_t, D> du16;
+    const auto bits = hn::BitCast(du32, v);
+    const auto odd = hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 1u));
+    const auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du32, 0x7fffu), odd)));
+    const auto nan = hn::Or(hn::ShiftRight<16>(bits), hn::Set(du32, 0x40u));
+    const auto upper = hn::IfThenElse(hn::RebindMask(du32, hn::IsNaN(v)), nan, rounded);
+    hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, upper)), du16, reinterpret_cast<uint16_t*>(p));
   } else if constexpr (is_f16<S> && !native_f16) {
     alignas(64) float lanes[HWY_MAX_BYTES / 4];
     hn::Store(v, d, lanes);

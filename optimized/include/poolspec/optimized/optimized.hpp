@@ -1,6 +1,6 @@
 // The optimized engine (docs/design.md §4): SIMD kernels (Highway, dispatched at run time to
-// AVX-512, AVX2, ...), threaded, in NCHW and NHWC, for f32, f16, i8 and u8 with rank 1..3. One
-// kernel list feeds dispatch, the tests and the benchmark (XNNPACK's way). A problem no kernel
+// AVX-512, AVX2, ...), threaded, in NCHW and NHWC, for f32, f16, bf16, i8 and u8 with rank 1..3.
+// One kernel list feeds dispatch, the tests and the benchmark (XNNPACK's way). A problem no kernel
 // accepts runs on the reference engine, and each such fallback is counted with its reason.
 #pragma once
 
