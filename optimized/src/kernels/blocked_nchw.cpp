@@ -127,12 +127,24 @@ void BlockedNchw(const Plan& P, const RunArgs& a) {
   const int64_t groups = (planes + block_channels - 1) / block_channels;
   const S* in = reinterpret_cast<const S*>(a.input);
   S* out = reinterpret_cast<S*>(a.output);
+  // Small blocks' input is prefetched a block ahead (into L2): the in-stream prefetch of
+  // PlanesToBlock reaches only 1 KiB into each plane. Measured cold at 1 thread, alternating
+  // runs: GoogLeNet's 17x17 layer (18 KiB a block) 0.93x the time without; its 35x35 layer
+  // (78 KiB) unchanged, so larger blocks are left to the prefetchers.
+  const bool prefetch_next =
+      P.in_plane * block_channels * static_cast<int64_t>(sizeof(S)) <= (64 << 10);
   ParallelRanges(a.threads, groups, [&](int64_t begin, int64_t end) HWY_ATTR {
     thread_local std::vector<S> in_tl, out_tl;
     S* block_in = Scratch(in_tl, static_cast<size_t>(P.in_plane * block_channels));
     S* block_out = Scratch(out_tl, static_cast<size_t>(P.out_plane * block_channels));
     for (int64_t g = begin; g < end; ++g) {
       const int64_t p0 = g * block_channels, count = std::min(block_channels, planes - p0);
+      if (g + 1 < end && prefetch_next) {
+        const char* next = reinterpret_cast<const char*>(in + (p0 + block_channels) * P.in_plane);
+        const int64_t bytes = std::min(block_channels, planes - p0 - block_channels) * P.in_plane *
+                              static_cast<int64_t>(sizeof(S));
+        for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(next + b, 0, 2);
+      }
       PlanesToBlock(d, in + p0 * P.in_plane, P.in_plane, count, P.in_plane, block_in);
       P.block_kernel->run(B, RunArgs{reinterpret_cast<const std::byte*>(block_in),
                                      reinterpret_cast<std::byte*>(block_out), nullptr, 1});
