@@ -170,13 +170,7 @@ void MaxNhwcWith(const Plan& P, const RunArgs& a) {
             StoreAs(m, d, dst);
           else
             StorePartial(m, d, dst, count);
-          if (indices) {
-            alignas(64) int32_t lane[HWY_MAX_BYTES / 4];
-            hn::Store(off, di, lane);
-            for (size_t i = 0; i < count; ++i)
-              a.indices[position + c + static_cast<int64_t>(i)] =
-                  P.final_index(n, c + static_cast<int64_t>(i), lane[i]);
-          }
+          if (indices) StoreIndices(di, P, off, n, c, 1, count, a.indices + position + c);
         }
       }
     }

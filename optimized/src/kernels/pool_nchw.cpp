@@ -178,12 +178,9 @@ void PoolNchw(const Plan& P, const RunArgs& a) {
               StoreAs(m, d, dst + ow);
             else
               StorePartial(m, d, dst + ow, static_cast<size_t>(count));
-            if (indices) {
-              alignas(64) int32_t lane[HWY_MAX_BYTES / 4];
-              hn::Store(off, di, lane);
-              for (int64_t i = 0; i < count; ++i)
-                a.indices[P.output_position(n, c, out_row + ow + i)] = P.final_index(n, c, lane[i]);
-            }
+            if (indices)  // NCHW: the row's outputs are consecutive
+              StoreIndices(di, P, off, n, c, 0, static_cast<size_t>(count),
+                           a.indices + P.output_position(n, c, out_row + ow));
           }
           for (int64_t ow = 0; ow < OW; ++ow)  // windows with no input column: fixed up
             if (AW.count(ow) == 0)
