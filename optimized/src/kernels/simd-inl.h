@@ -388,9 +388,9 @@ inline void WriteEmpty(const Plan& P, const RunArgs& a, int64_t n, int64_t c, in
 // The index outputs of a vector of plane offsets (`off`, one per lane; negative: none), as
 // Plan::final_index gives them, stored to dst[0, count): lane i belongs to plane (n, c + i *
 // channel_step) -- channel_step 1 where lanes run over channels (NHWC), 0 where they run along a
-// plane (NCHW). Row-major indices without a modulus, every framework's but TensorFlow's folded
-// ones, are computed in vectors: an element per call of final_index took most of max_nhwc's time
-// with indices on the ResNet stem.
+// plane (NCHW). Row-major indices without a modulus (all but ONNX's storage_order=1 and
+// OpenVINO MaxPool-8's axis) are computed in vectors: an element per call of final_index took
+// most of max_nhwc's time with indices on the ResNet stem.
 template <class DI>
 HWY_INLINE void StoreIndices(DI di, const Plan& P, hn::Vec<DI> off, int64_t n, int64_t c,
                              int64_t channel_step, size_t count, int64_t* HWY_RESTRICT dst) {
