@@ -321,6 +321,32 @@ TEST_CASE(
   }
 }
 
+// max_nhwc compares i8 and u8 values without indices as they are stored: in whole vectors (64
+// lanes on AVX-512) when the channels fill them, else in 16 lanes. The whole-space draw has at
+// most 40 channels: here multiples of 16 and 64 and the counts between, with and without indices
+// (which keep 32-bit lanes), on every target.
+TEST_CASE("max_nhwc: i8 and u8 in lanes of their own width, channels filling them or not") {
+  const optimized::OptimizedEngine only("max_nhwc");
+  for (const std::string& target : optimized::simd_targets()) {
+    REQUIRE(optimized::use_simd_target(target).ok());
+    check_property(fmt::format("max_nhwc on i8 and u8 on {} == spec", target), [&] {
+      const int kh = *rc::gen::inRange(1, 4), kw = *rc::gen::inRange(1, 4);
+      const int ph = *rc::gen::inRange(0, kh), pw = *rc::gen::inRange(0, kw);
+      const int h = *rc::gen::inRange(kh, kh + 5), w = *rc::gen::inRange(kw, kw + 12);
+      const int c =
+          *rc::gen::oneOf(rc::gen::element(16, 32, 48, 64, 128, 192), rc::gen::inRange(1, 200));
+      const std::string text =
+          fmt::format("max:{}:n{}c{}:h{}w{}:k{}x{}:s{}x{}:pb{}x{}:pe{}x{}:floor{}{}",
+                      *rc::gen::element<std::string>("i8", "u8"), *rc::gen::inRange(1, 3), c, h, w,
+                      kh, kw, *rc::gen::inRange(1, 3), *rc::gen::inRange(1, 3), ph, pw, ph, pw,
+                      *rc::gen::element<std::string>("", ":idx=plane"),
+                      *rc::gen::element<std::string>("", ":start=lowest"));
+      kernel_matches_spec(only, text, Layout::channels_last);
+    });
+  }
+  REQUIRE(optimized::use_simd_target("").ok());
+}
+
 TEST_CASE("avg_nhwc: many channels at stride 1 along W, each pixel's channels in turn") {
   // The whole-space draw has at most 40 channels; past four vectors of them (64 f32 lanes on
   // AVX-512), avg_nhwc's direct path takes each output pixel's channels in turn (SlidePixels),

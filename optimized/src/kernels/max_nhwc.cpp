@@ -14,9 +14,11 @@ namespace HWY_NAMESPACE {
 
 // ---- max_nhwc: per output element, its taps in scan order; lanes over channels ----------------
 
-template <class S, class Acc, bool kPropagate>
+// D: the lanes the values are compared in (of the compute type, or of the storage type itself
+// for i8 and u8 without indices: MaxNhwc).
+template <class S, class D, bool kPropagate>
 void MaxNhwcWith(const Plan& P, const RunArgs& a) {
-  using D = hn::ScalableTag<Acc>;
+  using Acc = hn::TFromD<D>;
   using DI = hn::RebindToSigned<hn::ScalableTag<float>>;
   const D d;
   const DI di;
@@ -24,6 +26,8 @@ void MaxNhwcWith(const Plan& P, const RunArgs& a) {
   const AxisTable &AD = P.axis[0], &AH = P.axis[1], &AW = P.axis[2];
   const int64_t C = P.channels, OW = AW.out;
   const int64_t out_rows = P.batch * AD.out * AH.out;
+  // The offsets are kept in 32-bit lanes, one per value lane: with 32-bit values only.
+  constexpr bool can_index = sizeof(Acc) == sizeof(int32_t);
   const bool indices = a.indices != nullptr;
   const bool from_lowest = P.p.max_start == MaxStart::lowest;
   constexpr bool propagate = kPropagate;
@@ -135,12 +139,16 @@ void MaxNhwcWith(const Plan& P, const RunArgs& a) {
                   first = false;
                   continue;
                 }
-                if (indices) {
-                  const auto take = Takes<D>(v, m, propagate);
-                  m = hn::IfThenElse(take, v, m);
-                  off = hn::IfThenElse(hn::RebindMask(di, take),
-                                       hn::Set(di, static_cast<int32_t>(spatial)), off);
-                } else if constexpr (floating) {
+                if constexpr (can_index) {
+                  if (indices) {
+                    const auto take = Takes<D>(v, m, propagate);
+                    m = hn::IfThenElse(take, v, m);
+                    off = hn::IfThenElse(hn::RebindMask(di, take),
+                                         hn::Set(di, static_cast<int32_t>(spatial)), off);
+                    continue;
+                  }
+                }
+                if constexpr (floating) {
                   // Values only: with NaN propagation, the largest non-NaN and whether a NaN was
                   // seen (the result is then NaN); with NaN ignored, a NaN m is replaced.
                   if (propagate) {
@@ -163,14 +171,16 @@ void MaxNhwcWith(const Plan& P, const RunArgs& a) {
             const auto lowest = hn::Set(d, static_cast<Acc>(lowest_value(P.p.dtype)));
             const auto above = hn::Gt(m, lowest);
             m = hn::IfThenElse(above, m, lowest);
-            off = hn::IfThenElse(hn::RebindMask(di, above), off, hn::Zero(di));
+            if constexpr (can_index)
+              off = hn::IfThenElse(hn::RebindMask(di, above), off, hn::Zero(di));
           }
           S* dst = out + position + c;
           if (count == static_cast<size_t>(L))
             StoreAs(m, d, dst);
           else
             StorePartial(m, d, dst, count);
-          if (indices) StoreIndices(di, P, off, n, c, 1, count, a.indices + position + c);
+          if constexpr (can_index)
+            if (indices) StoreIndices(di, P, off, n, c, 1, count, a.indices + position + c);
         }
       }
     }
@@ -178,12 +188,21 @@ void MaxNhwcWith(const Plan& P, const RunArgs& a) {
 }
 
 // NaN propagation as a template parameter: a run-time flag tested in the tap loop would cost a
-// branch per value.
+// branch per value. i8 and u8 values only are compared as they are stored, four times as many
+// lanes as in int32_t (the maximum is one of the values: no wider type is needed): whole vectors
+// when the channels fill them, else 16 lanes (blocked_nchw's blocks of 16 channels).
 template <class S, class Acc>
 void MaxNhwc(const Plan& P, const RunArgs& a) {
+  if constexpr (sizeof(S) == 1) {
+    if (a.indices == nullptr) {
+      if (P.channels % static_cast<int64_t>(hn::Lanes(hn::ScalableTag<S>())) == 0)
+        return MaxNhwcWith<S, hn::ScalableTag<S>, false>(P, a);
+      return MaxNhwcWith<S, hn::CappedTag<S, 16>, false>(P, a);
+    }
+  }
   if (P.p.nan == NanPolicy::propagate && P.p.max_start != MaxStart::lowest)
-    return MaxNhwcWith<S, Acc, true>(P, a);
-  MaxNhwcWith<S, Acc, false>(P, a);
+    return MaxNhwcWith<S, hn::ScalableTag<Acc>, true>(P, a);
+  MaxNhwcWith<S, hn::ScalableTag<Acc>, false>(P, a);
 }
 
 void RunMaxNhwc(const Plan& P, const RunArgs& a) {
