@@ -48,14 +48,14 @@ HWY_INLINE void TransposeTile(D d, hn::Vec<D>* HWY_RESTRICT rows) {
 }
 
 // Planes [0, count) of `planes` (each `size` values, `stride` apart) into block[value * 16 +
-// plane]; the planes past count are zeros. Values pass through the compute type exactly (f16 and
-// the 8-bit integers widen and narrow back unchanged).
+// plane]; the planes past count are zeros. Values pass through D's lanes exactly (f16 and bf16
+// widen to f32 and narrow back unchanged; BlockedNchw moves 8-bit integers in 8-bit lanes).
 template <class D, class S>
 HWY_INLINE void PlanesToBlock(D d, const S* HWY_RESTRICT planes, int64_t stride, int64_t count,
                               int64_t size, S* HWY_RESTRICT block) {
   constexpr size_t kMaxL = hn::MaxLanes(D());
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
-  hn::Vec<D> rows[HWY_MAX_BYTES / 4];
+  hn::Vec<D> rows[kMaxL];
   for (int64_t p = 0; p < block_channels; p += L) {
     for (int64_t i = 0; i < size; i += L) {
       const int64_t n = std::min(L, size - i);
@@ -91,7 +91,7 @@ HWY_INLINE void BlockToPlanes(D d, const S* HWY_RESTRICT block, int64_t size, in
                               S* HWY_RESTRICT planes, int64_t stride) {
   constexpr size_t kMaxL = hn::MaxLanes(D());
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
-  hn::Vec<D> rows[HWY_MAX_BYTES / 4];
+  hn::Vec<D> rows[kMaxL];
   for (int64_t p = 0; p < std::min(count, block_channels); p += L) {
     for (int64_t i = 0; i < size; i += L) {
       const int64_t n = std::min(L, size - i);
@@ -121,7 +121,9 @@ HWY_INLINE void BlockToPlanes(D d, const S* HWY_RESTRICT block, int64_t size, in
 
 template <class S, class Acc>
 void BlockedNchw(const Plan& P, const RunArgs& a) {
-  const hn::ScalableTag<Acc> d;
+  // 8-bit values are moved in lanes of their own width (16 of them, a 128-bit tile row).
+  using D = std::conditional_t<sizeof(S) == 1, hn::CappedTag<S, 16>, hn::ScalableTag<Acc>>;
+  const D d;
   const Plan& B = *P.block;
   const int64_t planes = P.batch * P.channels;
   const int64_t groups = (planes + block_channels - 1) / block_channels;
