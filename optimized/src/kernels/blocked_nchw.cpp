@@ -121,8 +121,9 @@ HWY_INLINE void BlockToPlanes(D d, const S* HWY_RESTRICT block, int64_t size, in
 
 template <class S, class Acc>
 void BlockedNchw(const Plan& P, const RunArgs& a) {
-  // 8-bit values are moved in lanes of their own width (16 of them, a 128-bit tile row).
-  using D = std::conditional_t<sizeof(S) == 1, hn::CappedTag<S, 16>, hn::ScalableTag<Acc>>;
+  // 8-bit values are moved in lanes of their own width, a block's channels to a tile row.
+  using D =
+      std::conditional_t<sizeof(S) == 1, hn::CappedTag<S, block_channels>, hn::ScalableTag<Acc>>;
   const D d;
   const Plan& B = *P.block;
   const int64_t planes = P.batch * P.channels;

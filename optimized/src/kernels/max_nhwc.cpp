@@ -190,14 +190,14 @@ void MaxNhwcWith(const Plan& P, const RunArgs& a) {
 // NaN propagation as a template parameter: a run-time flag tested in the tap loop would cost a
 // branch per value. i8 and u8 values only are compared as they are stored, four times as many
 // lanes as in int32_t (the maximum is one of the values: no wider type is needed): whole vectors
-// when the channels fill them, else 16 lanes (blocked_nchw's blocks of 16 channels).
+// when the channels fill them, else a block's width of lanes (blocked_nchw's 16 channels).
 template <class S, class Acc>
 void MaxNhwc(const Plan& P, const RunArgs& a) {
   if constexpr (sizeof(S) == 1) {
     if (a.indices == nullptr) {
       if (P.channels % static_cast<int64_t>(hn::Lanes(hn::ScalableTag<S>())) == 0)
         return MaxNhwcWith<S, hn::ScalableTag<S>, false>(P, a);
-      return MaxNhwcWith<S, hn::CappedTag<S, 16>, false>(P, a);
+      return MaxNhwcWith<S, hn::CappedTag<S, block_channels>, false>(P, a);
     }
   }
   if (P.p.nan == NanPolicy::propagate && P.p.max_start != MaxStart::lowest)

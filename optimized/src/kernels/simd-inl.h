@@ -190,7 +190,7 @@ HWY_INLINE hn::Vec<D> LoadPartial(D d, const S* p, size_t n) {
 #if !HWY_MEM_OPS_MIGHT_FAULT
   if constexpr (std::is_same_v<S, hn::TFromD<D>>) return hn::MaskedLoad(hn::FirstN(d, n), d, p);
 #endif
-  alignas(64) S tmp[HWY_MAX_BYTES / sizeof(hn::TFromD<D>)] = {};  // a lane per element
+  alignas(64) S tmp[hn::MaxLanes(D())] = {};  // an element per lane
   std::memcpy(tmp, p, n * sizeof(S));
   return LoadAs(d, tmp);
 }
@@ -202,7 +202,7 @@ HWY_INLINE void StorePartial(hn::Vec<D> v, D d, S* p, size_t n) {
   if constexpr (std::is_same_v<S, hn::TFromD<D>>)
     return hn::BlendedStore(v, hn::FirstN(d, n), d, p);
 #endif
-  alignas(64) S tmp[HWY_MAX_BYTES / sizeof(hn::TFromD<D>)];
+  alignas(64) S tmp[hn::MaxLanes(D())];
   StoreAs(v, d, tmp);
   std::memcpy(p, tmp, n * sizeof(S));
 }
