@@ -347,6 +347,34 @@ TEST_CASE("max_nhwc: i8 and u8 in lanes of their own width, channels filling the
   REQUIRE(optimized::use_simd_target("").ok());
 }
 
+// max_nchw takes i8 and u8 at stride 1 or 2 along W in lanes of their own width (64 on
+// AVX-512). The whole-space draw's rows are short: here rows of whole vectors, of one vector and a
+// part, and of less than one, at strides 1 to 3 (3: the int32 path), dilated or not, with windows
+// clipped and empty (pads up to the window's extent; ceil).
+TEST_CASE("max_nchw: i8 and u8 rows in lanes of their own width, one vector long or not") {
+  const optimized::OptimizedEngine only("max_nchw");
+  for (const std::string& target : optimized::simd_targets()) {
+    REQUIRE(optimized::use_simd_target(target).ok());
+    check_property(fmt::format("max_nchw on i8 and u8 on {} == spec", target), [&] {
+      const int kh = *rc::gen::inRange(1, 4), kw = *rc::gen::inRange(1, 5);
+      const int dw = *rc::gen::element(1, 1, 2);
+      const int w = *rc::gen::oneOf(rc::gen::element(16, 64, 112, 128, 192),
+                                    rc::gen::inRange((kw - 1) * dw + 1, 200));
+      const int pw = *rc::gen::inRange(0, (kw - 1) * dw + 2);
+      const std::string text = fmt::format(
+          "max:{}:n{}c{}:h{}w{}:k{}x{}:s{}x{}:dl1x{}:pb{}x{}:pe{}x{}:{}{}",
+          *rc::gen::element<std::string>("u8", "i8"), *rc::gen::inRange(1, 3),
+          *rc::gen::inRange(1, 4), *rc::gen::inRange(kh, kh + 4), w, kh, kw,
+          *rc::gen::inRange(1, 3), *rc::gen::element(2, 1, 3), dw, *rc::gen::inRange(0, kh), pw,
+          *rc::gen::inRange(0, kh), *rc::gen::inRange(0, (kw - 1) * dw + 2),
+          *rc::gen::element<std::string>("floor", "ceil"),
+          *rc::gen::element<std::string>("", ":start=lowest"));
+      kernel_matches_spec(only, text, Layout::channels_first);
+    });
+  }
+  REQUIRE(optimized::use_simd_target("").ok());
+}
+
 TEST_CASE("avg_nhwc: many channels at stride 1 along W, each pixel's channels in turn") {
   // The whole-space draw has at most 40 channels; past four vectors of them (64 f32 lanes on
   // AVX-512), avg_nhwc's direct path takes each output pixel's channels in turn (SlidePixels),

@@ -392,8 +392,121 @@ void MaxNchwWith(const Plan& P, const RunArgs& a) {
   });
 }
 
+// ---- max_nchw at storage width: i8 and u8, stride 1 or 2 along W ------------------------------
+//
+// Integers have no NaN and one zero, so their maximum is the same in any order, and a lane of the
+// storage type holds any of them: the window's rows are combined whole, 64 to an AVX-512 vector
+// (not the 16 of the int32 compute type), then the taps along W are read from the combined row,
+// two vectors deinterleaved at stride 2. (Larger strides would gather, and gathers have no 8-bit
+// lanes: those problems take MaxNchwWith.) The combined row's columns outside the input hold the
+// type's minimum, which the maximum of a window with an in-bounds tap ignores; the windows with
+// none are written as empty.
+
+template <class S>
+constexpr bool storage_width_max = std::is_integral_v<S> && sizeof(S) == 1;
+
+// Lanes i of the result are p[i * s], for s of 1 or 2.
+template <class D>
+HWY_INLINE hn::Vec<D> LoadAtStride1Or2(D d, const hn::TFromD<D>* HWY_RESTRICT p, int64_t s) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)s;
+  return hn::LoadU(d, p);  // one lane
+#else
+  if (s == 1) return hn::LoadU(d, p);
+  return hn::ConcatEven(d, hn::LoadU(d, p + hn::Lanes(d)), hn::LoadU(d, p));
+#endif
+}
+
+template <class S>
+void MaxNchwAtStorageWidth(const Plan& P, const RunArgs& a) {
+  using D = hn::ScalableTag<S>;
+  const D d;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const AxisTable &AD = P.axis[0], &AH = P.axis[1], &AW = P.axis[2];
+  const int64_t W = AW.in, OW = AW.out, out_rows = P.batch * P.channels * AD.out * AH.out;
+  // The padded row, and past it every column the last output vector's strided loads read.
+  const int64_t row_length =
+      AW.pad_begin + W + 2 * L + (OW + L) * AW.stride + (AW.kernel - 1) * AW.dilation + L;
+  const int64_t row_bytes = W * static_cast<int64_t>(sizeof(S)),
+                prefetch_bytes = 4 * AH.stride * row_bytes;  // 4 output rows ahead, as above
+  const auto none = hn::Set(d, std::numeric_limits<S>::min());
+  const S* in = reinterpret_cast<const S*>(a.input);
+  S* out = reinterpret_cast<S*>(a.output);
+  // The rows of `batch_rows` output rows are combined before any is read back along W: read at
+  // once, a combined row's shifted loads would each span two of its stores and wait for them to
+  // reach the cache (the u8 ResNet stem, hot, 1 thread: 1.7x slower one row at a time).
+  constexpr int64_t batch_rows = 8;
+  ParallelRanges(a.threads, out_rows, [&](int64_t begin, int64_t end) HWY_ATTR {
+    thread_local std::vector<S> values_tl;
+    thread_local std::vector<const S*> sources_tl;
+    thread_local std::vector<int64_t> empty_tl;
+    S* all_values = Scratch(values_tl, static_cast<size_t>(batch_rows * row_length));
+    for (int64_t i = 0; i < batch_rows * row_length; i += L)
+      hn::StoreU(none, d, all_values + std::min(i, batch_rows * row_length - L));
+    const S** sources = Scratch(sources_tl, static_cast<size_t>(AD.kernel * AH.kernel));
+    int64_t* empty_columns = Scratch(empty_tl, static_cast<size_t>(OW));
+    int64_t empty_count = 0;
+    for (int64_t ow = 0; ow < OW; ++ow)
+      if (AW.count(ow) == 0) empty_columns[empty_count++] = ow;
+    bool empty[batch_rows] = {};  // rows written as empty in step 1
+    for (int64_t first_row = begin; first_row < end; first_row += batch_rows) {
+      const int64_t past_row = std::min(end, first_row + batch_rows);
+      const OutputRow first_at(P, first_row);
+      OutputRow at = first_at;
+      for (int64_t row = first_row; row < past_row; ++row, at.Next(P)) {
+        // 1. The window's rows combined; the last vector overlaps the one before (a row shorter
+        // than a vector: loaded and stored partly, so the columns past W keep the minimum).
+        const size_t count = WindowRows(P, in, at, sources);
+        empty[row - first_row] = count == 0;
+        if (count == 0) {  // an empty depth or height window
+          WriteEmptyRow(P, a, at, row);
+          continue;
+        }
+        PrefetchRows(sources, count, prefetch_bytes, row_bytes);
+        S* values = all_values + (row - first_row) * row_length + AW.pad_begin;  // column 0
+        for (int64_t next = 0; next < W; next += L) {
+          const int64_t i = next + L <= W || W < L ? next : W - L;
+          const auto n = static_cast<size_t>(std::min(L, W - i));
+          hn::Vec<D> m = LoadPartial(d, sources[0] + i, n);
+          for (size_t r = 1; r < count; ++r) m = hn::Max(m, LoadPartial(d, sources[r] + i, n));
+          if (n == static_cast<size_t>(L))
+            hn::StoreU(m, d, values + i);
+          else
+            StorePartial(m, d, values + i, n);
+        }
+      }
+      at = first_at;
+      for (int64_t row = first_row; row < past_row; ++row, at.Next(P)) {
+        // 2. The taps along W: output ow's first tap is column ow * stride - pad, at ow * stride
+        // in the padded row.
+        if (empty[row - first_row]) continue;
+        const S* row_values = all_values + (row - first_row) * row_length;
+        S* dst = out + row * OW;
+        for (int64_t next = 0; next < OW; next += L) {
+          const int64_t ow = next + L <= OW || OW < L ? next : OW - L;
+          const S* taps = row_values + ow * AW.stride;
+          hn::Vec<D> m = LoadAtStride1Or2(d, taps, AW.stride);
+          for (int64_t t = 1; t < AW.kernel; ++t)
+            m = hn::Max(m, LoadAtStride1Or2(d, taps + t * AW.dilation, AW.stride));
+          // No clamp for max_start=lowest: an integer dtype's lowest value is its minimum.
+          const int64_t stored = std::min(L, OW - ow);
+          if (stored == L)
+            hn::StoreU(m, d, dst + ow);
+          else
+            StorePartial(m, d, dst + ow, static_cast<size_t>(stored));
+        }
+        for (int64_t e = 0; e < empty_count; ++e)
+          WriteEmpty(P, a, at.plane / P.channels, at.plane % P.channels,
+                     row * OW + empty_columns[e], true);
+      }
+    }
+  });
+}
+
 template <class S, class Acc>
 void MaxNchw(const Plan& P, const RunArgs& a) {
+  if constexpr (storage_width_max<S>)
+    if (P.axis[2].stride <= 2) return MaxNchwAtStorageWidth<S>(P, a);
   if (P.p.nan == NanPolicy::propagate && P.p.max_start != MaxStart::lowest)
     return MaxNchwWith<S, Acc, true>(P, a);
   MaxNchwWith<S, Acc, false>(P, a);
