@@ -434,7 +434,8 @@ void MaxNchwAtStorageWidth(const Plan& P, const RunArgs& a) {
   S* out = reinterpret_cast<S*>(a.output);
   // The rows of `batch_rows` output rows are combined before any is read back along W: read at
   // once, a combined row's shifted loads would each span two of its stores and wait for them to
-  // reach the cache (the u8 ResNet stem, hot, 1 thread: 1.7x slower one row at a time).
+  // reach the cache (the u8 ResNet stem, hot, 1 thread: 1.25x slower one row at a time; 2 or 4
+  // rows at a time, the same as 8).
   constexpr int64_t batch_rows = 8;
   ParallelRanges(a.threads, out_rows, [&](int64_t begin, int64_t end) HWY_ATTR {
     thread_local std::vector<S> values_tl;
@@ -454,8 +455,7 @@ void MaxNchwAtStorageWidth(const Plan& P, const RunArgs& a) {
       const OutputRow first_at(P, first_row);
       OutputRow at = first_at;
       for (int64_t row = first_row; row < past_row; ++row, at.Next(P)) {
-        // 1. The window's rows combined; the last vector overlaps the one before (a row shorter
-        // than a vector: loaded and stored partly, so the columns past W keep the minimum).
+        // 1. The window's rows combined.
         const size_t count = WindowRows(P, in, at, sources);
         empty[row - first_row] = count == 0;
         if (count == 0) {  // an empty depth or height window
@@ -464,15 +464,18 @@ void MaxNchwAtStorageWidth(const Plan& P, const RunArgs& a) {
         }
         PrefetchRows(sources, count, prefetch_bytes, row_bytes);
         S* values = all_values + (row - first_row) * row_length + AW.pad_begin;  // column 0
-        for (int64_t next = 0; next < W; next += L) {
-          const int64_t i = next + L <= W || W < L ? next : W - L;
-          const auto n = static_cast<size_t>(std::min(L, W - i));
-          hn::Vec<D> m = LoadPartial(d, sources[0] + i, n);
-          for (size_t r = 1; r < count; ++r) m = hn::Max(m, LoadPartial(d, sources[r] + i, n));
-          if (n == static_cast<size_t>(L))
+        if (W < L) {  // loaded and stored partly: the columns past W keep the minimum
+          const auto n = static_cast<size_t>(W);
+          hn::Vec<D> m = LoadPartial(d, sources[0], n);
+          for (size_t r = 1; r < count; ++r) m = hn::Max(m, LoadPartial(d, sources[r], n));
+          StorePartial(m, d, values, n);
+        } else {  // whole vectors, the last overlapping the one before
+          for (int64_t next = 0; next < W; next += L) {
+            const int64_t i = std::min(next, W - L);
+            hn::Vec<D> m = hn::LoadU(d, sources[0] + i);
+            for (size_t r = 1; r < count; ++r) m = hn::Max(m, hn::LoadU(d, sources[r] + i));
             hn::StoreU(m, d, values + i);
-          else
-            StorePartial(m, d, values + i, n);
+          }
         }
       }
       at = first_at;
