@@ -201,9 +201,7 @@ Status accepts_blocked_nchw(const Problem& p, Layout layout) {
 // ResNet stem) 2.5-3.5x faster, of 71 1.5-2x, of 56 at stride 1 1.4-2x; of 35 1.1x slower, of 28
 // 1.1-1.25x slower, of 17 2.5x slower).
 bool prefers_blocked_nchw(const Problem& p, Layout) {
-  const Axis& w = p.axes.back();
-  if (p.op == Op::max && storage_bytes(p.dtype) == 1 && w.stride <= 2 && w.extent >= 48)
-    return false;
+  if (max_nchw_at_storage_width(p) && p.axes.back().extent >= 48) return false;
   int64_t in_plane = 1;
   for (const Axis& a : p.axes) in_plane *= a.extent;
   const int64_t limit = p.op == Op::max ? int64_t{1} << 18 : int64_t{1} << 20;

@@ -28,6 +28,9 @@ Status wants(bool condition, std::string_view what);        // Ok, or Error{what
 // avg_nchw's and max_nchw's scratch per thread: four rows of the padded input row's length.
 Status row_scratch_limit(const Problem& p);
 
+// Whether max_nchw takes the problem at storage width: i8 or u8 max at stride 1 or 2 along W.
+bool max_nchw_at_storage_width(const Problem& p);
+
 // The kernel whose plan holds a second one, for its 16-plane block (optimized.cpp plans it).
 namespace kernels {
 extern const KernelInfo blocked_nchw;

@@ -82,6 +82,10 @@ Status common_limits(const Problem& p) {
 
 // Four rows, each the padded input row plus 16 vectors of strided loads past the last output (16
 // lanes at most) and two vectors of slack.
+bool max_nchw_at_storage_width(const Problem& p) {
+  return p.op == Op::max && storage_bytes(p.dtype) == 1 && p.axes.back().stride <= 2;
+}
+
 Status row_scratch_limit(const Problem& p) {
   const Axis& w = p.axes.back();
   const int64_t out_w = output_extent_of(p, w);

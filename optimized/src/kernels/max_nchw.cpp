@@ -397,25 +397,10 @@ void MaxNchwWith(const Plan& P, const RunArgs& a) {
 // Integers have no NaN and one zero, so their maximum is the same in any order, and a lane of the
 // storage type holds any of them: the window's rows are combined whole, 64 to an AVX-512 vector
 // (not the 16 of the int32 compute type), then the taps along W are read from the combined row,
-// two vectors deinterleaved at stride 2. (Larger strides would gather, and gathers have no 8-bit
-// lanes: those problems take MaxNchwWith.) The combined row's columns outside the input hold the
-// type's minimum, which the maximum of a window with an in-bounds tap ignores; the windows with
-// none are written as empty.
-
-template <class S>
-constexpr bool storage_width_max = std::is_integral_v<S> && sizeof(S) == 1;
-
-// Lanes i of the result are p[i * s], for s of 1 or 2.
-template <class D>
-HWY_INLINE hn::Vec<D> LoadAtStride1Or2(D d, const hn::TFromD<D>* HWY_RESTRICT p, int64_t s) {
-#if HWY_TARGET == HWY_SCALAR
-  (void)s;
-  return hn::LoadU(d, p);  // one lane
-#else
-  if (s == 1) return hn::LoadU(d, p);
-  return hn::ConcatEven(d, hn::LoadU(d, p + hn::Lanes(d)), hn::LoadU(d, p));
-#endif
-}
+// two vectors deinterleaved at stride 2 (max_nchw_at_storage_width: larger strides would gather
+// lane by lane, as gathers have no 8-bit lanes, and take MaxNchwWith). The combined row's columns
+// outside the input hold the type's minimum, which the maximum of a window with an in-bounds tap
+// ignores; the windows with none are written as empty.
 
 template <class S>
 void MaxNchwAtStorageWidth(const Plan& P, const RunArgs& a) {
@@ -488,9 +473,9 @@ void MaxNchwAtStorageWidth(const Plan& P, const RunArgs& a) {
         for (int64_t next = 0; next < OW; next += L) {
           const int64_t ow = next + L <= OW || OW < L ? next : OW - L;
           const S* taps = row_values + ow * AW.stride;
-          hn::Vec<D> m = LoadAtStride1Or2(d, taps, AW.stride);
+          hn::Vec<D> m = LoadStrided(d, taps, AW.stride);
           for (int64_t t = 1; t < AW.kernel; ++t)
-            m = hn::Max(m, LoadAtStride1Or2(d, taps + t * AW.dilation, AW.stride));
+            m = hn::Max(m, LoadStrided(d, taps + t * AW.dilation, AW.stride));
           // No clamp for max_start=lowest: an integer dtype's lowest value is its minimum.
           const int64_t stored = std::min(L, OW - ow);
           if (stored == L)
@@ -508,8 +493,8 @@ void MaxNchwAtStorageWidth(const Plan& P, const RunArgs& a) {
 
 template <class S, class Acc>
 void MaxNchw(const Plan& P, const RunArgs& a) {
-  if constexpr (storage_width_max<S>)
-    if (P.axis[2].stride <= 2) return MaxNchwAtStorageWidth<S>(P, a);
+  if constexpr (sizeof(S) == 1)
+    if (max_nchw_at_storage_width(P.p)) return MaxNchwAtStorageWidth<S>(P, a);
   if (P.p.nan == NanPolicy::propagate && P.p.max_start != MaxStart::lowest)
     return MaxNchwWith<S, Acc, true>(P, a);
   MaxNchwWith<S, Acc, false>(P, a);

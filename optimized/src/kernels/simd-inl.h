@@ -215,8 +215,14 @@ HWY_INLINE hn::Vec<D> LoadStrided(D d, const hn::TFromD<D>* HWY_RESTRICT p, int6
   return hn::LoadU(d, p);  // one lane
 #else
   if (s == 2) return hn::ConcatEven(d, hn::LoadU(d, p + hn::Lanes(d)), hn::LoadU(d, p));
-  const hn::RebindToSigned<D> di;
-  return hn::GatherIndex(d, p, hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<int32_t>(s))));
+  if constexpr (sizeof(hn::TFromD<D>) >= 4) {
+    const hn::RebindToSigned<D> di;
+    return hn::GatherIndex(d, p, hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<int32_t>(s))));
+  } else {  // gathers have 32- and 64-bit lanes only
+    alignas(64) hn::TFromD<D> lanes[hn::MaxLanes(D())];
+    for (size_t i = 0; i < hn::Lanes(d); ++i) lanes[i] = p[static_cast<int64_t>(i) * s];
+    return hn::Load(d, lanes);
+  }
 #endif
 }
 
