@@ -3,7 +3,10 @@
 // problem conversion round-trips.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -23,10 +26,13 @@
 #include "poolspec/shape.hpp"
 #include "rapidcheck_doctest.hpp"
 #include "suite.hpp"
+#include "waivers.hpp"
 
 namespace {
 
 using poolspec::certify::CertifyOptions;
+using poolspec::certify::JobResult;
+using poolspec::certify::Verdict;
 
 std::string read_text(const std::string& path) {
   std::ifstream f(path);
@@ -252,6 +258,67 @@ TEST_CASE("every waiver names a finding that docs/findings.md records") {
     CHECK(named > 0);
   }
   CHECK(lines > 0);
+}
+
+TEST_CASE("a waiver covers its cell's FAIL runs; a scoped one only its status, layout, problems") {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / fmt::format("poolspec-waivers-{}.txt", ::getpid()))
+          .string();
+  const auto read = [&](const std::string& text) {
+    std::ofstream(path) << text;
+    return poolspec::certify::read_waivers(path);
+  };
+  auto waivers = read(
+      "# a comment\n"
+      "lib openvino max | finding X: a FAIL of the cell\n"
+      "lib openvino max int when OUT-OF-BOUNDS nhwc max:[iu]8:n*c3:* | finding Y: 3 channels\n");
+  REQUIRE(waivers);
+  REQUIRE(waivers->size() == 2);
+  const auto run = [](std::string column, Verdict v, std::string layout, std::string problem) {
+    JobResult r;
+    r.backend = "lib";
+    r.rules = "openvino";
+    r.column = std::move(column);
+    r.verdict = v;
+    r.layout = std::move(layout);
+    r.problem = std::move(problem);
+    return r;
+  };
+  const std::string u8c3 = "max:u8:n1c3:h4w6:k2x2:s2x2:pb1x1:pe1x1:floor";
+  CHECK(poolspec::certify::waiver_for(*waivers, run("max", Verdict::fail, "nchw",
+                                                    "max:f32:n1c1:w4:k2:s1")) == &(*waivers)[0]);
+  // The unscoped waiver covers FAIL only: a write out of bounds in its cell stays a failure.
+  CHECK(poolspec::certify::waiver_for(*waivers, run("max", Verdict::out_of_bounds, "nchw", u8c3)) ==
+        nullptr);
+  // Nor does a scoped waiver cover its cell's FAIL runs.
+  CHECK(poolspec::certify::waiver_for(*waivers, run("max int", Verdict::fail, "nhwc", u8c3)) ==
+        nullptr);
+  CHECK(poolspec::certify::waiver_for(
+            *waivers, run("max int", Verdict::out_of_bounds, "nhwc", u8c3)) == &(*waivers)[1]);
+  CHECK(poolspec::certify::waiver_for(
+            *waivers, run("max int", Verdict::out_of_bounds, "nchw", u8c3)) == nullptr);
+  CHECK(poolspec::certify::waiver_for(*waivers, run("max int", Verdict::crash, "nhwc", u8c3)) ==
+        nullptr);
+  CHECK(poolspec::certify::waiver_for(
+            *waivers, run("max int", Verdict::out_of_bounds, "nhwc",
+                          "max:u8:n1c4:h4w6:k2x2:s2x2:pb1x1:pe1x1:floor")) == nullptr);
+  JobResult other_rules = run("max int", Verdict::out_of_bounds, "nhwc", u8c3);
+  other_rules.rules = "onnx";
+  CHECK(poolspec::certify::waiver_for(*waivers, other_rules) == nullptr);
+
+  // A scope that is not STATUS LAYOUT PATTERN is refused, with its line.
+  for (const char* bad : {"lib openvino max when PASS nhwc * | finding X\n",
+                          "lib openvino max when LOAD-ERROR nhwc * | finding X\n",
+                          "lib openvino max when OUT-OF-BOUNDS nhwc | finding X\n",
+                          "lib openvino max when OUT-OF-BOUNDS ncdhw * | finding X\n",
+                          "lib openvino max when CRASH nhwc max:* extra | finding X\n",
+                          "lib openvino max when CRASH nhwc max:*\n"}) {
+    INFO(bad);
+    const auto refused = read(bad);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message.find(path + ":1") != std::string::npos);
+  }
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("the in-tree backends certify clean on the smoke suite") {

@@ -540,14 +540,16 @@ Replayable reproducible(RunState& s, Runner& runner, const Replayable& minimal,
 }
 
 // A waiver covers a known deviation of a backend poolspec ships (built in or an adapter), never
-// a library given by path that takes a shipped backend's name, and never a crash, a hang, a write
-// out of bounds or any other status but FAIL. Whether it covered `r`.
+// a library given by path that takes a shipped backend's name; a crash, a hang, a write out of
+// bounds or any other status but FAIL only where a scoped waiver names that status and the
+// problems (waivers.hpp). Whether it covered `r`.
 bool waive(RunState& s, const LoadedBackend& b, JobResult& r) {
   const bool shipped = b.library == "built-in" || !b.given_by_path;
-  const Waiver* w = r.verdict == Verdict::fail && shipped ? waiver_for(s.waivers, r) : nullptr;
+  const Waiver* w = is_failure(r.verdict) && shipped ? waiver_for(s.waivers, r) : nullptr;
   if (!w) return false;
+  r.detail = fmt::format("waived {} ({}): {}\n{}", verdict_name(r.verdict), w->reason, s.o.waivers,
+                         r.detail);
   r.verdict = Verdict::waived;
-  r.detail = fmt::format("waived FAIL ({}): {}\n{}", w->reason, s.o.waivers, r.detail);
   return true;
 }
 

@@ -13,6 +13,19 @@
 HWY_BEFORE_NAMESPACE();
 namespace poolspec::optimized {
 namespace HWY_NAMESPACE {
+// Calls body(std::bool_constant<kPropagate>()) with the max's NaN rule as a template parameter (a
+// run-time flag tested in the tap loop would cost a branch per value). The spec's max takes a NaN
+// tap only under nan=propagate starting from the first tap (start=lowest compares every tap with
+// lowest() first, and a NaN never wins that); integers have no NaN, so their kernels are compiled
+// for one rule only.
+template <class Acc, class Body>
+HWY_INLINE void ForNanRule(const Plan& P, const Body& body) {
+  if constexpr (std::is_floating_point_v<Acc>)
+    if (P.p.nan == NanPolicy::propagate && P.p.max_start != MaxStart::lowest)
+      return body(std::true_type());
+  body(std::false_type());
+}
+
 // "v > m ? v : m", the spec's step of a running maximum (ties and a NaN v keep m). x86 MAXPS(a, b)
 // is exactly "a > b ? a : b" (b when they are equal or either is NaN): one instruction where a
 // comparison and a blend are two.

@@ -495,9 +495,8 @@ template <class S, class Acc>
 void MaxNchw(const Plan& P, const RunArgs& a) {
   if constexpr (sizeof(S) == 1)
     if (max_nchw_at_storage_width(P.p)) return MaxNchwAtStorageWidth<S>(P, a);
-  if (P.p.nan == NanPolicy::propagate && P.p.max_start != MaxStart::lowest)
-    return MaxNchwWith<S, Acc, true>(P, a);
-  MaxNchwWith<S, Acc, false>(P, a);
+  ForNanRule<Acc>(
+      P, [&](auto propagate) HWY_ATTR { MaxNchwWith<S, Acc, decltype(propagate)::value>(P, a); });
 }
 
 void RunMaxNchw(const Plan& P, const RunArgs& a) {

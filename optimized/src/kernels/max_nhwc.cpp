@@ -187,10 +187,10 @@ void MaxNhwcWith(const Plan& P, const RunArgs& a) {
   });
 }
 
-// NaN propagation as a template parameter: a run-time flag tested in the tap loop would cost a
-// branch per value. i8 and u8 values only are compared as they are stored, four times as many
-// lanes as in int32_t (the maximum is one of the values: no wider type is needed): whole vectors
-// when the channels fill them, else a block's width of lanes (blocked_nchw's 16 channels).
+// The NaN rule as a template parameter (ForNanRule). i8 and u8 values only are compared as they are
+// stored, four times as many lanes as in int32_t (the maximum is one of the values: no wider type
+// is needed): whole vectors when the channels fill them, else a block's width of lanes
+// (blocked_nchw's 16 channels).
 template <class S, class Acc>
 void MaxNhwc(const Plan& P, const RunArgs& a) {
   if constexpr (sizeof(S) == 1) {
@@ -200,9 +200,9 @@ void MaxNhwc(const Plan& P, const RunArgs& a) {
       return MaxNhwcWith<S, hn::CappedTag<S, block_channels>, false>(P, a);
     }
   }
-  if (P.p.nan == NanPolicy::propagate && P.p.max_start != MaxStart::lowest)
-    return MaxNhwcWith<S, hn::ScalableTag<Acc>, true>(P, a);
-  MaxNhwcWith<S, hn::ScalableTag<Acc>, false>(P, a);
+  ForNanRule<Acc>(P, [&](auto propagate) HWY_ATTR {
+    MaxNhwcWith<S, hn::ScalableTag<Acc>, decltype(propagate)::value>(P, a);
+  });
 }
 
 void RunMaxNhwc(const Plan& P, const RunArgs& a) {

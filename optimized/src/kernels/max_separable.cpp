@@ -198,8 +198,11 @@ HWY_INLINE void MaxSeparableChunkOf(const Plan& P, const S* HWY_RESTRICT image, 
                                     int64_t width, Acc* HWY_RESTRICT line,
                                     Acc* HWY_RESTRICT columns, Acc* HWY_RESTRICT g,
                                     Acc* HWY_RESTRICT h) {
-  if (!MaxSeparableChunk<kV, S, Acc, kPropagate, true>(P, image, out, width, line, columns, g, h))
-    MaxSeparableChunk<kV, S, Acc, kPropagate, false>(P, image, out, width, line, columns, g, h);
+  const bool numbers =
+      MaxSeparableChunk<kV, S, Acc, kPropagate, true>(P, image, out, width, line, columns, g, h);
+  if constexpr (std::is_floating_point_v<Acc>)  // integers are always numbers
+    if (!numbers)
+      MaxSeparableChunk<kV, S, Acc, kPropagate, false>(P, image, out, width, line, columns, g, h);
 }
 
 // Channels go through the passes in chunks of up to 8 vectors: pass 1 reads each input row's
@@ -366,36 +369,30 @@ void MaxSeparableNchwWith(const Plan& P, const RunArgs& a) {
     for (int64_t plane = begin; plane < end; ++plane) {
       const S* src = in + plane * P.in_plane;
       S* dst = out + plane * P.out_plane;
-      if (!MaxSeparablePlane<S, Acc, kPropagate, true>(P, src, dst, padded, rows))
-        MaxSeparablePlane<S, Acc, kPropagate, false>(P, src, dst, padded, rows);
+      const bool numbers = MaxSeparablePlane<S, Acc, kPropagate, true>(P, src, dst, padded, rows);
+      if constexpr (std::is_floating_point_v<Acc>)  // integers are always numbers
+        if (!numbers) MaxSeparablePlane<S, Acc, kPropagate, false>(P, src, dst, padded, rows);
     }
   });
 }
 
-template <class S, class Acc>
-void MaxSeparableNchw(const Plan& P, const RunArgs& a) {
-  if (P.p.nan == NanPolicy::propagate && P.p.max_start != MaxStart::lowest)
-    return MaxSeparableNchwWith<S, Acc, true>(P, a);
-  MaxSeparableNchwWith<S, Acc, false>(P, a);
-}
-
 void RunMaxSeparableNchw(const Plan& P, const RunArgs& a) {
-  ForDtype(P.p.dtype,
-           [&]<class S, class Acc>(Types<S, Acc>) HWY_ATTR { MaxSeparableNchw<S, Acc>(P, a); });
+  ForDtype(P.p.dtype, [&]<class S, class Acc>(Types<S, Acc>) HWY_ATTR {
+    ForNanRule<Acc>(P, [&](auto propagate) HWY_ATTR {
+      MaxSeparableNchwWith<S, Acc, decltype(propagate)::value>(P, a);
+    });
+  });
 }
 
 // With start=lowest the spec compares every tap with the type's lowest value first, so a NaN is
-// never taken: the NaN-ignoring step, then the lowest value for a window of NaNs (as max_nhwc).
-template <class S, class Acc>
-void MaxSeparable(const Plan& P, const RunArgs& a) {
-  if (P.p.nan == NanPolicy::propagate && P.p.max_start != MaxStart::lowest)
-    return MaxSeparableWith<S, Acc, true>(P, a);
-  MaxSeparableWith<S, Acc, false>(P, a);
-}
-
+// never taken: the NaN-ignoring step (ForNanRule), then the lowest value for a window of NaNs (as
+// max_nhwc).
 void RunMaxSeparable(const Plan& P, const RunArgs& a) {
-  ForDtype(P.p.dtype,
-           [&]<class S, class Acc>(Types<S, Acc>) HWY_ATTR { MaxSeparable<S, Acc>(P, a); });
+  ForDtype(P.p.dtype, [&]<class S, class Acc>(Types<S, Acc>) HWY_ATTR {
+    ForNanRule<Acc>(P, [&](auto propagate) HWY_ATTR {
+      MaxSeparableWith<S, Acc, decltype(propagate)::value>(P, a);
+    });
+  });
 }
 
 }  // namespace HWY_NAMESPACE
