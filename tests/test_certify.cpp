@@ -306,6 +306,23 @@ TEST_CASE("a waiver covers its cell's FAIL runs; a scoped one only its status, l
   other_rules.rules = "onnx";
   CHECK(poolspec::certify::waiver_for(*waivers, other_rules) == nullptr);
 
+  // The glob: classes, ranges, negation, '?', and a pattern of many stars that does not match,
+  // answered in pattern x text steps (fnmatch(3) would backtrack into every star).
+  const auto covers = [&](const std::string& pattern, const std::string& problem) {
+    auto one = read("lib openvino max when CRASH * " + pattern + " | finding Z\n");
+    REQUIRE(one);
+    return poolspec::certify::waiver_for(*one, run("max", Verdict::crash, "nchw", problem)) !=
+           nullptr;
+  };
+  CHECK(covers("max:[iu]8:*", "max:i8:n1c1:w4:k2:s1"));
+  CHECK_FALSE(covers("max:[iu]8:*", "max:f32:n1c1:w4:k2:s1"));
+  CHECK(covers("max:[!f]?:n*", "max:u8:n1c1:w4:k2:s1"));
+  CHECK_FALSE(covers("max:[^a-t]8:*", "max:i8:n1c1:w4:k2:s1"));
+  CHECK(covers("max:?8:n1c[0-9]:*:s1", "max:u8:n1c3:w4:k2:s1"));
+  CHECK(covers("*[:*", "max[:"));                         // a '[' without ']' is itself
+  CHECK_FALSE(covers("max:u8", "max:u8:n1c1:w4:k2:s1"));  // the whole string, not a prefix
+  CHECK_FALSE(covers("*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b", std::string(400, 'a')));
+
   // A scope that is not STATUS LAYOUT PATTERN is refused, with its line.
   for (const char* bad : {"lib openvino max when PASS nhwc * | finding X\n",
                           "lib openvino max when LOAD-ERROR nhwc * | finding X\n",
