@@ -77,7 +77,8 @@ struct CertifyOptions {
   // Go on with the run that `out_dir` holds, stopped by a signal or killed: its finished runs are
   // kept, the others made; the options must be the ones it ran with.
   bool resume = false;
-  // Known deviations: lines "backend rules column | reason" (certify/waivers.txt); "" for none.
+  // Known deviations: lines "backend rules column [when STATUS LAYOUT PATTERN] | reason"
+  // (certify/waivers.txt, waivers.hpp); "" for none.
   std::string waivers = default_waivers();
   bool json = false;                 // the JSON report on stdout instead of the matrix
   bool list = false;                 // list the backends and suites, run nothing

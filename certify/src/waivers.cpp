@@ -1,5 +1,7 @@
 #include "waivers.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -7,54 +9,66 @@
 #include <string_view>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace poolspec::certify {
 
 namespace {
 
-constexpr const char* line_form =
+constexpr const char* expected_line_form =
     "must be 'backend rules column [when STATUS LAYOUT PATTERN] | reason'";
 
-// The pattern token at pattern[p]: whether it takes character c, and where the next token starts.
-// '?' takes any; '[set]' one of the set ('[!set]' or '[^set]' none of it; 'a-z' a range; a '['
-// without its ']' is itself); any other character itself.
+// Where the character class that opens at pattern[p] == '[' ends (the index of its ']'), or npos
+// when it does not close. '[!set]' and '[^set]' negate; a ']' first in the set is a member.
+size_t class_end(std::string_view pattern, size_t p) {
+  size_t q = p + 1;
+  if (q < pattern.size() && (pattern[q] == '!' || pattern[q] == '^')) ++q;
+  if (q < pattern.size() && pattern[q] == ']') ++q;
+  return pattern.find(']', q);
+}
+
+// Whether the pattern token at pattern[p] takes character c; `next` is where the next token
+// starts. '?' takes any character; '[set]' one of the set ('a-z' a range); any other character
+// itself. The pattern's classes are closed (read_scope refuses others).
 bool token_takes(std::string_view pattern, size_t p, char c, size_t& next) {
   next = p + 1;
   if (pattern[p] == '?') return true;
   if (pattern[p] != '[') return pattern[p] == c;
+  const size_t end = class_end(pattern, p);
+  next = end + 1;
   size_t q = p + 1;
-  const bool negated = q < pattern.size() && (pattern[q] == '!' || pattern[q] == '^');
+  const bool negated = pattern[q] == '!' || pattern[q] == '^';
   if (negated) ++q;
-  bool in = false;
-  for (size_t first = q; q < pattern.size() && (q == first || pattern[q] != ']'); ++q) {
-    if (q + 2 < pattern.size() && pattern[q + 1] == '-' && pattern[q + 2] != ']') {
-      in = in || (pattern[q] <= c && c <= pattern[q + 2]);
+  const auto u = [](char x) { return static_cast<unsigned char>(x); };
+  bool in_set = false;
+  for (; q < end; ++q) {
+    if (q + 2 < end && pattern[q + 1] == '-') {
+      in_set = in_set || (u(pattern[q]) <= u(c) && u(c) <= u(pattern[q + 2]));
       q += 2;
     } else {
-      in = in || pattern[q] == c;
+      in_set = in_set || pattern[q] == c;
     }
   }
-  if (q >= pattern.size()) return c == '[';  // no ']': a literal '['
-  next = q + 1;
-  return in != negated;
+  return in_set != negated;
 }
 
-// Whether `text` matches the glob `pattern` ('*' any run of characters, else token_takes).
-// fnmatch(3) backtracks into every earlier '*', exponential in the stars of a pattern that does
-// not match; only the last '*' is revisited here, so a match costs at most pattern x text steps.
+// Whether `text` matches the glob `pattern` as a whole ('*' any run of characters, else
+// token_takes). fnmatch(3) backtracks into every earlier '*', exponential in the stars of a
+// pattern that does not match; here only the last '*' is revisited, so a match reads the pattern
+// at most once per character of the text.
 bool glob_matches(std::string_view pattern, std::string_view text) {
-  size_t p = 0, t = 0, star = std::string_view::npos, star_text = 0;
+  size_t p = 0, t = 0, after_star = std::string_view::npos, star_text_start = 0;
   while (t < text.size()) {
     size_t next = 0;
     if (p < pattern.size() && pattern[p] == '*') {
-      star = ++p;
-      star_text = t;
+      after_star = ++p;
+      star_text_start = t;
     } else if (p < pattern.size() && token_takes(pattern, p, text[t], next)) {
       p = next;
       ++t;
-    } else if (star != std::string_view::npos) {
-      p = star;  // the last '*' takes one more character
-      t = ++star_text;
+    } else if (after_star != std::string_view::npos) {
+      p = after_star;  // the last '*' takes one more character
+      t = ++star_text_start;
     } else {
       return false;
     }
@@ -63,31 +77,41 @@ bool glob_matches(std::string_view pattern, std::string_view text) {
   return p == pattern.size();
 }
 
-// "STATUS LAYOUT PATTERN": a waiver's scope (waivers.hpp), as a Waiver with only those set.
-Result<Waiver> read_scope(const std::string& text, const std::string& where) {
-  std::istringstream fields(text);
-  std::string status, layout, problems, rest;
-  fields >> status >> layout >> problems >> rest;
-  Waiver w;
-  const std::optional<Verdict> verdict = verdict_named(status);
+// The scope's words (STATUS LAYOUT PATTERN) into `w` (waivers.hpp), or why they are not one.
+Status read_scope(const std::vector<std::string>& words, const std::string& where, Waiver& w) {
+  const std::string text = fmt::format("{}", fmt::join(words, " "));
+  if (words.size() != 3)
+    return Error{
+        fmt::format("{}: when '{}': a scope is STATUS LAYOUT PATTERN (the pattern a glob "
+                    "over the problem string, without spaces)",
+                    where, text)};
+  const std::optional<Verdict> verdict = verdict_named(words[0]);
   // A load error belongs to no cell (nothing ran).
   if (!verdict || !is_failure(*verdict) || *verdict == Verdict::load_error)
     return Error{
         fmt::format("{}: when '{}': the status is one a run fails with (FAIL, CRASH, "
                     "HANG, OUT-OF-BOUNDS, UNWRITTEN, UNSTABLE)",
-                    where, status)};
-  if (layout != "nchw" && layout != "nhwc" && layout != "*")
+                    where, words[0])};
+  if (words[1] != "nchw" && words[1] != "nhwc" && words[1] != "*")
     return Error{
-        fmt::format("{}: when {} '{}': the layout is nchw, nhwc or *", where, status, layout)};
-  if (problems.empty() || !rest.empty())
+        fmt::format("{}: when {} '{}': the layout is nchw, nhwc or *", where, words[0], words[1])};
+  const std::string& glob = words[2];
+  for (size_t p = glob.find('['); p != std::string::npos; p = glob.find('[', class_end(glob, p)))
+    if (class_end(glob, p) == std::string::npos)
+      return Error{
+          fmt::format("{}: when {} {} '{}': the '[' at {} opens a class that no ']' "
+                      "closes",
+                      where, words[0], words[1], glob, p + 1)};
+  // A status other than FAIL is waived for a class of problems, never for a whole cell.
+  if (*verdict != Verdict::fail && glob.find_first_not_of('*') == std::string::npos)
     return Error{
-        fmt::format("{}: when '{}': a scope is STATUS LAYOUT PATTERN (the pattern a glob "
-                    "over the problem string, without spaces)",
-                    where, text)};
+        fmt::format("{}: when {} {} '{}': a scope of {} names the problems it covers; "
+                    "'*' alone would waive the whole cell",
+                    where, words[0], words[1], glob, words[0])};
   w.status = *verdict;
-  w.layout = layout;
-  w.problems = problems;
-  return w;
+  w.layout = words[1];
+  w.problem_glob = glob;
+  return Ok{};
 }
 
 }  // namespace
@@ -113,20 +137,26 @@ Result<std::vector<Waiver>> read_waivers(const std::string& path) {
     if (line.empty() || line[0] == '#') continue;
     const std::string where = fmt::format("--waivers {}:{}", path, number);
     const size_t bar = line.find('|');
-    if (bar == std::string::npos) return Error{fmt::format("{}: {}", where, line_form)};
-    std::string cell = line.substr(0, bar);
-    Waiver w;
-    if (const size_t when = cell.find(" when "); when != std::string::npos) {
-      Result<Waiver> scoped = read_scope(cell.substr(when + 6), where);
-      if (!scoped) return scoped.error();
-      w = *scoped;
-      cell.resize(when);
+    if (bar == std::string::npos) return Error{fmt::format("{}: {}", where, expected_line_form)};
+    // The words before the bar: backend, rules, the column's words, then perhaps "when" and the
+    // scope's three.
+    std::istringstream before_bar(line.substr(0, bar));
+    std::vector<std::string> words;
+    for (std::string word; before_bar >> word;) words.push_back(word);
+    const auto when = std::find(words.begin(), words.end(), "when");
+    for (std::string word : words) {
+      const std::string as_written = word;
+      for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (word == "when" && as_written != "when")
+        return Error{fmt::format("{}: '{}': a scope starts with 'when'", where, as_written)};
     }
-    std::istringstream fields(cell);
-    fields >> w.backend >> w.rules;
-    std::getline(fields >> std::ws, w.column);
-    while (!w.column.empty() && w.column.back() == ' ') w.column.pop_back();
-    if (w.column.empty()) return Error{fmt::format("{}: {}", where, line_form)};
+    Waiver w;
+    if (when != words.end())
+      if (Status s = read_scope({when + 1, words.end()}, where, w); !s) return s.error();
+    if (when - words.begin() < 3) return Error{fmt::format("{}: {}", where, expected_line_form)};
+    w.backend = words[0];
+    w.rules = words[1];
+    w.column = fmt::format("{}", fmt::join(words.begin() + 2, when, " "));
     w.reason = line.substr(bar + 1);
     w.reason.erase(0, w.reason.find_first_not_of(' '));
     out.push_back(w);
@@ -139,7 +169,7 @@ const Waiver* waiver_for(const std::vector<Waiver>& waivers, const JobResult& r)
   for (const Waiver& w : waivers)
     if (w.backend == r.backend && w.rules == r.rules && w.column == r.column &&
         w.status == r.verdict && (w.layout == "*" || w.layout == r.layout) &&
-        glob_matches(w.problems, r.problem))
+        glob_matches(w.problem_glob, r.problem))
       return &w;
   return nullptr;
 }

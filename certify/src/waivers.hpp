@@ -12,11 +12,12 @@ namespace poolspec::certify {
 // A waiver: the failures of a backend under a rule set in one matrix cell are a known deviation.
 // Without a scope it covers that cell's FAIL runs. A scope ("when STATUS LAYOUT PATTERN") names
 // the status it covers (OUT-OF-BOUNDS, say: never waived otherwise), the layout ("*": either)
-// and the problems (a glob over the problem string), and covers only the runs that match all three.
+// and the problems (a glob over the run's problem string: '*', '?', '[set]', '[!set]'), and
+// covers only the runs that match all three.
 struct Waiver {
   std::string backend, rules, column, reason;
   Verdict status = Verdict::fail;
-  std::string layout = "*", problems = "*";
+  std::string layout = "*", problem_glob = "*";
 };
 
 // The waivers of a file of lines "backend rules column [when STATUS LAYOUT PATTERN] | reason"

@@ -387,7 +387,8 @@ int command_line(int argc, const char* const* argv) {
   certify_cmd->add_option("--warmup-layout", certify.warmup_layout,
                           "The warm-up problem's layout (default --layout's)");
   certify_cmd->add_option("--waivers", certify.waivers,
-                          "Known deviations, 'backend rules column | reason' per line "
+                          "Known deviations, 'backend rules column [when STATUS LAYOUT "
+                          "PATTERN] | reason' per line "
                           "(default: the waivers.txt shipped with poolspec, beside it or in "
                           "<prefix>/share/poolspec; '' for none)");
   certify_cmd->add_flag("!--no-shrink", certify.shrink,

@@ -198,10 +198,10 @@ HWY_INLINE void MaxSeparableChunkOf(const Plan& P, const S* HWY_RESTRICT image, 
                                     int64_t width, Acc* HWY_RESTRICT line,
                                     Acc* HWY_RESTRICT columns, Acc* HWY_RESTRICT g,
                                     Acc* HWY_RESTRICT h) {
-  const bool numbers =
+  const bool all_numbers =
       MaxSeparableChunk<kV, S, Acc, kPropagate, true>(P, image, out, width, line, columns, g, h);
   if constexpr (std::is_floating_point_v<Acc>)  // integers are always numbers
-    if (!numbers)
+    if (!all_numbers)
       MaxSeparableChunk<kV, S, Acc, kPropagate, false>(P, image, out, width, line, columns, g, h);
 }
 
@@ -369,9 +369,10 @@ void MaxSeparableNchwWith(const Plan& P, const RunArgs& a) {
     for (int64_t plane = begin; plane < end; ++plane) {
       const S* src = in + plane * P.in_plane;
       S* dst = out + plane * P.out_plane;
-      const bool numbers = MaxSeparablePlane<S, Acc, kPropagate, true>(P, src, dst, padded, rows);
+      const bool all_numbers =
+          MaxSeparablePlane<S, Acc, kPropagate, true>(P, src, dst, padded, rows);
       if constexpr (std::is_floating_point_v<Acc>)  // integers are always numbers
-        if (!numbers) MaxSeparablePlane<S, Acc, kPropagate, false>(P, src, dst, padded, rows);
+        if (!all_numbers) MaxSeparablePlane<S, Acc, kPropagate, false>(P, src, dst, padded, rows);
     }
   });
 }
