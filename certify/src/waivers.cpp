@@ -54,8 +54,8 @@ bool token_takes(std::string_view pattern, size_t p, char c, size_t& next) {
 
 // Whether `text` matches the glob `pattern` as a whole ('*' any run of characters, else
 // token_takes). fnmatch(3) backtracks into every earlier '*', exponential in the stars of a
-// pattern that does not match; here only the last '*' is revisited, so a match reads the pattern
-// at most once per character of the text.
+// pattern that does not match; here only the last '*' is revisited, so a match reads each
+// token at most twice (a class: to find its end, then its members) per character of the text.
 bool glob_matches(std::string_view pattern, std::string_view text) {
   size_t p = 0, t = 0, after_star = std::string_view::npos, star_text_start = 0;
   while (t < text.size()) {
