@@ -1,7 +1,8 @@
 #include "waivers.hpp"
 
+#include <strings.h>
+
 #include <algorithm>
-#include <cctype>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -96,12 +97,15 @@ Status read_scope(const std::vector<std::string>& words, const std::string& wher
     return Error{
         fmt::format("{}: when {} '{}': the layout is nchw, nhwc or *", where, words[0], words[1])};
   const std::string& glob = words[2];
-  for (size_t p = glob.find('['); p != std::string::npos; p = glob.find('[', class_end(glob, p)))
-    if (class_end(glob, p) == std::string::npos)
+  for (size_t p = glob.find('['); p != std::string::npos;) {
+    const size_t end = class_end(glob, p);
+    if (end == std::string::npos)
       return Error{
           fmt::format("{}: when {} {} '{}': the '[' at {} opens a class that no ']' "
                       "closes",
                       where, words[0], words[1], glob, p + 1)};
+    p = glob.find('[', end);
+  }
   // A status other than FAIL is waived for a class of problems, never for a whole cell.
   if (*verdict != Verdict::fail && glob.find_first_not_of('*') == std::string::npos)
     return Error{
@@ -144,12 +148,9 @@ Result<std::vector<Waiver>> read_waivers(const std::string& path) {
     std::vector<std::string> words;
     for (std::string word; before_bar >> word;) words.push_back(word);
     const auto when = std::find(words.begin(), words.end(), "when");
-    for (std::string word : words) {
-      const std::string as_written = word;
-      for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (word == "when" && as_written != "when")
-        return Error{fmt::format("{}: '{}': a scope starts with 'when'", where, as_written)};
-    }
+    for (const std::string& word : words)
+      if (word != "when" && strcasecmp(word.c_str(), "when") == 0)
+        return Error{fmt::format("{}: '{}': a scope starts with 'when'", where, word)};
     Waiver w;
     if (when != words.end())
       if (Status s = read_scope({when + 1, words.end()}, where, w); !s) return s.error();
