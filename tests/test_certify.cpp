@@ -306,6 +306,11 @@ TEST_CASE("a waiver covers its cell's FAIL runs; a scoped one only its status, l
   other_rules.rules = "onnx";
   CHECK(poolspec::certify::waiver_for(*waivers, other_rules) == nullptr);
 
+  // Every column a run can have, and no other.
+  CHECK(
+      read("lib onnx avg incl ceil int | finding X\nlib onnx max ceil idx int | finding X\n"
+           "lib onnx shape | finding X\nlib spec invalid | finding X\n"));
+
   // Words may be separated by tabs; a FAIL scope may cover a layout's whole cell.
   auto tabbed = read("lib\topenvino  max\twhen\tFAIL nhwc\t*\t| finding X\n");
   REQUIRE(tabbed);
@@ -331,16 +336,21 @@ TEST_CASE("a waiver covers its cell's FAIL runs; a scoped one only its status, l
   CHECK_FALSE(covers("*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b", std::string(400, 'a')));
 
   // A scope that is not STATUS LAYOUT PATTERN is refused, with its line.
-  for (const char* bad : {"lib openvino max when PASS nhwc * | finding X\n",
-                          "lib openvino max when LOAD-ERROR nhwc * | finding X\n",
-                          "lib openvino max when OUT-OF-BOUNDS nhwc | finding X\n",
-                          "lib openvino max when OUT-OF-BOUNDS ncdhw * | finding X\n",
-                          "lib openvino max when CRASH nhwc max:* extra | finding X\n",
-                          "lib openvino max when CRASH nhwc max:*\n",
-                          "lib openvino max when CRASH nhwc max:[iu8:*| finding X\n",
-                          "lib openvino max when OUT-OF-BOUNDS nhwc ** | finding X\n",
-                          "lib openvino max WHEN CRASH nhwc max:* | finding X\n",
-                          "lib openvino when CRASH nhwc max:* | finding X\n"}) {
+  for (const char* bad :
+       {"lib openvino max when PASS nhwc * | finding X\n",
+        "lib openvino max when LOAD-ERROR nhwc * | finding X\n",
+        "lib openvino max when OUT-OF-BOUNDS nhwc | finding X\n",
+        "lib openvino max when OUT-OF-BOUNDS ncdhw * | finding X\n",
+        "lib openvino max when CRASH nhwc max:* extra | finding X\n",
+        "lib openvino max when CRASH nhwc max:*\n",
+        "lib openvino max when CRASH nhwc max:[iu8:*| finding X\n",
+        "lib openvino max when OUT-OF-BOUNDS nhwc ** | finding X\n",
+        "lib openvino max WHEN CRASH nhwc max:* | finding X\n",
+        "lib openvino when CRASH nhwc max:* | finding X\n",
+        // a rule set or a column no run has: a waiver that would never apply
+        "lib openvno max | finding X\n", "lib openvino maxx | finding X\n",
+        "lib openvino avg | finding X\n", "lib openvino avg excl idx | finding X\n",
+        "lib openvino max int ceil | finding X\n"}) {
     INFO(bad);
     const auto refused = read(bad);
     REQUIRE_FALSE(refused);

@@ -69,15 +69,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The matrix's column: the operator and the options that split frameworks.
-std::string column_of(const Problem& p) {
-  std::string c = p.op == Op::max ? "max" : p.divisor == Divisor::exclude ? "avg excl" : "avg incl";
-  if (p.rounding != Rounding::floor) c += " ceil";
-  if (p.op == Op::max && p.indices != Indices::none) c += " idx";
-  if (!is_float(p.dtype)) c += " int";
-  return c;
-}
-
 Layout parse_layout(const std::string& name) {
   return name == "nhwc" ? Layout::channels_last : Layout::channels_first;
 }
@@ -434,14 +425,11 @@ RuleVerdict rule_verdict(const RuledProblem& rp, const Case& c) {
   return verdict_of(*f, Frontend{rp.problem, Framing{}, ""});
 }
 
-// The matrix column of the runs that hold a backend to refusing what its rules refuse.
-constexpr std::string_view reject_column = "invalid";
-
 // A job's kind, as runs.jsonl's column tells it: output_shape's question, a must-reject call, or
 // a run against the spec.
 std::string_view job_kind(const Job& j) { return j.shape ? "shape" : j.reject ? "reject" : "run"; }
 std::string_view job_kind(const JobResult& r) {
-  return r.column == "shape" ? "shape" : r.column == reject_column ? "reject" : "run";
+  return r.column == shape_column ? "shape" : r.column == reject_column ? "reject" : "run";
 }
 
 // What the lanes share: the options, the suite, bundles per row, progress.
@@ -612,7 +600,7 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
       };
       if (job.shape) {
         s.progress.step(fmt::format("{}@{} {} shape", b.name(), job.rules, c.id));
-        r.column = "shape";
+        r.column = shape_column;
         r.rule_verdict = job.shape->extents.empty() ? "invalid" : "defined";
         Judge judge(runner_of(job.backend_index), std::chrono::milliseconds(s.o.timeout_ms), held);
         const auto t0 = Clock::now();
@@ -682,7 +670,7 @@ void run_lane(RunState& s, std::atomic<size_t>& next_case,
         it = spec_cache.emplace(text, std::move(v)).first;
       }
       s.progress.step(fmt::format("{}@{} {}", b.name(), job.rules, c.id));
-      r.column = column_of(p);
+      r.column = matrix_column(p);
       const RuleVerdict rule = rule_verdict(job.problem, c);
       r.rule_verdict = rule.name();
       Runner& runner = runner_of(job.backend_index);

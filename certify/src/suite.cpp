@@ -638,6 +638,30 @@ bool known_rules(const std::string& rules) {
   return parse_framework(rules).ok();
 }
 
+std::string matrix_column(const Problem& p) {
+  std::string c = p.op == Op::max ? "max" : p.divisor == Divisor::exclude ? "avg excl" : "avg incl";
+  if (p.rounding != Rounding::floor) c += " ceil";
+  if (p.op == Op::max && p.indices != Indices::none) c += " idx";
+  if (!is_float(p.dtype)) c += " int";
+  return c;
+}
+
+bool is_matrix_column(std::string_view column) {
+  if (column == shape_column || column == reject_column) return true;
+  // Every combination of the options matrix_column reads.
+  for (const Op op : {Op::max, Op::avg})
+    for (const Divisor divisor : {Divisor::exclude, Divisor::include_clip})
+      for (const Rounding rounding : {Rounding::floor, Rounding::ceil})
+        for (const Indices indices : {Indices::none, Indices::plane})
+          for (const DType dtype : {DType::f32, DType::i8}) {
+            Problem p;
+            p.op = op, p.divisor = divisor, p.rounding = rounding, p.indices = indices;
+            p.dtype = dtype;
+            if (matrix_column(p) == column) return true;
+          }
+  return false;
+}
+
 std::vector<RuledProblem> problems_under(const Case& c, const std::string& rules) {
   std::vector<RuledProblem> out;
   if (c.fixed) {

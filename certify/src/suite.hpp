@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "poolspec/problem.hpp"
@@ -102,5 +103,14 @@ Tensor make_input(const Case& c, const Problem& p);
 
 // The rule-set names a backend may claim.
 bool known_rules(const std::string& rules);
+
+// The certification matrix's column of a run of `p`: the operator and the options that split
+// frameworks ("max", "avg excl ceil", "max idx", "avg incl int", ...).
+std::string matrix_column(const Problem& p);
+// The columns of output_shape's questions and of the runs that hold a backend to refusing what
+// its rules refuse.
+inline constexpr std::string_view shape_column = "shape", reject_column = "invalid";
+// Whether a run can be in `column` (one of the above).
+bool is_matrix_column(std::string_view column);
 
 }  // namespace poolspec::certify

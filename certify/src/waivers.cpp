@@ -12,6 +12,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "poolspec/frontends.hpp"
+#include "suite.hpp"
+
 namespace poolspec::certify {
 
 namespace {
@@ -158,6 +161,15 @@ Result<std::vector<Waiver>> read_waivers(const std::string& path) {
     w.backend = words[0];
     w.rules = words[1];
     w.column = fmt::format("{}", fmt::join(words.begin() + 2, when, " "));
+    // A misspelt rule set or column would be a waiver that never applies, silently.
+    if (!known_rules(w.rules))
+      return Error{fmt::format("{}: rules '{}': must be spec, xs3 or a framework ({})", where,
+                               w.rules, framework_names())};
+    if (!is_matrix_column(w.column))
+      return Error{
+          fmt::format("{}: column '{}': not a column of the matrix (max or avg excl or "
+                      "avg incl, then ceil, idx (max), int; or shape, invalid)",
+                      where, w.column)};
     w.reason = line.substr(bar + 1);
     w.reason.erase(0, w.reason.find_first_not_of(' '));
     out.push_back(w);
