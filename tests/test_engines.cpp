@@ -252,10 +252,10 @@ TEST_CASE("max_nchw: its vector-pair rows, several vectors long, on random value
 // Inside a property: the problem `text`, when `only` takes it in `layout`, on drawn finite inputs
 // with 1 or 2 threads, matches the spec.
 void kernel_matches_spec(const optimized::OptimizedEngine& only, const std::string& text,
-                         Layout layout) {
+                         Layout layout, bool finite_values = true) {
   const Problem p = parse_problem(text).value();
   RC_PRE(static_cast<bool>(only.supports(p, layout)));
-  const Case c{p, *input_gen(p, true)};
+  const Case c{p, *input_gen(p, finite_values)};
   const std::string failure = engine_failure(only, c, layout, *rc::gen::inRange(1, 3));
   RC_LOG() << text << ": " << failure;
   RC_ASSERT(failure.empty());
@@ -342,6 +342,33 @@ TEST_CASE("max_nhwc: i8 and u8 in lanes of their own width, channels filling the
                       *rc::gen::element<std::string>("", ":idx=plane"),
                       *rc::gen::element<std::string>("", ":start=lowest"));
       kernel_matches_spec(only, text, Layout::channels_last);
+    });
+  }
+  REQUIRE(optimized::use_simd_target("").ok());
+}
+
+// With indices, max_nhwc runs four blocks of channels at a time where four whole vectors of them
+// are left (64 f32 channels on AVX-512), each block with its own running maximum and offsets; the
+// whole-space draw has at most 40 channels. NaN, infinities, -0 and ties at any tap, either NaN
+// rule, either start, both index forms.
+TEST_CASE("max_nhwc with indices: four blocks of channels at a time, NaN and ties at any tap") {
+  const optimized::OptimizedEngine only("max_nhwc");
+  for (const std::string& target : optimized::simd_targets()) {
+    REQUIRE(optimized::use_simd_target(target).ok());
+    check_property(fmt::format("max_nhwc with indices on {} == spec", target), [&] {
+      const int kh = *rc::gen::inRange(1, 4), kw = *rc::gen::inRange(1, 4);
+      const int ph = *rc::gen::inRange(0, kh), pw = *rc::gen::inRange(0, kw);
+      const int h = *rc::gen::inRange(kh, kh + 4), w = *rc::gen::inRange(kw, kw + 6);
+      const int c = *rc::gen::oneOf(rc::gen::element(32, 64, 128, 192), rc::gen::inRange(60, 140));
+      const std::string text =
+          fmt::format("max:{}:n{}c{}:h{}w{}:k{}x{}:s{}x{}:pb{}x{}:pe{}x{}:floor:idx={}{}{}",
+                      *rc::gen::element<std::string>("f32", "f32", "f16", "bf16", "i8"),
+                      *rc::gen::inRange(1, 3), c, h, w, kh, kw, *rc::gen::inRange(1, 3),
+                      *rc::gen::inRange(1, 3), ph, pw, ph, pw,
+                      *rc::gen::element<std::string>("plane", "tensor"),
+                      *rc::gen::element<std::string>("", ":nan=ignore"),
+                      *rc::gen::element<std::string>("", ":start=lowest"));
+      kernel_matches_spec(only, text, Layout::channels_last, false);
     });
   }
   REQUIRE(optimized::use_simd_target("").ok());

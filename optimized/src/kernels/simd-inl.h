@@ -229,13 +229,14 @@ HWY_INLINE hn::Vec<D> LoadStrided(D d, const hn::TFromD<D>* HWY_RESTRICT p, int6
 // ---- the spec's rules, vector and scalar -----------------------------------------------------
 
 // Max: v replaces the running m when v > m; with NaN propagation a NaN replaces a non-NaN, with
-// NaN ignored a non-NaN replaces a NaN (a NaN m is only ever the window's first value).
+// NaN ignored a non-NaN replaces a NaN (a NaN m is only ever the window's first value). Both
+// read as: v takes when "v <= m" is false (v > m, or a NaN on either side) and the side whose
+// NaN must not win is a number -- m under propagation (a NaN m stays), v with NaN ignored (a NaN
+// v never takes). Two comparisons where the rule as first written takes three.
 template <class D>
 HWY_INLINE hn::Mask<D> Takes(hn::Vec<D> v, hn::Vec<D> m, bool propagate) {
   if constexpr (std::is_floating_point_v<hn::TFromD<D>>) {
-    const auto better = hn::Gt(v, m);
-    if (propagate) return hn::Or(better, hn::AndNot(hn::IsNaN(m), hn::IsNaN(v)));
-    return hn::Or(better, hn::AndNot(hn::IsNaN(v), hn::IsNaN(m)));
+    return hn::AndNot(hn::IsNaN(propagate ? m : v), hn::Not(hn::Le(v, m)));
   } else {
     return hn::Gt(v, m);
   }
