@@ -103,9 +103,9 @@ void MaxNhwcWith(const Plan& P, const RunArgs& a) {
 #pragma GCC unroll 4  // the chains stay in registers
                   for (size_t i = 0; i < 4; ++i) {
                     const auto v = LoadAs(d, src + static_cast<int64_t>(i) * L);
-                    const auto take = Takes<D>(v, m[i], propagate);
-                    m[i] = hn::IfThenElse(take, v, m[i]);
-                    off[i] = hn::IfThenElse(hn::RebindMask(di, take), at, off[i]);
+                    const auto keep = Keeps<D>(v, m[i], propagate);
+                    m[i] = hn::IfThenElse(keep, m[i], v);
+                    off[i] = hn::IfThenElse(hn::RebindMask(di, keep), off[i], at);
                   }
                 }
               }
@@ -190,10 +190,10 @@ void MaxNhwcWith(const Plan& P, const RunArgs& a) {
                 }
                 if constexpr (can_index) {
                   if (indices) {
-                    const auto take = Takes<D>(v, m, propagate);
-                    m = hn::IfThenElse(take, v, m);
-                    off = hn::IfThenElse(hn::RebindMask(di, take),
-                                         hn::Set(di, static_cast<int32_t>(spatial)), off);
+                    const auto keep = Keeps<D>(v, m, propagate);
+                    m = hn::IfThenElse(keep, m, v);
+                    off = hn::IfThenElse(hn::RebindMask(di, keep), off,
+                                         hn::Set(di, static_cast<int32_t>(spatial)));
                     continue;
                   }
                 }

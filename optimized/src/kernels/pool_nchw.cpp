@@ -21,29 +21,43 @@ namespace HWY_NAMESPACE {
 
 template <class S, class Acc>
 void PoolNchw(const Plan& P, const RunArgs& a) {
-  using D = hn::ScalableTag<Acc>;
-  using DI = hn::RebindToSigned<hn::ScalableTag<float>>;
-  const D d;
-  const DI di;
-  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
-  const AxisTable &AD = P.axis[0], &AH = P.axis[1], &AW = P.axis[2];
-  const int64_t W = AW.in, OW = AW.out, rows = AD.in * AH.in;
-  const int64_t planes = P.batch * P.channels;
-  const bool avg = P.p.op == Op::avg, indices = a.indices != nullptr;
-  const bool from_lowest = P.p.max_start == MaxStart::lowest;
-  const bool propagate = P.p.nan == NanPolicy::propagate && !from_lowest;
-  const IntRounding rule = P.p.int_rounding;
-  const S* in = reinterpret_cast<const S*>(a.input);
-  S* out = reinterpret_cast<S*>(a.output);
-  const int64_t k_span = (AW.kernel - 1) * AW.dilation + 1;
-  const size_t row_size = static_cast<size_t>(W + (OW + 2 * L) * AW.stride + k_span + 2 * L);
-  const size_t slab_size = static_cast<size_t>(rows * OW + L);
+  ParallelRanges(a.threads, P.batch * P.channels, [&](int64_t begin, int64_t end) HWY_ATTR {
+    // The problem's constants are read into locals here, not captured: a SIMD store may alias
+    // any object (the intrinsics' vector types do), so a captured value would be loaded again
+    // after every store (on the ResNet stem with indices, a tenth of the kernel's samples).
+    using D = hn::ScalableTag<Acc>;
+    using DI = hn::RebindToSigned<hn::ScalableTag<float>>;
+    const D d;
+    const DI di;
+    const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+    const AxisTable &AD = P.axis[0], &AH = P.axis[1], &AW = P.axis[2];
+    const int64_t W = AW.in, OW = AW.out, rows = AD.in * AH.in;
+    const bool avg = P.p.op == Op::avg, indices = a.indices != nullptr;
+    const bool from_lowest = P.p.max_start == MaxStart::lowest;
+    const bool propagate = P.p.nan == NanPolicy::propagate && !from_lowest;
+    const IntRounding rule = P.p.int_rounding;
+    const S* in = reinterpret_cast<const S*>(a.input);
+    S* out = reinterpret_cast<S*>(a.output);
+    const int64_t k_span = (AW.kernel - 1) * AW.dilation + 1;
+    const size_t row_size = static_cast<size_t>(W + (OW + 2 * L) * AW.stride + k_span + 2 * L);
+    const size_t slab_size = static_cast<size_t>(rows * OW + L);
+    // Where the interior's vectors read up to in a row, from its start: LoadStrided reads within
+    // stride * L of its first element. A row of the compute type is read in place unless that
+    // passes the input's end (the last rows of the last plane); else through a copy.
+    const int64_t interior_vectors = (AW.interior_end - AW.interior_begin + L - 1) / L;
+    const int64_t read_end = interior_vectors <= 0
+                                 ? W
+                                 : AW.start(AW.interior_begin + (interior_vectors - 1) * L) +
+                                       (AW.kernel - 1) * AW.dilation + AW.stride * L;
+    const int64_t input_size = P.batch * P.channels * P.in_plane;
+    // Output columns whose window has no input column, fixed up after each row.
+    bool empty_columns = false;
+    for (int64_t ow = 0; ow < OW; ++ow) empty_columns = empty_columns || AW.count(ow) == 0;
 
-  ParallelRanges(a.threads, planes, [&](int64_t begin, int64_t end) HWY_ATTR {
     thread_local std::vector<Acc> row_tl, slab_tl;
     thread_local std::vector<int32_t> offset_tl;
     thread_local std::vector<float> factors_tl;
-    Acc* row = Scratch(row_tl, row_size);
+    Acc* row_copy = Scratch(row_tl, row_size);
     Acc* slab = Scratch(slab_tl, slab_size);
     int32_t* slab_offset = indices ? Scratch(offset_tl, slab_size) : nullptr;
     float* factors = Scratch(factors_tl, static_cast<size_t>(OW + L));
@@ -55,9 +69,16 @@ void PoolNchw(const Plan& P, const RunArgs& a) {
       // 1. Each input row r, reduced along W into slab[r * OW ...].
       for (int64_t r = 0; r < rows; ++r) {
         const S* src = plane + r * W;
-        int64_t i = 0;
-        for (; i + L <= W; i += L) hn::StoreU(LoadAs(d, src + i), d, row + i);
-        if (i < W) hn::StoreU(LoadPartial(d, src + i, static_cast<size_t>(W - i)), d, row + i);
+        const Acc* row = row_copy;
+        if constexpr (std::is_same_v<S, Acc>) {
+          if (nc * P.in_plane + r * W + read_end <= input_size) row = src;
+        }
+        if (row == row_copy) {
+          int64_t i = 0;
+          for (; i + L <= W; i += L) hn::StoreU(LoadAs(d, src + i), d, row_copy + i);
+          if (i < W)
+            hn::StoreU(LoadPartial(d, src + i, static_cast<size_t>(W - i)), d, row_copy + i);
+        }
         Acc* hrow = slab + r * OW;
         int32_t* hoff = indices ? slab_offset + r * OW : nullptr;
         const int32_t row_offset = static_cast<int32_t>(r * W);
@@ -73,12 +94,12 @@ void PoolNchw(const Plan& P, const RunArgs& a) {
             if (avg) {
               m = hn::Add(m, v);
             } else {
-              const auto take = Takes<D>(v, m, propagate);
-              m = hn::IfThenElse(take, v, m);
+              const auto keep = Keeps<D>(v, m, propagate);
+              m = hn::IfThenElse(keep, m, v);
               if (indices)
                 off = hn::IfThenElse(
-                    hn::RebindMask(di, take),
-                    hn::Add(lane_offset, hn::Set(di, static_cast<int32_t>(t * AW.dilation))), off);
+                    hn::RebindMask(di, keep), off,
+                    hn::Add(lane_offset, hn::Set(di, static_cast<int32_t>(t * AW.dilation))));
             }
           }
           hn::StoreU(m, d, hrow + ow);  // lanes past the interior are rewritten below or unused
@@ -156,11 +177,11 @@ void PoolNchw(const Plan& P, const RunArgs& a) {
                 } else if (avg) {
                   m = hn::Add(m, v);
                 } else {
-                  const auto take = Takes<D>(v, m, propagate);
-                  m = hn::IfThenElse(take, v, m);
+                  const auto keep = Keeps<D>(v, m, propagate);
+                  m = hn::IfThenElse(keep, m, v);
                   if (indices)
-                    off = hn::IfThenElse(hn::RebindMask(di, take),
-                                         hn::LoadU(di, slab_offset + r * OW + ow), off);
+                    off = hn::IfThenElse(hn::RebindMask(di, keep), off,
+                                         hn::LoadU(di, slab_offset + r * OW + ow));
                 }
               }
             }
@@ -182,7 +203,7 @@ void PoolNchw(const Plan& P, const RunArgs& a) {
               StoreIndices(di, P, off, n, c, 0, static_cast<size_t>(count),
                            a.indices + P.output_position(n, c, out_row + ow));
           }
-          for (int64_t ow = 0; ow < OW; ++ow)  // windows with no input column: fixed up
+          for (int64_t ow = 0; empty_columns && ow < OW; ++ow)  // no input column: fixed up
             if (AW.count(ow) == 0)
               WriteEmpty(P, a, n, c, P.output_position(n, c, out_row + ow),
                          P.divisor(od, oh, ow) == 0);

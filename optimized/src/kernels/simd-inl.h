@@ -230,15 +230,16 @@ HWY_INLINE hn::Vec<D> LoadStrided(D d, const hn::TFromD<D>* HWY_RESTRICT p, int6
 
 // Max: v replaces the running m when v > m; with NaN propagation a NaN replaces a non-NaN, with
 // NaN ignored a non-NaN replaces a NaN (a NaN m is only ever the window's first value). Both
-// read as: v takes when "v <= m" is false (v > m, or a NaN on either side) and the side whose
-// NaN must not win is a number -- m under propagation (a NaN m stays), v with NaN ignored (a NaN
-// v never takes). Two comparisons where the rule as first written takes three.
+// read as: v takes unless "v <= m" holds (false for a NaN on either side) or the side whose NaN
+// must not win is a NaN -- m under propagation (a NaN m stays), v with NaN ignored (a NaN v
+// never takes). Keeps is the complement, the lanes where m stays: two comparisons and an OR, and
+// no mask negation in the tap loops (callers swap IfThenElse's arms).
 template <class D>
-HWY_INLINE hn::Mask<D> Takes(hn::Vec<D> v, hn::Vec<D> m, bool propagate) {
+HWY_INLINE hn::Mask<D> Keeps(hn::Vec<D> v, hn::Vec<D> m, bool propagate) {
   if constexpr (std::is_floating_point_v<hn::TFromD<D>>) {
-    return hn::AndNot(hn::IsNaN(propagate ? m : v), hn::Not(hn::Le(v, m)));
+    return hn::Or(hn::Le(v, m), propagate ? hn::IsNaN(m) : hn::IsNaN(v));
   } else {
-    return hn::Gt(v, m);
+    return hn::Not(hn::Gt(v, m));  // Highway 1.0 compares integers with Gt and Lt only
   }
 }
 
