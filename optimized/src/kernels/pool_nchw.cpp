@@ -69,6 +69,12 @@ void PoolNchw(const Plan& P, const RunArgs& a) {
       // 1. Each input row r, reduced along W into slab[r * OW ...].
       for (int64_t r = 0; r < rows; ++r) {
         const S* src = plane + r * W;
+        // The row 8 rows ahead (in this plane or the next: they are contiguous), prefetched: read
+        // once, the rows otherwise wait on memory (ResNet stem with indices, cold: 1.14x faster; 16
+        // rows ahead: no faster).
+        if (nc * P.in_plane + (r + 9) * W <= input_size)
+          for (int64_t b = 0; b < W * static_cast<int64_t>(sizeof(S)); b += 64)
+            __builtin_prefetch(reinterpret_cast<const char*>(src + 8 * W) + b);
         const Acc* row = row_copy;
         if constexpr (std::is_same_v<S, Acc>) {
           if (nc * P.in_plane + r * W + read_end <= input_size) row = src;

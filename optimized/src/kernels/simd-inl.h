@@ -237,7 +237,9 @@ HWY_INLINE hn::Vec<D> LoadStrided(D d, const hn::TFromD<D>* HWY_RESTRICT p, int6
 template <class D>
 HWY_INLINE hn::Mask<D> Keeps(hn::Vec<D> v, hn::Vec<D> m, bool propagate) {
   if constexpr (std::is_floating_point_v<hn::TFromD<D>>) {
-    return hn::Or(hn::Le(v, m), propagate ? hn::IsNaN(m) : hn::IsNaN(v));
+    // A branch, not a select of the two tests: the compiler hoists it out of a tap loop.
+    if (propagate) return hn::Or(hn::Le(v, m), hn::IsNaN(m));
+    return hn::Or(hn::Le(v, m), hn::IsNaN(v));
   } else {
     return hn::Not(hn::Gt(v, m));  // Highway 1.0 compares integers with Gt and Lt only
   }
