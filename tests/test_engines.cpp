@@ -181,19 +181,29 @@ TEST_CASE(
   CHECK(runs > 0);
 }
 
-// max_nchw combines a row's taps in vector pairs (its path for 2 or 3 columns at stride 2) and
-// leaves NaNs to the general path. A random draw seldom puts a NaN or a zero of each sign at every
-// tap of such a row, so each input position gets one here, in both NaN modes and both pads. The
-// rows of 33 and more outputs have two whole vectors on AVX-512, where a tap crosses from one to
-// the next.
+// max_nchw combines a row's taps in vector pairs (its path for 2 or 3 columns at stride 2, f32,
+// f16 and bf16) and leaves NaNs to the general path. A random draw seldom puts a NaN or a zero of
+// each sign at every tap of such a row, so each input position gets one here, in both NaN modes
+// and both pads. The rows of 33 and more outputs have two whole vectors on AVX-512, where a tap
+// crosses from one to the next.
 TEST_CASE("max_nchw: a NaN, or -0 among +0, at each input position of its vector-pair rows") {
   const optimized::OptimizedEngine max_nchw("max_nchw");
-  for (const char* shape :
-       {"h5w40:k3x3:s2x2:pb1x1:pe1x1:floor", "h5w41:k3x3:s2x2:pb0x0:pe0x0:floor",
-        "h4w36:k2x2:s2x2:pb0x0:pe0x0:floor", "h4w34:k2x2:s2x2:pb1x1:pe1x1:floor",
-        "h3w72:k3x3:s2x2:pb1x1:pe1x1:floor", "h3w67:k2x2:s2x2:pb0x0:pe0x0:floor"}) {
+  for (const auto& [shape, dtype] : {std::pair{"h5w40:k3x3:s2x2:pb1x1:pe1x1:floor", DType::f32},
+                                     {"h5w41:k3x3:s2x2:pb0x0:pe0x0:floor", DType::f32},
+                                     {"h4w36:k2x2:s2x2:pb0x0:pe0x0:floor", DType::f32},
+                                     {"h4w34:k2x2:s2x2:pb1x1:pe1x1:floor", DType::f32},
+                                     {"h3w72:k3x3:s2x2:pb1x1:pe1x1:floor", DType::f32},
+                                     {"h3w67:k2x2:s2x2:pb0x0:pe0x0:floor", DType::f32},
+                                     {"h3w32:k3x3:s2x2:pb1x1:pe1x1:floor", DType::f32},
+                                     {"h3w31:k2x2:s2x2:pb1x1:pe0x0:floor", DType::f32},
+                                     {"h3w32:k3x3:s2x2:pb1x1:pe1x1:floor", DType::f16},
+                                     {"h3w31:k2x2:s2x2:pb1x1:pe0x0:floor", DType::bf16},
+                                     {"h5w40:k3x3:s2x2:pb1x1:pe1x1:floor", DType::f16},
+                                     {"h3w67:k2x2:s2x2:pb0x0:pe0x0:floor", DType::f16},
+                                     {"h3w72:k3x3:s2x2:pb1x1:pe1x1:floor", DType::bf16},
+                                     {"h4w36:k2x2:s2x2:pb0x0:pe0x0:floor", DType::bf16}}) {
     for (const char* nan : {"", ":nan=ignore", ":nan=ignore:start=lowest"}) {
-      const std::string text = fmt::format("max:f32:n1c1:{}{}", shape, nan);
+      const std::string text = fmt::format("max:{}:n1c1:{}{}", dtype_name(dtype), shape, nan);
       CAPTURE(text);
       Result<Problem> p = parse_problem(text);
       REQUIRE(p.ok());
@@ -205,22 +215,28 @@ TEST_CASE("max_nchw: a NaN, or -0 among +0, at each input position of its vector
         for (size_t i = 0; i < count; ++i)
           values[i] = static_cast<double>(static_cast<int>(i * 7 % 11) - 5);
         values[at] = std::numeric_limits<double>::quiet_NaN();
-        CHECK_MESSAGE(engine_failure(max_nchw, Case{*p, Tensor{DType::f32, shape_of_input, values}},
+        CHECK_MESSAGE(engine_failure(max_nchw, Case{*p, Tensor{dtype, shape_of_input, values}},
                                      Layout::channels_first, 1) == "",
                       "NaN at ", at);
         for (size_t i = 0; i < count; ++i)
           values[i] = (i * 5 + at) % 3 == 0 ? -0.0 : (i % 4 == 0 ? -1.0 : 0.0);
-        CHECK_MESSAGE(engine_failure(max_nchw, Case{*p, Tensor{DType::f32, shape_of_input, values}},
+        CHECK_MESSAGE(engine_failure(max_nchw, Case{*p, Tensor{dtype, shape_of_input, values}},
                                      Layout::channels_first, 1) == "",
                       "zeros shifted by ", at);
       }
+      // Every value negative: the pad column before the row taken as anything but -inf (a 0,
+      // say) would be the first window's maximum.
+      std::vector<double> negative(count);
+      for (size_t i = 0; i < count; ++i) negative[i] = -1.0 - static_cast<double>(i * 3 % 7);
+      CHECK(engine_failure(max_nchw, Case{*p, Tensor{dtype, shape_of_input, negative}},
+                           Layout::channels_first, 1) == "");
     }
   }
 }
 
 // The same path on random values, over rows of one to six vectors: a random draw of the whole
-// space seldom gives f32, 2 or 3 columns at stride 2 and rows this wide all at once (a mutant that
-// dropped the tap carried from one vector to the next passed every other test).
+// space seldom gives a float type, 2 or 3 columns at stride 2 and rows this wide all at once (a
+// mutant that dropped the tap carried from one vector to the next passed every other test).
 TEST_CASE("max_nchw: its vector-pair rows, several vectors long, on random values") {
   const optimized::OptimizedEngine max_nchw("max_nchw");
   for (const std::string& target : optimized::simd_targets()) {
@@ -230,8 +246,9 @@ TEST_CASE("max_nchw: its vector-pair rows, several vectors long, on random value
       const int pad = *rc::gen::inRange(0, 2);
       const int w = *rc::gen::inRange(32, 200), h = *rc::gen::inRange(kernel, kernel + 4);
       const std::string text = fmt::format(
-          "max:f32:n1c{}:h{}w{}:k{}x{}:s2x2:pb{}x{}:pe{}x{}:floor{}", *rc::gen::inRange(1, 3), h, w,
-          kernel, kernel, pad, pad, pad, pad,
+          "max:{}:n1c{}:h{}w{}:k{}x{}:s2x2:pb{}x{}:pe{}x{}:floor{}",
+          *rc::gen::element<std::string>("f32", "f32", "f16", "bf16"), *rc::gen::inRange(1, 3), h,
+          w, kernel, kernel, pad, pad, pad, pad,
           *rc::gen::element<std::string>("", ":nan=ignore", ":nan=ignore:start=lowest"));
       const Problem p = parse_problem(text).value();
       const Case c{p, *input_gen(p, *rc::gen::arbitrary<bool>())};

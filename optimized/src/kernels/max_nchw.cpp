@@ -97,44 +97,61 @@ HWY_INLINE hn::Vec<D> MaxAlongWAnyShape(D d, const AxisTable& AW, const hn::TFro
   return MaxAlongW<0, 0, kPropagate>(d, AW, values, magnitudes);
 }
 
-// ---- max_nchw's direct path: f32 windows of 2 or 3 columns at stride 2 ------------------------
+// ---- max_nchw's direct path: float windows of 2 or 3 columns at stride 2 ----------------------
 //
 // Output i of a row takes the columns 2i - pad + t: the even or the odd lanes of a pair of
 // vectors loaded at an even offset. So an output vector is two pairs of vectors of the window's
 // rows combined, with no row stored and read back. NaNs are not noted per lane: the values are
 // summed on the side, and a row whose sum is NaN (a NaN tap, or inf + -inf) is done again by
-// the general path. Zeros are looked up in scan order, as there.
+// the general path. Zeros are looked up in scan order, as there. f16 and bf16 are compared as
+// f32 (each value exactly) and stored back: the maximum is one of the taps, so exactly again.
 
 #if !HWY_MEM_OPS_MIGHT_FAULT && HWY_TARGET != HWY_SCALAR
 constexpr bool max_row_direct = true;
 
+// Columns [offset, offset + L) of a row of W values as f32 lanes, those outside the row -inf: a
+// masked load reads none of them (the lanes [lo, hi) are inside).
+template <class D, class S>
+HWY_INLINE hn::Vec<D> LoadColumns(D d, const S* row, int64_t offset, int64_t W) {
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const auto lo = static_cast<size_t>(std::clamp<int64_t>(-offset, 0, L)),
+             hi = static_cast<size_t>(std::clamp<int64_t>(W - offset, 0, L));
+  const auto inside = hn::AndNot(hn::FirstN(d, lo), hn::FirstN(d, hi));
+  const auto outside = hn::Set(d, -std::numeric_limits<float>::infinity());
+  // The address as an integer: `row + offset` before the row would be undefined.
+  const auto* at = reinterpret_cast<const S*>(reinterpret_cast<uintptr_t>(row) +
+                                              static_cast<uintptr_t>(offset * int64_t{sizeof(S)}));
+  if constexpr (std::is_same_v<S, float>) {
+    return hn::IfThenElse(inside, hn::MaskedLoad(inside, d, at), outside);
+  } else {  // f16, bf16: their bits, loaded at 16 bits a lane and widened as LoadAs does
+    const hn::Rebind<uint16_t, D> du16;
+    const auto bits = hn::MaskedLoad(hn::AndNot(hn::FirstN(du16, lo), hn::FirstN(du16, hi)), du16,
+                                     reinterpret_cast<const uint16_t*>(at));
+    alignas(64) uint16_t lanes[hn::MaxLanes(D())];
+    hn::Store(bits, du16, lanes);
+    return hn::IfThenElse(inside, LoadAs(d, reinterpret_cast<const S*>(lanes)), outside);
+  }
+}
+
 // The window's rows combined at columns [offset, offset + L) of a row of W values; columns
-// outside the row are -inf (the masked load reads none of them). `sum` gains their sum.
-template <int kRows, class D>
-HWY_INLINE hn::Vec<D> CombinedRows(D d, const float* const* HWY_RESTRICT rows, size_t count,
+// outside the row are -inf (LoadColumns). `sum` gains their sum.
+template <int kRows, class D, class S>
+HWY_INLINE hn::Vec<D> CombinedRows(D d, const S* const* HWY_RESTRICT rows, size_t count,
                                    int64_t offset, int64_t W, hn::Vec<D>& sum) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const size_t n = kRows > 0 ? static_cast<size_t>(kRows) : count;
   hn::Vec<D> m, s;
   if (HWY_LIKELY(offset >= 0 && offset + L <= W)) {
-    m = s = hn::LoadU(d, rows[0] + offset);
+    m = s = LoadAs(d, rows[0] + offset);
 #pragma GCC unroll 4
     for (size_t r = 1; r < n; ++r) {
-      const auto v = hn::LoadU(d, rows[r] + offset);
+      const auto v = LoadAs(d, rows[r] + offset);
       m = FirstIfGreater(d, v, m);
       s = hn::Add(s, v);
     }
   } else {
-    const hn::RebindToSigned<D> di;
-    const auto column = hn::Add(hn::Iota(di, 0), hn::Set(di, static_cast<int32_t>(offset)));
-    const auto inside =
-        hn::RebindMask(d, hn::And(hn::Gt(column, hn::Set(di, -1)),
-                                  hn::Lt(column, hn::Set(di, static_cast<int32_t>(W)))));
-    const auto outside = hn::Set(d, -std::numeric_limits<float>::infinity());
     for (size_t r = 0; r < n; ++r) {
-      const auto* at = reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(rows[r]) +
-                                                      static_cast<uintptr_t>(offset * 4));
-      const auto v = hn::IfThenElse(inside, hn::MaskedLoad(inside, d, at), outside);
+      const auto v = LoadColumns(d, rows[r], offset, W);
       m = r == 0 ? v : FirstIfGreater(d, v, m);
       s = r == 0 ? v : hn::Add(s, v);
     }
@@ -165,31 +182,31 @@ HWY_INLINE hn::Vec<D> UpOneLane(D d, hn::Vec<D> v, hn::Vec<D> before) {
 
 // An output vector's maximum m, clamped to `lowest` and stored; a zero gets its first zero tap in
 // scan order (the rows were combined first, which may have picked another zero).
-template <class D>
+template <class D, class S>
 HWY_INLINE void StoreMaxVector(D d, hn::Vec<D> m, bool from_lowest, hn::Vec<D> lowest,
-                               const AxisTable& AW, const float* const* window_rows, size_t count,
-                               int64_t ow, float* HWY_RESTRICT dst) {
+                               const AxisTable& AW, const S* const* window_rows, size_t count,
+                               int64_t ow, S* HWY_RESTRICT dst) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   if (from_lowest) m = hn::IfThenElse(hn::Gt(m, lowest), m, lowest);
-  hn::StoreU(m, d, dst + ow);
+  StoreAs(m, d, dst + ow);
   if (!hn::AllFalse(d, hn::Eq(m, hn::Zero(d)))) {
     alignas(64) float lane[HWY_MAX_BYTES / sizeof(float)];
     hn::Store(m, d, lane);
     for (int64_t j = 0; j < L; ++j)
-      if (lane[j] == 0) StoreFirstZeroTap<float>(AW, window_rows, count, ow + j, dst + ow + j);
+      if (lane[j] == 0) StoreFirstZeroTap<float, S>(AW, window_rows, count, ow + j, dst + ow + j);
   }
 }
 
 // One output row of OW >= Lanes values; false (the row partly written) when a NaN may be among
 // its taps. `rows` are the window's rows in scan order.
-template <int kTaps, int kRows, class D>
-HWY_NOINLINE bool MaxRowDirect(D d, const float* const* HWY_RESTRICT window_rows, size_t count,
+template <int kTaps, int kRows, class D, class S>
+HWY_NOINLINE bool MaxRowDirect(D d, const S* const* HWY_RESTRICT window_rows, size_t count,
                                const AxisTable& AW, bool from_lowest, float lowest_float,
-                               float* HWY_RESTRICT dst) {
+                               S* HWY_RESTRICT dst) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const int64_t W = AW.in, OW = AW.out, pad = AW.pad_begin;
-  const float* rows[kRows > 0 ? kRows : 1];
-  const float* const* r = window_rows;
+  const S* rows[kRows > 0 ? kRows : 1];
+  const S* const* r = window_rows;
   if constexpr (kRows > 0) {  // the row pointers in registers
     for (int i = 0; i < kRows; ++i) rows[i] = window_rows[i];
     r = rows;
@@ -249,22 +266,25 @@ HWY_NOINLINE bool MaxRowDirect(D d, const float* const* HWY_RESTRICT window_rows
 constexpr bool max_row_direct = false;
 #endif
 
-// Whether max_nchw's rows go through MaxRowDirect: f32, 2 or 3 columns at stride 2 with pad 0
-// or 1, no window clipped on the right, and a target whose masked loads cannot fault.
+// The storage types MaxRowDirect takes: f32, and f16 and bf16 in f32 lanes.
+template <class S, class D>
+constexpr bool max_row_direct_types = max_row_direct&& std::is_same_v<hn::TFromD<D>, float> &&
+                                      (std::is_same_v<S, float> || is_f16<S> || is_bf16<S>);
+
+// Whether max_nchw's rows go through MaxRowDirect: f32, f16 or bf16, 2 or 3 columns at stride 2
+// with pad 0 or 1, no window clipped on the right, and a target whose masked loads cannot fault.
 template <class S, class D>
 bool MaxRowDirectApplies(D d, const AxisTable& AW) {
   (void)d;
-  return max_row_direct && std::is_same_v<S, float> && std::is_same_v<hn::TFromD<D>, float> &&
-         AW.stride == 2 && AW.dilation == 1 && (AW.kernel == 2 || AW.kernel == 3) &&
-         AW.pad_begin <= 1 && AW.interior_end == AW.out &&
+  return max_row_direct_types<S, D> && AW.stride == 2 && AW.dilation == 1 &&
+         (AW.kernel == 2 || AW.kernel == 3) && AW.pad_begin <= 1 && AW.interior_end == AW.out &&
          AW.out >= static_cast<int64_t>(hn::Lanes(d)) && AW.first[0] + 1 < AW.past[0];
 }
 
 template <class D, class S>
 HWY_INLINE bool MaxRowDirectAnyShape(D d, const S* const* rows, size_t count, const AxisTable& AW,
                                      bool from_lowest, float lowest, S* dst) {
-  if constexpr (!max_row_direct || !std::is_same_v<S, float> ||
-                !std::is_same_v<hn::TFromD<D>, float>) {
+  if constexpr (!max_row_direct_types<S, D>) {
     (void)d, (void)rows, (void)count, (void)AW, (void)from_lowest, (void)lowest, (void)dst;
     return false;
   } else {
