@@ -861,6 +861,19 @@ int certify_command(const CertifyOptions& o) {
               "signal poolspec by its process id, and orphans are killed by /proc scans"
             : "workers run without PID namespaces (--no-pid-namespace)");
   if (!o.problem.empty()) return replay(o, *selection);
+  // Rule sets that no chosen backend is held to would certify nothing: said before any work.
+  if (!selection->backends.empty() &&
+      std::all_of(
+          selection->backends.begin(), selection->backends.end(),
+          [&](const LoadedBackend& b) { return rules_for(b.description, o.rules).empty(); })) {
+    std::vector<std::string> claims;
+    for (const LoadedBackend& b : selection->backends)
+      claims.push_back(fmt::format("{} claims {}", b.name(), b.description.rules));
+    return refuse(fmt::format(
+        "--rules {}: no backend chosen is held to them ({}; a backend that claims spec is held "
+        "to spec alone, under --rules claimed or spec)",
+        fmt::join(o.rules, ","), fmt::join(claims, ", ")));
+  }
   for (const LoadedBackend& b : selection->backends)
     info.backends.push_back({b.name(), b.description.version, b.origin(), b.description.rules});
   // From here a stop asked for by a signal ends the run between two calls, with its reports.
