@@ -268,15 +268,17 @@ constexpr bool max_row_direct = false;
 
 // The storage types MaxRowDirect takes: f32, and f16 and bf16 in f32 lanes.
 template <class S, class D>
-constexpr bool max_row_direct_types = max_row_direct&& std::is_same_v<hn::TFromD<D>, float> &&
-                                      (std::is_same_v<S, float> || is_f16<S> || is_bf16<S>);
+constexpr bool MaxRowDirectTypes() {
+  return max_row_direct && std::is_same_v<hn::TFromD<D>, float> &&
+         (std::is_same_v<S, float> || is_f16<S> || is_bf16<S>);
+}
 
 // Whether max_nchw's rows go through MaxRowDirect: f32, f16 or bf16, 2 or 3 columns at stride 2
 // with pad 0 or 1, no window clipped on the right, and a target whose masked loads cannot fault.
 template <class S, class D>
 bool MaxRowDirectApplies(D d, const AxisTable& AW) {
   (void)d;
-  return max_row_direct_types<S, D> && AW.stride == 2 && AW.dilation == 1 &&
+  return MaxRowDirectTypes<S, D>() && AW.stride == 2 && AW.dilation == 1 &&
          (AW.kernel == 2 || AW.kernel == 3) && AW.pad_begin <= 1 && AW.interior_end == AW.out &&
          AW.out >= static_cast<int64_t>(hn::Lanes(d)) && AW.first[0] + 1 < AW.past[0];
 }
@@ -284,7 +286,7 @@ bool MaxRowDirectApplies(D d, const AxisTable& AW) {
 template <class D, class S>
 HWY_INLINE bool MaxRowDirectAnyShape(D d, const S* const* rows, size_t count, const AxisTable& AW,
                                      bool from_lowest, float lowest, S* dst) {
-  if constexpr (!max_row_direct_types<S, D>) {
+  if constexpr (!MaxRowDirectTypes<S, D>()) {
     (void)d, (void)rows, (void)count, (void)AW, (void)from_lowest, (void)lowest, (void)dst;
     return false;
   } else {
