@@ -56,9 +56,16 @@ void MaxNhwcWith(const Plan& P, const RunArgs& a) {
       for (int64_t ow = 0; ow < OW; ++ow) {
         const int64_t fw = AW.first[static_cast<size_t>(ow)], pw = AW.past[static_cast<size_t>(ow)];
         const int64_t position = (row * OW + ow) * C;
+        // Values only, with fewer channels than four vectors (whole vectors of them): one block
+        // of four pixels whose windows are whole (their taps are this pixel's, moved by the
+        // stride), the four chains below.
+        const bool four_pixels = !indices && C < 4 * L && C % L == 0 && ow >= AW.interior_begin &&
+                                 ow + 4 <= AW.interior_end;
         if (new_rows_from < new_rows_past) {
+          // The columns of the pixels this step covers (four of them for four_pixels).
           const int64_t x_from = std::clamp<int64_t>(AW.start(ow), 0, AW.in),
-                        x_past = std::clamp<int64_t>(AW.start(ow) + AW.stride, 0, AW.in);
+                        x_past = std::clamp<int64_t>(
+                            AW.start(ow) + AW.stride * (four_pixels ? 4 : 1), 0, AW.in);
           const int64_t bytes = (x_past - x_from) * C * static_cast<int64_t>(sizeof(S));
           for (int64_t td = fd; td < pd; ++td) {
             const int64_t id = AD.start(od) + td * AD.dilation;
@@ -126,11 +133,8 @@ void MaxNhwcWith(const Plan& P, const RunArgs& a) {
           }
         }
         if (!indices) {
-          // Values only, four chains at a time: four channel blocks of this pixel or, with fewer
-          // channels (whole vectors of them), one block of four pixels whose windows are whole
-          // (their taps are this pixel's, moved by the stride).
-          const bool four_pixels =
-              C < 4 * L && C % L == 0 && ow >= AW.interior_begin && ow + 4 <= AW.interior_end;
+          // Values only, four chains at a time: four channel blocks of this pixel, or
+          // (four_pixels) one block of four pixels.
           const int64_t chain_step =
               four_pixels ? AW.stride * C : L;  // between the chains' sources
           const int64_t store_step = four_pixels ? C : L;
