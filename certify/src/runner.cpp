@@ -806,8 +806,6 @@ int certify_command(const CertifyOptions& o) {
   Result<std::vector<Case>> suite = make_suite(o.suite);
   if (!suite) return refuse(fmt::format("--suite: {}", suite.error().message));
   std::error_code ec;
-  if (o.problem.empty() && !o.resume)
-    std::filesystem::remove_all(o.out_dir + "/repro", ec);  // an earlier run's bundles
   std::filesystem::create_directories(o.out_dir + "/logs", ec);
   reset_logs();
   if (ec)
@@ -861,7 +859,8 @@ int certify_command(const CertifyOptions& o) {
               "signal poolspec by its process id, and orphans are killed by /proc scans"
             : "workers run without PID namespaces (--no-pid-namespace)");
   if (!o.problem.empty()) return replay(o, *selection);
-  // Rule sets that no chosen backend is held to would certify nothing: said before any work.
+  // A --rules list under which no chosen backend is held to any rule set would certify nothing:
+  // said before any call.
   if (!selection->backends.empty() &&
       std::all_of(
           selection->backends.begin(), selection->backends.end(),
@@ -921,6 +920,8 @@ int certify_command(const CertifyOptions& o) {
   if (!o.filters.empty() && info.cases.empty())
     return refuse(fmt::format("--filter {}: no case of suite {} matches", fmt::join(o.filters, ","),
                               o.suite));
+  // An earlier run's bundles go once the run is sure to start (a refused one leaves them).
+  if (!o.resume) std::filesystem::remove_all(o.out_dir + "/repro", ec);
   info.fingerprint = fingerprint(o, *selection, shard->second);
   // What --resume checks: the options and this shard.
   const std::string run_print = fmt::format("{} shard={}", info.fingerprint, info.shard);

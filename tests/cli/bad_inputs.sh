@@ -126,8 +126,12 @@ bad 'poolspec knows OpenVINO opsets 1 to 16' -- "$poolspec" shape --op avg --inp
   --openvino 'kernel="2,2" strides="2,2" exclude-pad="true" auto_pad="valid"'
 bad 'poolspec knows ONNX opsets 1 to 22' -- "$poolspec" shape --op avg --input-shape 1,1,4,4 --opset 23 --onnx 'kernel_shape=2,2'
 bad 'no case of suite smoke matches' -- "$poolspec" certify --backend reference --suite smoke --filter no-such-case --out "$work/cert"
+mkdir -p "$work/cert/repro" && echo KEEP > "$work/cert/repro/bundle"  # an earlier run's
 bad '--rules onnx: no backend chosen is held to them \(reference claims spec' -- "$poolspec" certify \
   --backend reference --suite smoke --rules onnx --out "$work/cert"
+bad '--filter no-such-case: no case of suite smoke matches' -- "$poolspec" certify \
+  --backend reference --suite smoke --filter no-such-case --out "$work/cert"
+[ "$(cat "$work/cert/repro/bundle")" = KEEP ] || fail "a refused certify removed an earlier run's bundles"
 bad '--input: only with --problem' -- "$poolspec" certify --backend reference --input "$work/x.npy" --out "$work/cert"
 bad '--rules onnx,tosa: a replay judges its one problem under one rule set' -- "$poolspec" certify --backend reference \
   --problem "$p4" --rules onnx,tosa --out "$work/cert"
