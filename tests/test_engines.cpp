@@ -339,6 +339,33 @@ TEST_CASE(
   }
 }
 
+// max_separable_nchw loads a tap's values from the input row where they lie inside it and moves
+// the row's first or last vector (a row shorter than a vector: the row) at its ends, lanes past
+// the row holding the identity. Rows from 1 to 3 vectors long (one lane short of a vector, one
+// vector, one lane more, on every target's width), windows up to 17 taps with pads on either
+// side, NaNs and infinities half of the time, every dtype it takes.
+TEST_CASE("max_separable_nchw: rows shorter and longer than a vector, taps moved at their ends") {
+  const optimized::OptimizedEngine only("max_separable_nchw");
+  for (const std::string& target : optimized::simd_targets()) {
+    REQUIRE(optimized::use_simd_target(target).ok());
+    check_property(fmt::format("max_separable_nchw on {} == spec", target), [&] {
+      const int kh = *rc::gen::inRange(1, 8), kw = *rc::gen::inRange(1, 18);
+      const int w = *rc::gen::oneOf(rc::gen::inRange(1, 50),
+                                    rc::gen::element(3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33));
+      const int h = *rc::gen::inRange(1, 12);
+      const auto pad = [](int kernel) { return rc::gen::inRange(0, kernel); };
+      const std::string text = fmt::format(
+          "max:{}:n{}c{}:h{}w{}:k{}x{}:s1x1:pb{}x{}:pe{}x{}:{}{}",
+          *rc::gen::element<std::string>("f32", "f32", "f16", "bf16", "i8", "u8"),
+          *rc::gen::inRange(1, 3), *rc::gen::inRange(1, 5), h, w, kh, kw, *pad(kh), *pad(kw),
+          *pad(kh), *pad(kw), *rc::gen::element<std::string>("floor", "ceil"),
+          *rc::gen::element<std::string>("", ":nan=ignore", ":nan=ignore:start=lowest"));
+      kernel_matches_spec(only, text, Layout::channels_first, *rc::gen::arbitrary<bool>());
+    });
+  }
+  REQUIRE(optimized::use_simd_target("").ok());
+}
+
 // max_nhwc compares i8 and u8 values without indices as they are stored: in whole vectors (64
 // lanes on AVX-512) when the channels fill them, else in 16 lanes. The whole-space draw has at
 // most 40 channels: here multiples of 16 and 64 and the counts between, with and without indices

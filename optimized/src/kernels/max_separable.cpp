@@ -250,97 +250,147 @@ void MaxSeparableWith(const Plan& P, const RunArgs& a) {
 
 // ---- max_separable_nchw ------------------------------------------------------------------------
 //
-// The same two passes over NCHW planes, with lanes along W instead: each plane is copied into a
-// padded plane (Op's identity around it), then pass 1 takes each padded row's windows along W as
-// the running Op of kW shifted loads (tap order, so ties keep the first), L outputs at a time,
-// and pass 2 the windows along H as the running Op of kH rows of pass 1's output. O(k) steps per
-// L outputs and axis: for the planes of the layers it takes (tens of pixels a side), fewer
-// instructions than the blocks' scans, and no transposition. As max_separable_nhwc, it runs on
-// numbers (MAXPS) unless the plane holds a NaN.
-// A padded row of max_separable_nchw, in whole vectors: pass 1 reads it up to OWr + kW - 2, and
-// an input row's last vector, stored whole at pad_begin + x (pad_begin + W <= OW + kW - 1), may
-// pass that by up to L - 1.
-inline int64_t PaddedRowStride(int64_t OWr, int64_t kernel, int64_t L) {
-  return (OWr + kernel - 1 + L - 1) / L * L + L;
+// The same two passes over NCHW planes, with lanes along W instead. Pass 1 takes each input row's
+// windows along W, L outputs at a time, as the running Op of the kW taps in order (ties keep the
+// first), into a scratch of rows; pass 2 takes the windows along H as the running Op of kH of
+// those rows. The scratch's rows above and below the plane's hold Op's identity, so every output
+// row reads kH rows. O(k) steps per L outputs and axis: for the planes of the layers it takes
+// (tens of pixels a side), fewer instructions than the blocks' scans, and no transposition.
+//
+// Tap tw of outputs [ow, ow + L) is the row's values x[s .. s + L), s = ow - pad_begin + tw: one
+// load from the input row where they lie inside it. Where they do not (the row's ends, and every
+// tap of a row shorter than a vector), they are the row's first or last vector (a short row: the
+// row, the identity past it) moved by s or by s - (W - L) lanes, and the lanes that fall outside
+// the row hold the identity: one permutation and one blend, from a table of the 2L - 1 possible
+// moves. Nothing is read back from a store at another offset: a padded copy of each row, read
+// at kW offsets, stalls on store forwarding, and copying the planes is most of the bytes moved.
+// As max_separable_nhwc, it runs on numbers (MAXPS) unless the plane holds a NaN.
+
+// Lane moves by m in (-L, L): lane i takes lane i + m where 0 <= i + m < L, else the identity.
+template <class D>
+struct LaneMoves {
+  using TI = hn::TFromD<hn::RebindToSigned<D>>;
+  static constexpr size_t kMaxLanes = hn::MaxLanes(D());
+  HWY_ALIGN TI index[(2 * kMaxLanes - 1) * kMaxLanes];
+  HWY_ALIGN TI inside[(2 * kMaxLanes - 1) * kMaxLanes];  // all ones where the lane takes one
+
+  explicit LaneMoves(D d) {
+    const auto L = static_cast<int64_t>(hn::Lanes(d));
+    for (int64_t m = -(L - 1); m < L; ++m)
+      for (int64_t i = 0; i < L; ++i) {
+        const int64_t at = (m + L - 1) * L + i, from = i + m;
+        index[at] = static_cast<TI>(from >= 0 && from < L ? from : 0);
+        inside[at] = static_cast<TI>(from >= 0 && from < L ? -1 : 0);
+      }
+  }
+  HWY_INLINE hn::Vec<D> Move(D d, hn::Vec<D> v, int64_t m, hn::Vec<D> identity) const {
+    const hn::RebindToSigned<D> di;
+    const auto at =
+        static_cast<size_t>((m + static_cast<int64_t>(hn::Lanes(d)) - 1)) * hn::Lanes(d);
+    const auto moved = hn::TableLookupLanes(v, hn::SetTableIndices(d, index + at));
+    return hn::IfThenElse(hn::MaskFromVec(hn::BitCast(d, hn::Load(di, inside + at))), moved,
+                          identity);
+  }
+};
+
+// Whether the plane's n values hold a NaN (their largest magnitude bits above infinity's).
+template <class D, class S>
+HWY_INLINE bool HoldsNaN(D d, const S* HWY_RESTRICT plane, int64_t n) {
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const hn::RebindToSigned<D> di;
+  const auto magnitude_mask = hn::Set(di, 0x7fffffff);
+  auto magnitude = hn::Zero(di);
+  for (int64_t x = 0; x < n; x += L) {
+    const auto v =
+        x + L <= n ? LoadAs(d, plane + x) : LoadPartial(d, plane + x, static_cast<size_t>(n - x));
+    magnitude = hn::Max(magnitude, hn::And(hn::BitCast(di, v), magnitude_mask));
+  }
+  return !hn::AllFalse(di, hn::Gt(magnitude, hn::Set(di, 0x7f800000)));
 }
 
-template <class S, class Acc, bool kPropagate, bool kNumbers>
-HWY_INLINE bool MaxSeparablePlane(const Plan& P, const S* HWY_RESTRICT plane, S* HWY_RESTRICT out,
-                                  Acc* HWY_RESTRICT padded, Acc* HWY_RESTRICT rows) {
+// Tap values x[s .. s + L) of a row of W (`whole`: the row in one vector with the identity past
+// it, where W < L): a load where they lie inside the row, else a move of its first or last vector.
+template <class D, class S>
+HWY_INLINE hn::Vec<D> RowTap(D d, const LaneMoves<D>& moves, const S* HWY_RESTRICT row,
+                             hn::Vec<D> whole, int64_t W, int64_t s, hn::Vec<D> identity) {
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  if (s >= 0 && s + L <= W) return LoadAs(d, row + s);
+  if (W < L) return moves.Move(d, whole, s, identity);
+  if (s < 0) return moves.Move(d, LoadAs(d, row), s, identity);
+  return moves.Move(d, LoadAs(d, row + (W - L)), s - (W - L), identity);
+}
+
+// The plane through both passes, kRows input rows (then output rows) at a time: independent
+// chains, so that a step's latency is hidden behind the others'. `rows` holds OH + kH - 1 rows of
+// OWr values, the plane's H at pad_begin.
+template <int kRows, class S, class Acc, bool kPropagate, bool kNumbers>
+HWY_INLINE void MaxSeparablePlane(const Plan& P, const LaneMoves<hn::ScalableTag<Acc>>& moves,
+                                  const S* HWY_RESTRICT plane, S* HWY_RESTRICT out,
+                                  Acc* HWY_RESTRICT rows) {
   using D = hn::ScalableTag<Acc>;
   const D d;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const AxisTable &AH = P.axis[1], &AW = P.axis[2];
-  const int64_t H = AH.in, W = AW.in, OH = AH.out, OW = AW.out;
-  const int64_t OWr = (OW + L - 1) / L * L;  // pass 1's rows, whole vectors
-  const int64_t stride = PaddedRowStride(OWr, AW.kernel, L);
-  const int64_t PH = OH + AH.kernel - 1;
+  // Read once: a SIMD store may alias anything, so a field read through P in a loop would be
+  // read again after every store.
+  const int64_t H = AH.in, W = AW.in, OH = AH.out, OW = AW.out, kH = AH.kernel, kW = AW.kernel;
+  const int64_t pad_h = AH.pad_begin, pad_w = AW.pad_begin;
+  const int64_t OWr = (OW + L - 1) / L * L;
   const auto identity = MaxIdentity<D, kPropagate, kNumbers>(d);
-  using DI = hn::RebindToSigned<D>;
-  const DI di;
-  auto magnitude = hn::Zero(di);
-  const auto magnitude_mask = hn::Set(di, static_cast<hn::TFromD<DI>>(0x7fffffff));
-  for (int64_t ph = 0; ph < PH; ++ph) {
-    Acc* row = padded + ph * stride;
-    for (int64_t x = 0; x < stride; x += L) hn::StoreU(identity, d, row + x);
-    const int64_t ih = ph - AH.pad_begin;
-    if (ih < 0 || ih >= H) continue;
-    const S* src = plane + ih * W;
-    for (int64_t x = 0; x < W; x += L) {
-      const size_t count = static_cast<size_t>(std::min(L, W - x));
-      // The lanes past the row hold the identity (the store covers the padding after it).
-      const auto v =
-          count == static_cast<size_t>(L)
-              ? LoadAs(d, src + x)
-              : hn::IfThenElse(hn::FirstN(d, count), LoadPartial(d, src + x, count), identity);
-      if constexpr (kNumbers && std::is_floating_point_v<Acc>)
-        magnitude = hn::Max(magnitude, hn::And(hn::BitCast(di, v), magnitude_mask));
-      hn::StoreU(v, d, row + AW.pad_begin + x);
-    }
-  }
-  if constexpr (kNumbers && std::is_floating_point_v<Acc>) {
-    if (!hn::AllFalse(di, hn::Gt(magnitude, hn::Set(di, 0x7f800000)))) return false;
-  }
-  // Four rows at a time (the last group overlapping the one before where fewer are left): four
-  // independent chains, so that a step's latency is hidden behind the others'.
-  const auto groups_of_four = [](int64_t count, const auto& body) HWY_ATTR {
-    for (int64_t r = 0; r < count; r += 4) body(count >= 4 ? std::min(r, count - 4) : r);
-  };
-  const int64_t chains = std::min<int64_t>(4, PH);
-  groups_of_four(PH, [&](int64_t ph) HWY_ATTR {
-    for (int64_t ow = 0; ow < OWr; ow += L) {
-      hn::Vec<D> m[4] = {hn::Zero(d), hn::Zero(d), hn::Zero(d), hn::Zero(d)};
-#pragma GCC unroll 4  // the chains stay in registers
-      for (int64_t i = 0; i < 4; ++i)
-        if (i < chains) m[i] = hn::LoadU(d, padded + (ph + i) * stride + ow);
-      for (int64_t tw = 1; tw < AW.kernel; ++tw)
-#pragma GCC unroll 4
-        for (int64_t i = 0; i < 4; ++i)
-          if (i < chains)
-            m[i] = MaxStep<D, kPropagate, kNumbers>(
-                m[i], hn::LoadU(d, padded + (ph + i) * stride + ow + tw));
-#pragma GCC unroll 4
-      for (int64_t i = 0; i < 4; ++i)
-        if (i < chains) hn::Store(m[i], d, rows + (ph + i) * OWr + ow);
-    }
-  });
   const bool from_lowest = P.p.max_start == MaxStart::lowest;
   const auto lowest = hn::Set(d, static_cast<Acc>(lowest_value(P.p.dtype)));
-  const int64_t out_chains = std::min<int64_t>(4, OH);
-  groups_of_four(OH, [&](int64_t oh) HWY_ATTR {
+  for (int64_t ph = 0; ph < OH + kH - 1; ++ph)
+    if (ph < pad_h || ph >= pad_h + H)
+      for (int64_t ow = 0; ow < OWr; ow += L) hn::Store(identity, d, rows + ph * OWr + ow);
+  // Rows in groups of kRows, the last group overlapping the one before (same values written).
+  // Plain loops, not lambdas: a lambda's captures are read through its closure, again after every
+  // store.
+  for (int64_t group = 0; group < H; group += kRows) {
+    const int64_t ih = std::min(group, H - kRows);
+    const S* row[kRows];
+    hn::Vec<D> whole[kRows];  // a row shorter than a vector, the identity past it
+#pragma GCC unroll 4
+    for (int i = 0; i < kRows; ++i) {
+      row[i] = plane + (ih + i) * W;
+      whole[i] = identity;
+      if (W < L) {
+        const auto count = static_cast<size_t>(W);
+        whole[i] = hn::IfThenElse(hn::FirstN(d, count), LoadPartial(d, row[i], count), identity);
+      }
+    }
     for (int64_t ow = 0; ow < OWr; ow += L) {
-      hn::Vec<D> m[4] = {hn::Zero(d), hn::Zero(d), hn::Zero(d), hn::Zero(d)};
+      // The taps with a value inside the row: x[s .. s + L) meets [0, W).
+      const int64_t first = std::max<int64_t>(0, pad_w - ow - L + 1);
+      const int64_t past = std::min(kW, pad_w - ow + W);
+      hn::Vec<D> m[kRows];
 #pragma GCC unroll 4
-      for (int64_t i = 0; i < 4; ++i)
-        if (i < out_chains) m[i] = hn::Load(d, rows + (oh + i) * OWr + ow);
-      for (int64_t th = 1; th < AH.kernel; ++th)
+      for (int i = 0; i < kRows; ++i)
+        m[i] = RowTap(d, moves, row[i], whole[i], W, ow - pad_w + first, identity);
+      for (int64_t tw = first + 1; tw < past; ++tw) {
+        const int64_t s = ow - pad_w + tw;
 #pragma GCC unroll 4
-        for (int64_t i = 0; i < 4; ++i)
-          if (i < out_chains)
-            m[i] = MaxStep<D, kPropagate, kNumbers>(m[i],
-                                                    hn::Load(d, rows + (oh + i + th) * OWr + ow));
+        for (int i = 0; i < kRows; ++i)
+          m[i] = MaxStep<D, kPropagate, kNumbers>(
+              m[i], RowTap(d, moves, row[i], whole[i], W, s, identity));
+      }
+#pragma GCC unroll 4
+      for (int i = 0; i < kRows; ++i) hn::Store(m[i], d, rows + (pad_h + ih + i) * OWr + ow);
+    }
+  }
+  for (int64_t group = 0; group < OH; group += kRows) {
+    const int64_t oh = std::min(group, OH - kRows);
+    for (int64_t ow = 0; ow < OWr; ow += L) {
+      hn::Vec<D> m[kRows];
+#pragma GCC unroll 4
+      for (int i = 0; i < kRows; ++i) m[i] = hn::Load(d, rows + (oh + i) * OWr + ow);
+      for (int64_t th = 1; th < kH; ++th)
+#pragma GCC unroll 4
+        for (int i = 0; i < kRows; ++i)
+          m[i] =
+              MaxStep<D, kPropagate, kNumbers>(m[i], hn::Load(d, rows + (oh + i + th) * OWr + ow));
       const size_t count = static_cast<size_t>(std::min(L, OW - ow));
-      for (int64_t i = 0; i < out_chains; ++i) {
+#pragma GCC unroll 4
+      for (int i = 0; i < kRows; ++i) {
         if (from_lowest) m[i] = hn::IfThenElse(hn::Gt(m[i], lowest), m[i], lowest);
         S* dst = out + (oh + i) * OW + ow;
         if (count == static_cast<size_t>(L))
@@ -349,30 +399,41 @@ HWY_INLINE bool MaxSeparablePlane(const Plan& P, const S* HWY_RESTRICT plane, S*
           StorePartial(m[i], d, dst, count);
       }
     }
-  });
-  return true;
+  }
+}
+
+template <class S, class Acc, bool kPropagate, bool kNumbers>
+HWY_INLINE void MaxSeparablePlaneOf(const Plan& P, const LaneMoves<hn::ScalableTag<Acc>>& moves,
+                                    const S* HWY_RESTRICT plane, S* HWY_RESTRICT out,
+                                    Acc* HWY_RESTRICT rows) {
+  if (P.axis[1].in >= 4 && P.axis[1].out >= 4)
+    MaxSeparablePlane<4, S, Acc, kPropagate, kNumbers>(P, moves, plane, out, rows);
+  else
+    MaxSeparablePlane<1, S, Acc, kPropagate, kNumbers>(P, moves, plane, out, rows);
 }
 
 template <class S, class Acc, bool kPropagate>
 void MaxSeparableNchwWith(const Plan& P, const RunArgs& a) {
   using D = hn::ScalableTag<Acc>;
-  const int64_t L = static_cast<int64_t>(hn::Lanes(D()));
+  const D d;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const AxisTable &AH = P.axis[1], &AW = P.axis[2];
-  const int64_t OWr = (AW.out + L - 1) / L * L;
-  const int64_t PH = AH.out + AH.kernel - 1, stride = PaddedRowStride(OWr, AW.kernel, L);
+  const int64_t OWr = (AW.out + L - 1) / L * L, PH = AH.out + AH.kernel - 1;
+  const LaneMoves<D> moves(d);
   const S* in = reinterpret_cast<const S*>(a.input);
   S* out = reinterpret_cast<S*>(a.output);
   ParallelRanges(a.threads, P.batch * P.channels, [&](int64_t begin, int64_t end) HWY_ATTR {
-    thread_local std::vector<Acc> padded_tl, rows_tl;
-    Acc* padded = LineScratch(padded_tl, static_cast<size_t>(PH * stride));
+    thread_local std::vector<Acc> rows_tl;
     Acc* rows = LineScratch(rows_tl, static_cast<size_t>(PH * OWr));
     for (int64_t plane = begin; plane < end; ++plane) {
       const S* src = in + plane * P.in_plane;
       S* dst = out + plane * P.out_plane;
-      const bool all_numbers =
-          MaxSeparablePlane<S, Acc, kPropagate, true>(P, src, dst, padded, rows);
       if constexpr (std::is_floating_point_v<Acc>)  // integers are always numbers
-        if (!all_numbers) MaxSeparablePlane<S, Acc, kPropagate, false>(P, src, dst, padded, rows);
+        if (HoldsNaN(d, src, P.in_plane)) {
+          MaxSeparablePlaneOf<S, Acc, kPropagate, false>(P, moves, src, dst, rows);
+          continue;
+        }
+      MaxSeparablePlaneOf<S, Acc, kPropagate, true>(P, moves, src, dst, rows);
     }
   });
 }
@@ -424,8 +485,8 @@ Status accepts_separable(const Problem& p) {
       return Error{fmt::format("pads {} and {} with kernel {}: the passes take pads below it",
                                a.pad_begin, a.pad_end, a.kernel)};
   }
-  // The scratch: OW x (OH + kH - 1) positions (nhwc's columns, nchw's padded plane, with its
-  // rows a few vectors longer).
+  // The scratch: OW x (OH + kH - 1) positions (nhwc's columns, nchw's rows, each up to a vector
+  // longer).
   const int64_t w_out = output_extent_of(p, p.axes.back()) + p.axes.back().kernel + 64;
   const int64_t h_padded =
       p.axes.size() == 2 ? output_extent_of(p, p.axes[0]) + p.axes[0].kernel : 1;
@@ -479,8 +540,8 @@ extern const KernelInfo max_separable_nhwc{
 extern const KernelInfo max_separable_nchw{
     .name = "max_separable_nchw",
     .description =
-        "stride-1 max as a pass along W then one along H over each padded plane, k shifted "
-        "loads per axis; lanes along W",
+        "stride-1 max as a pass along W then one along H over each plane, k taps per axis "
+        "(loads, or lane moves at the row's ends); lanes along W",
     .accepts = accepts_max_separable_nchw,
     .preferred = prefers_max_separable,
     .run = run_max_separable_nchw,
