@@ -267,29 +267,39 @@ void MaxSeparableWith(const Plan& P, const RunArgs& a) {
 // As max_separable_nhwc, it runs on numbers (MAXPS) unless the plane holds a NaN.
 
 // Lane moves by m in (-L, L): lane i takes lane i + m where 0 <= i + m < L, else the identity.
+// A row of W < L values, the identity past it, moves without a blend: a lane whose value would
+// lie outside the row takes its last lane, the identity.
 template <class D>
 struct LaneMoves {
   using TI = hn::TFromD<hn::RebindToSigned<D>>;
   static constexpr size_t kMaxLanes = hn::MaxLanes(D());
-  HWY_ALIGN TI index[(2 * kMaxLanes - 1) * kMaxLanes];
-  HWY_ALIGN TI inside[(2 * kMaxLanes - 1) * kMaxLanes];  // all ones where the lane takes one
+  static constexpr size_t kEntries = (2 * kMaxLanes - 1) * kMaxLanes;
+  HWY_ALIGN TI index[kEntries];
+  HWY_ALIGN TI inside[kEntries];       // all ones where the lane takes one
+  HWY_ALIGN TI short_index[kEntries];  // rows of W < L
 
-  explicit LaneMoves(D d) {
+  LaneMoves(D d, int64_t W) {
     const auto L = static_cast<int64_t>(hn::Lanes(d));
     for (int64_t m = -(L - 1); m < L; ++m)
       for (int64_t i = 0; i < L; ++i) {
         const int64_t at = (m + L - 1) * L + i, from = i + m;
         index[at] = static_cast<TI>(from >= 0 && from < L ? from : 0);
         inside[at] = static_cast<TI>(from >= 0 && from < L ? -1 : 0);
+        short_index[at] = static_cast<TI>(from >= 0 && from < W ? from : L - 1);
       }
+  }
+  static size_t Entry(D d, int64_t m) {
+    return static_cast<size_t>(m + static_cast<int64_t>(hn::Lanes(d)) - 1) * hn::Lanes(d);
   }
   HWY_INLINE hn::Vec<D> Move(D d, hn::Vec<D> v, int64_t m, hn::Vec<D> identity) const {
     const hn::RebindToSigned<D> di;
-    const auto at =
-        static_cast<size_t>((m + static_cast<int64_t>(hn::Lanes(d)) - 1)) * hn::Lanes(d);
+    const size_t at = Entry(d, m);
     const auto moved = hn::TableLookupLanes(v, hn::SetTableIndices(d, index + at));
     return hn::IfThenElse(hn::MaskFromVec(hn::BitCast(d, hn::Load(di, inside + at))), moved,
                           identity);
+  }
+  HWY_INLINE hn::Vec<D> MoveShort(D d, hn::Vec<D> row, int64_t m) const {
+    return hn::TableLookupLanes(row, hn::SetTableIndices(d, short_index + Entry(d, m)));
   }
 };
 
@@ -315,7 +325,7 @@ HWY_INLINE hn::Vec<D> RowTap(D d, const LaneMoves<D>& moves, const S* HWY_RESTRI
                              hn::Vec<D> whole, int64_t W, int64_t s, hn::Vec<D> identity) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   if (s >= 0 && s + L <= W) return LoadAs(d, row + s);
-  if (W < L) return moves.Move(d, whole, s, identity);
+  if (W < L) return moves.MoveShort(d, whole, s);
   if (s < 0) return moves.Move(d, LoadAs(d, row), s, identity);
   return moves.Move(d, LoadAs(d, row + (W - L)), s - (W - L), identity);
 }
@@ -419,7 +429,7 @@ void MaxSeparableNchwWith(const Plan& P, const RunArgs& a) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const AxisTable &AH = P.axis[1], &AW = P.axis[2];
   const int64_t OWr = (AW.out + L - 1) / L * L, PH = AH.out + AH.kernel - 1;
-  const LaneMoves<D> moves(d);
+  const LaneMoves<D> moves(d, P.axis[2].in);
   const S* in = reinterpret_cast<const S*>(a.input);
   S* out = reinterpret_cast<S*>(a.output);
   ParallelRanges(a.threads, P.batch * P.channels, [&](int64_t begin, int64_t end) HWY_ATTR {
