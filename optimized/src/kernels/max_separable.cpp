@@ -261,9 +261,8 @@ void MaxSeparableWith(const Plan& P, const RunArgs& a) {
 // load from the input row where they lie inside it. Where they do not (the row's ends, and every
 // tap of a row shorter than a vector), they are the row's first or last vector (a short row: the
 // row, the identity past it) moved by s or by s - (W - L) lanes, and the lanes that fall outside
-// the row hold the identity: one permutation and one blend, from a table of the 2L - 1 possible
-// moves. Nothing is read back from a store at another offset: a padded copy of each row, read
-// at kW offsets, stalls on store forwarding, and copying the planes is most of the bytes moved.
+// the row hold the identity: one permutation and one blend (a short row: one permutation), from
+// a table of the 2L - 1 possible moves. The plane is read in place, never copied into padding.
 // As max_separable_nhwc, it runs on numbers (MAXPS) unless the plane holds a NaN.
 
 // Lane moves by m in (-L, L): lane i takes lane i + m where 0 <= i + m < L, else the identity.
