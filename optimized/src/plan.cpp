@@ -57,6 +57,8 @@ Plan::Plan(const Problem& problem, Layout l, Mutation m)
           t.divisor[k] = static_cast<int32_t>(t.kernel);
       }
     }
+    for (int64_t j = 0; j < t.out; ++j)
+      if (t.count(j) == 0) t.empty.push_back(j);
     in_plane *= t.in;
     out_plane *= t.out;
   }

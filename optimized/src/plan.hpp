@@ -29,6 +29,8 @@ struct AxisTable {
   std::vector<int32_t> first, past, divisor;
   // Outputs [interior_begin, interior_end) have every tap inside the input.
   int64_t interior_begin = 0, interior_end = 0;
+  // Outputs with no tap inside the input (their windows lie in the padding), in order.
+  std::vector<int64_t> empty;
 
   int64_t count(int64_t j) const {
     return past[static_cast<size_t>(j)] - first[static_cast<size_t>(j)];

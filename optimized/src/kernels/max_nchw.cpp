@@ -327,7 +327,6 @@ void MaxNchwWith(const Plan& P, const RunArgs& a) {
     thread_local std::vector<Acc> values_tl;
     thread_local std::vector<TI> magnitudes_tl;
     thread_local std::vector<const S*> sources_tl;
-    thread_local std::vector<int64_t> empty_tl;
     Acc* values = Scratch(values_tl, static_cast<size_t>(batch_rows * row_length));
     TI* magnitudes = Scratch(magnitudes_tl, static_cast<size_t>(batch_rows * row_length));
     // Outside the row: a value no tap is below, and the magnitude that notes nothing.
@@ -337,10 +336,6 @@ void MaxNchwWith(const Plan& P, const RunArgs& a) {
       hn::StoreU(none.magnitude[0], di, magnitudes + std::min(i, batch_rows * row_length - L));
     }
     const S** sources = Scratch(sources_tl, static_cast<size_t>(AD.kernel * AH.kernel));
-    int64_t* empty_columns = Scratch(empty_tl, static_cast<size_t>(OW));
-    int64_t empty_count = 0;
-    for (int64_t ow = 0; ow < OW; ++ow)
-      if (AW.count(ow) == 0) empty_columns[empty_count++] = ow;
     const auto lowest = hn::Set(d, static_cast<Acc>(lowest_value(P.p.dtype)));
     const float lowest_float = static_cast<float>(lowest_value(P.p.dtype));
     bool done[batch_rows] = {};  // rows MaxRowDirect wrote
@@ -407,8 +402,7 @@ void MaxNchwWith(const Plan& P, const RunArgs& a) {
             }
           }
         }
-        for (int64_t e = 0; e < empty_count; ++e)
-          WriteEmpty(P, a, n, c, row * OW + empty_columns[e], true);
+        for (const int64_t ow : AW.empty) WriteEmpty(P, a, n, c, row * OW + ow, true);
       }
     }
   });
@@ -447,15 +441,10 @@ void MaxNchwAtStorageWidth(const Plan& P, const RunArgs& a) {
   ParallelRanges(a.threads, out_rows, [&](int64_t begin, int64_t end) HWY_ATTR {
     thread_local std::vector<S> values_tl;
     thread_local std::vector<const S*> sources_tl;
-    thread_local std::vector<int64_t> empty_tl;
     S* all_values = Scratch(values_tl, static_cast<size_t>(batch_rows * row_length));
     for (int64_t i = 0; i < batch_rows * row_length; i += L)
       hn::StoreU(none, d, all_values + std::min(i, batch_rows * row_length - L));
     const S** sources = Scratch(sources_tl, static_cast<size_t>(AD.kernel * AH.kernel));
-    int64_t* empty_columns = Scratch(empty_tl, static_cast<size_t>(OW));
-    int64_t empty_count = 0;
-    for (int64_t ow = 0; ow < OW; ++ow)
-      if (AW.count(ow) == 0) empty_columns[empty_count++] = ow;
     bool empty[batch_rows] = {};  // rows written as empty in step 1
     for (int64_t first_row = begin; first_row < end; first_row += batch_rows) {
       const int64_t past_row = std::min(end, first_row + batch_rows);
@@ -505,9 +494,8 @@ void MaxNchwAtStorageWidth(const Plan& P, const RunArgs& a) {
           else
             StorePartial(m, d, dst + ow, static_cast<size_t>(stored));
         }
-        for (int64_t e = 0; e < empty_count; ++e)
-          WriteEmpty(P, a, at.plane / P.channels, at.plane % P.channels,
-                     row * OW + empty_columns[e], true);
+        for (const int64_t ow : AW.empty)
+          WriteEmpty(P, a, at.plane / P.channels, at.plane % P.channels, row * OW + ow, true);
       }
     }
   });

@@ -50,9 +50,6 @@ void PoolNchw(const Plan& P, const RunArgs& a) {
                                  : AW.start(AW.interior_begin + (interior_vectors - 1) * L) +
                                        (AW.kernel - 1) * AW.dilation + AW.stride * L;
     const int64_t input_size = P.batch * P.channels * P.in_plane;
-    // Output columns whose window has no input column, fixed up after each row.
-    bool empty_columns = false;
-    for (int64_t ow = 0; ow < OW; ++ow) empty_columns = empty_columns || AW.count(ow) == 0;
 
     thread_local std::vector<Acc> row_tl, slab_tl;
     thread_local std::vector<int32_t> offset_tl;
@@ -209,10 +206,9 @@ void PoolNchw(const Plan& P, const RunArgs& a) {
               StoreIndices(di, P, off, n, c, 0, static_cast<size_t>(count),
                            a.indices + P.output_position(n, c, out_row + ow));
           }
-          for (int64_t ow = 0; empty_columns && ow < OW; ++ow)  // no input column: fixed up
-            if (AW.count(ow) == 0)
-              WriteEmpty(P, a, n, c, P.output_position(n, c, out_row + ow),
-                         P.divisor(od, oh, ow) == 0);
+          for (const int64_t ow : AW.empty)  // no input column: fixed up
+            WriteEmpty(P, a, n, c, P.output_position(n, c, out_row + ow),
+                       P.divisor(od, oh, ow) == 0);
         }
       }
     }
