@@ -339,6 +339,47 @@ TEST_CASE(
   }
 }
 
+// With start=lowest the spec's running maximum starts at the dtype's lowest value and a tap
+// replaces it only when greater: a window whose taps are all NaN, -inf or that value gives the
+// lowest value at index 0 (the start's). Random inputs seldom fill a window so; here most values
+// are such, for each max kernel in its layout, with and without indices.
+TEST_CASE("max kernels: start=lowest where no tap is above the lowest value, index 0") {
+  for (const char* kernel : {"max_nhwc", "pool_nchw", "max_nchw", "max_separable_nchw",
+                             "max_separable_nhwc", "blocked_nchw"}) {
+    const optimized::OptimizedEngine only(kernel);
+    const Layout layout = layout_of(kernel);
+    check_property(fmt::format("{}: start=lowest, windows below it == spec", kernel), [&] {
+      const int kh = *rc::gen::inRange(1, 5), kw = *rc::gen::inRange(1, 5);
+      const int sh = *rc::gen::inRange(1, 3), sw = *rc::gen::inRange(1, 3);
+      const std::string dtype = *rc::gen::element<std::string>("f32", "f16", "bf16", "i8", "u8");
+      const std::string text = fmt::format(
+          "max:{}:n1c{}:h{}w{}:k{}x{}:s{}x{}:pb{}x{}:pe{}x{}:floor:nan=ignore:start=lowest{}",
+          dtype, *rc::gen::oneOf(rc::gen::inRange(1, 20), rc::gen::element(64, 128)),
+          *rc::gen::inRange(kh, kh + 5), *rc::gen::inRange(kw, kw + 20), kh, kw, sh, sw,
+          *rc::gen::inRange(0, kh), *rc::gen::inRange(0, kw), *rc::gen::inRange(0, kh),
+          *rc::gen::inRange(0, kw),
+          *rc::gen::element<std::string>("", ":idx=plane", ":idx=tensor"));
+      const Problem p = parse_problem(text).value();
+      RC_PRE(static_cast<bool>(only.supports(p, layout)));
+      Case c{p, *input_gen(p, false)};
+      const double lowest = lowest_value(p.dtype);
+      const bool floating = dtype[0] == 'f' || dtype[0] == 'b';
+      for (double& v : c.input.values) {
+        const int pick = *rc::gen::inRange(0, 8);
+        if (pick < 3)
+          v = lowest;
+        else if (pick < 5 && floating)
+          v = std::numeric_limits<double>::quiet_NaN();
+        else if (pick < 6 && floating)
+          v = -std::numeric_limits<double>::infinity();
+      }
+      const std::string failure = engine_failure(only, c, layout, *rc::gen::inRange(1, 3));
+      RC_LOG() << text << ": " << failure;
+      RC_ASSERT(failure.empty());
+    });
+  }
+}
+
 // max_separable_nchw loads a tap's values from the input row where they lie inside it and moves
 // the row's first or last vector (a row shorter than a vector: the row) at its ends, lanes past
 // the row holding the identity. Rows from 1 to 3 vectors long (one lane short of a vector, one

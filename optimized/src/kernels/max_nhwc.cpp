@@ -16,6 +16,19 @@ namespace HWY_NAMESPACE {
 
 // D: the lanes the values are compared in (of the compute type, or of the storage type itself
 // for i8 and u8 without indices: MaxNhwc).
+// max_start=lowest: the spec's running maximum starts at the dtype's lowest value and a tap
+// replaces it only when greater, so where the window's maximum m is not above that value (a
+// NaN, or the value itself) the output is the lowest value and the index the start's (offset 0).
+// `off` is left alone where its lanes are not the values' (8-bit values, which keep no index).
+template <class D, class DI>
+HWY_INLINE void StartFromLowest(D d, DI di, DType dtype, hn::Vec<D>& m, hn::Vec<DI>& off) {
+  const auto lowest = hn::Set(d, static_cast<hn::TFromD<D>>(lowest_value(dtype)));
+  const auto above = hn::Gt(m, lowest);
+  m = hn::IfThenElse(above, m, lowest);
+  if constexpr (sizeof(hn::TFromD<D>) == sizeof(hn::TFromD<DI>))
+    off = hn::IfThenElse(hn::RebindMask(di, above), off, hn::Zero(di));
+}
+
 template <class S, class D, bool kPropagate>
 void MaxNhwcWith(const Plan& P, const RunArgs& a) {
   using Acc = hn::TFromD<D>;
@@ -121,12 +134,7 @@ void MaxNhwcWith(const Plan& P, const RunArgs& a) {
 #pragma GCC unroll 4
               for (size_t i = 0; i < 4; ++i) {
                 const int64_t block = c + static_cast<int64_t>(i) * L;
-                if (from_lowest) {
-                  const auto lowest = hn::Set(d, static_cast<Acc>(lowest_value(P.p.dtype)));
-                  const auto above = hn::Gt(m[i], lowest);
-                  m[i] = hn::IfThenElse(above, m[i], lowest);
-                  off[i] = hn::IfThenElse(hn::RebindMask(di, above), off[i], hn::Zero(di));
-                }
+                if (from_lowest) StartFromLowest(d, di, P.p.dtype, m[i], off[i]);
                 StoreAs(m[i], d, out + position + block);
                 StoreIndices(di, P, off[i], n, block, 1, static_cast<size_t>(L),
                              a.indices + position + block);
@@ -160,8 +168,8 @@ void MaxNhwcWith(const Plan& P, const RunArgs& a) {
             for (size_t i = 0; i < 4; ++i) {
               auto m = chains.Result(d, i);
               if (from_lowest) {
-                const auto lowest = hn::Set(d, static_cast<Acc>(lowest_value(P.p.dtype)));
-                m = hn::IfThenElse(hn::Gt(m, lowest), m, lowest);
+                auto unused = hn::Zero(di);
+                StartFromLowest(d, di, P.p.dtype, m, unused);
               }
               StoreAs(m, d, out + position + c + static_cast<int64_t>(i) * store_step);
             }
@@ -222,13 +230,7 @@ void MaxNhwcWith(const Plan& P, const RunArgs& a) {
             if (!indices && propagate)
               m = hn::IfThenElse(nan_seen, hn::Set(d, std::numeric_limits<Acc>::quiet_NaN()), m);
           }
-          if (from_lowest) {
-            const auto lowest = hn::Set(d, static_cast<Acc>(lowest_value(P.p.dtype)));
-            const auto above = hn::Gt(m, lowest);
-            m = hn::IfThenElse(above, m, lowest);
-            if constexpr (can_index)
-              off = hn::IfThenElse(hn::RebindMask(di, above), off, hn::Zero(di));
-          }
+          if (from_lowest) StartFromLowest(d, di, P.p.dtype, m, off);
           S* dst = out + position + c;
           if (count == static_cast<size_t>(L))
             StoreAs(m, d, dst);
