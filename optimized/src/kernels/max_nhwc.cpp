@@ -14,8 +14,6 @@ namespace HWY_NAMESPACE {
 
 // ---- max_nhwc: per output element, its taps in scan order; lanes over channels ----------------
 
-// D: the lanes the values are compared in (of the compute type, or of the storage type itself
-// for i8 and u8 without indices: MaxNhwc).
 // max_start=lowest: the spec's running maximum starts at the dtype's lowest value and a tap
 // replaces it only when greater, so where the window's maximum m is not above that value (a
 // NaN, or the value itself) the output is the lowest value and the index the start's (offset 0).
@@ -29,6 +27,8 @@ HWY_INLINE void StartFromLowest(D d, DI di, DType dtype, hn::Vec<D>& m, hn::Vec<
     off = hn::IfThenElse(hn::RebindMask(di, above), off, hn::Zero(di));
 }
 
+// D: the lanes the values are compared in (of the compute type, or of the storage type itself
+// for i8 and u8 without indices: MaxNhwc).
 template <class S, class D, bool kPropagate>
 void MaxNhwcWith(const Plan& P, const RunArgs& a) {
   using Acc = hn::TFromD<D>;
