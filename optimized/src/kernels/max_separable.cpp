@@ -1,9 +1,10 @@
 // max_separable_nhwc and max_separable_nchw: a max over a 2-D window at stride 1 as two 1-D
 // passes, along W then along H: in NHWC in O(1) comparisons per output whatever the window's
-// length (van Herk / Gil-Werman), lanes over channels; in NCHW by shifted loads, lanes along W.
+// length (van Herk / Gil-Werman), lanes over channels; in NCHW k taps per axis, lanes along W.
 // Compiled once per SIMD target (kernels/simd-inl.h).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/max_separable.cpp"
+#include <hwy/aligned_allocator.h>
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
@@ -262,7 +263,7 @@ void MaxSeparableWith(const Plan& P, const RunArgs& a) {
 // tap of a row shorter than a vector), they are the row's first or last vector (a short row: the
 // row, the identity past it) moved by s or by s - (W - L) lanes, and the lanes that fall outside
 // the row hold the identity: one permutation and one blend (a short row: one permutation), from
-// a table of the 2L - 1 possible moves. The plane is read in place, never copied into padding.
+// a table of the 2L - 1 possible moves. The plane is read in place.
 // As max_separable_nhwc, it runs on numbers (MAXPS) unless the plane holds a NaN.
 
 // Lane moves by m in (-L, L): lane i takes lane i + m where 0 <= i + m < L, else the identity.
@@ -271,17 +272,22 @@ void MaxSeparableWith(const Plan& P, const RunArgs& a) {
 template <class D>
 struct LaneMoves {
   using TI = hn::TFromD<hn::RebindToSigned<D>>;
-  static constexpr size_t kMaxLanes = hn::MaxLanes(D());
-  static constexpr size_t kEntries = (2 * kMaxLanes - 1) * kMaxLanes;
-  HWY_ALIGN TI index[kEntries];
-  HWY_ALIGN TI inside[kEntries];       // all ones where the lane takes one
-  HWY_ALIGN TI short_index[kEntries];  // rows of W < L
+  // (2L - 1) moves of L lanes each, sized by the vector the target has (not its type's largest:
+  // a scalable vector's bound is far above any real one).
+  size_t entries;
+  hwy::AlignedFreeUniquePtr<TI[]> index, inside, short_index;  // inside: all ones where the lane
+                                                               // takes one; short_index: W < L
 
-  LaneMoves(D d, int64_t W) {
+  LaneMoves(D d, int64_t W)
+      : entries((2 * hn::Lanes(d) - 1) * hn::Lanes(d)),
+        index(hwy::AllocateAligned<TI>(entries)),
+        inside(hwy::AllocateAligned<TI>(entries)),
+        short_index(hwy::AllocateAligned<TI>(entries)) {
     const auto L = static_cast<int64_t>(hn::Lanes(d));
     for (int64_t m = -(L - 1); m < L; ++m)
       for (int64_t i = 0; i < L; ++i) {
-        const int64_t at = (m + L - 1) * L + i, from = i + m;
+        const auto at = static_cast<size_t>((m + L - 1) * L + i);
+        const int64_t from = i + m;
         index[at] = static_cast<TI>(from >= 0 && from < L ? from : 0);
         inside[at] = static_cast<TI>(from >= 0 && from < L ? -1 : 0);
         short_index[at] = static_cast<TI>(from >= 0 && from < W ? from : L - 1);
@@ -293,12 +299,12 @@ struct LaneMoves {
   HWY_INLINE hn::Vec<D> Move(D d, hn::Vec<D> v, int64_t m, hn::Vec<D> identity) const {
     const hn::RebindToSigned<D> di;
     const size_t at = Entry(d, m);
-    const auto moved = hn::TableLookupLanes(v, hn::SetTableIndices(d, index + at));
-    return hn::IfThenElse(hn::MaskFromVec(hn::BitCast(d, hn::Load(di, inside + at))), moved,
+    const auto moved = hn::TableLookupLanes(v, hn::SetTableIndices(d, index.get() + at));
+    return hn::IfThenElse(hn::MaskFromVec(hn::BitCast(d, hn::Load(di, inside.get() + at))), moved,
                           identity);
   }
   HWY_INLINE hn::Vec<D> MoveShort(D d, hn::Vec<D> row, int64_t m) const {
-    return hn::TableLookupLanes(row, hn::SetTableIndices(d, short_index + Entry(d, m)));
+    return hn::TableLookupLanes(row, hn::SetTableIndices(d, short_index.get() + Entry(d, m)));
   }
 };
 
@@ -352,8 +358,7 @@ HWY_INLINE void MaxSeparablePlane(const Plan& P, const LaneMoves<hn::ScalableTag
     if (ph < pad_h || ph >= pad_h + H)
       for (int64_t ow = 0; ow < OWr; ow += L) hn::Store(identity, d, rows + ph * OWr + ow);
   // Rows in groups of kRows, the last group overlapping the one before (same values written).
-  // Plain loops, not lambdas: a lambda's captures are read through its closure, again after every
-  // store.
+  // Plain loops: a lambda's captures would be read through its closure, again after every store.
   for (int64_t group = 0; group < H; group += kRows) {
     const int64_t ih = std::min(group, H - kRows);
     const S* row[kRows];
@@ -428,7 +433,7 @@ void MaxSeparableNchwWith(const Plan& P, const RunArgs& a) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const AxisTable &AH = P.axis[1], &AW = P.axis[2];
   const int64_t OWr = (AW.out + L - 1) / L * L, PH = AH.out + AH.kernel - 1;
-  const LaneMoves<D> moves(d, P.axis[2].in);
+  const LaneMoves<D> moves(d, AW.in);
   const S* in = reinterpret_cast<const S*>(a.input);
   S* out = reinterpret_cast<S*>(a.output);
   ParallelRanges(a.threads, P.batch * P.channels, [&](int64_t begin, int64_t end) HWY_ATTR {
