@@ -184,55 +184,60 @@ TEST_CASE(
 // max_nchw combines a row's taps in vector pairs (its path for 2 or 3 columns at stride 2, f32,
 // f16 and bf16) and leaves NaNs to the general path. A random draw seldom puts a NaN or a zero of
 // each sign at every tap of such a row, so each input position gets one here, in both NaN modes
-// and both pads. The rows of 33 and more outputs have two whole vectors on AVX-512, where a tap
-// crosses from one to the next.
+// and both pads, on every target (AVX2 and SSE4 read a row's ends through the stack). The rows of
+// 33 and more outputs have two whole vectors on AVX-512, where a tap crosses from one to the next.
 TEST_CASE("max_nchw: a NaN, or -0 among +0, at each input position of its vector-pair rows") {
   const optimized::OptimizedEngine max_nchw("max_nchw");
-  for (const auto& [shape, dtype] : {std::pair{"h5w40:k3x3:s2x2:pb1x1:pe1x1:floor", DType::f32},
-                                     {"h5w41:k3x3:s2x2:pb0x0:pe0x0:floor", DType::f32},
-                                     {"h4w36:k2x2:s2x2:pb0x0:pe0x0:floor", DType::f32},
-                                     {"h4w34:k2x2:s2x2:pb1x1:pe1x1:floor", DType::f32},
-                                     {"h3w72:k3x3:s2x2:pb1x1:pe1x1:floor", DType::f32},
-                                     {"h3w67:k2x2:s2x2:pb0x0:pe0x0:floor", DType::f32},
-                                     {"h3w32:k3x3:s2x2:pb1x1:pe1x1:floor", DType::f32},
-                                     {"h3w32:k2x2:s2x2:pb0x0:pe0x0:floor", DType::f32},
-                                     {"h3w32:k3x3:s2x2:pb1x1:pe1x1:floor", DType::f16},
-                                     {"h3w32:k3x3:s2x2:pb1x1:pe1x1:floor", DType::bf16},
-                                     {"h3w32:k2x2:s2x2:pb0x0:pe0x0:floor", DType::bf16},
-                                     {"h5w40:k3x3:s2x2:pb1x1:pe1x1:floor", DType::f16},
-                                     {"h3w67:k2x2:s2x2:pb0x0:pe0x0:floor", DType::f16},
-                                     {"h3w72:k3x3:s2x2:pb1x1:pe1x1:floor", DType::bf16},
-                                     {"h4w36:k2x2:s2x2:pb0x0:pe0x0:floor", DType::bf16}}) {
-    for (const char* nan : {"", ":nan=ignore", ":nan=ignore:start=lowest"}) {
-      const std::string text = fmt::format("max:{}:n1c1:{}{}", dtype_name(dtype), shape, nan);
-      CAPTURE(text);
-      Result<Problem> p = parse_problem(text);
-      REQUIRE(p.ok());
-      REQUIRE(max_nchw.supports(*p, Layout::channels_first));
-      const std::vector<int64_t> shape_of_input = input_shape(*p);
-      const size_t count = static_cast<size_t>(shape_of_input[2] * shape_of_input[3]);
-      for (size_t at = 0; at < count; ++at) {
-        std::vector<double> values(count);
-        for (size_t i = 0; i < count; ++i)
-          values[i] = static_cast<double>(static_cast<int>(i * 7 % 11) - 5);
-        values[at] = std::numeric_limits<double>::quiet_NaN();
-        CHECK_MESSAGE(engine_failure(max_nchw, Case{*p, Tensor{dtype, shape_of_input, values}},
-                                     Layout::channels_first, 1) == "",
-                      "NaN at ", at);
-        for (size_t i = 0; i < count; ++i)
-          values[i] = (i * 5 + at) % 3 == 0 ? -0.0 : (i % 4 == 0 ? -1.0 : 0.0);
-        CHECK_MESSAGE(engine_failure(max_nchw, Case{*p, Tensor{dtype, shape_of_input, values}},
-                                     Layout::channels_first, 1) == "",
-                      "zeros shifted by ", at);
+  for (const std::string& target : optimized::simd_targets()) {
+    REQUIRE(optimized::use_simd_target(target).ok());
+    CAPTURE(target);
+    for (const auto& [shape, dtype] : {std::pair{"h5w40:k3x3:s2x2:pb1x1:pe1x1:floor", DType::f32},
+                                       {"h5w41:k3x3:s2x2:pb0x0:pe0x0:floor", DType::f32},
+                                       {"h4w36:k2x2:s2x2:pb0x0:pe0x0:floor", DType::f32},
+                                       {"h4w34:k2x2:s2x2:pb1x1:pe1x1:floor", DType::f32},
+                                       {"h3w72:k3x3:s2x2:pb1x1:pe1x1:floor", DType::f32},
+                                       {"h3w67:k2x2:s2x2:pb0x0:pe0x0:floor", DType::f32},
+                                       {"h3w32:k3x3:s2x2:pb1x1:pe1x1:floor", DType::f32},
+                                       {"h3w32:k2x2:s2x2:pb0x0:pe0x0:floor", DType::f32},
+                                       {"h3w32:k3x3:s2x2:pb1x1:pe1x1:floor", DType::f16},
+                                       {"h3w32:k3x3:s2x2:pb1x1:pe1x1:floor", DType::bf16},
+                                       {"h3w32:k2x2:s2x2:pb0x0:pe0x0:floor", DType::bf16},
+                                       {"h5w40:k3x3:s2x2:pb1x1:pe1x1:floor", DType::f16},
+                                       {"h3w67:k2x2:s2x2:pb0x0:pe0x0:floor", DType::f16},
+                                       {"h3w72:k3x3:s2x2:pb1x1:pe1x1:floor", DType::bf16},
+                                       {"h4w36:k2x2:s2x2:pb0x0:pe0x0:floor", DType::bf16}}) {
+      for (const char* nan : {"", ":nan=ignore", ":nan=ignore:start=lowest"}) {
+        const std::string text = fmt::format("max:{}:n1c1:{}{}", dtype_name(dtype), shape, nan);
+        CAPTURE(text);
+        Result<Problem> p = parse_problem(text);
+        REQUIRE(p.ok());
+        REQUIRE(max_nchw.supports(*p, Layout::channels_first));
+        const std::vector<int64_t> shape_of_input = input_shape(*p);
+        const size_t count = static_cast<size_t>(shape_of_input[2] * shape_of_input[3]);
+        for (size_t at = 0; at < count; ++at) {
+          std::vector<double> values(count);
+          for (size_t i = 0; i < count; ++i)
+            values[i] = static_cast<double>(static_cast<int>(i * 7 % 11) - 5);
+          values[at] = std::numeric_limits<double>::quiet_NaN();
+          CHECK_MESSAGE(engine_failure(max_nchw, Case{*p, Tensor{dtype, shape_of_input, values}},
+                                       Layout::channels_first, 1) == "",
+                        "NaN at ", at);
+          for (size_t i = 0; i < count; ++i)
+            values[i] = (i * 5 + at) % 3 == 0 ? -0.0 : (i % 4 == 0 ? -1.0 : 0.0);
+          CHECK_MESSAGE(engine_failure(max_nchw, Case{*p, Tensor{dtype, shape_of_input, values}},
+                                       Layout::channels_first, 1) == "",
+                        "zeros shifted by ", at);
+        }
+        // Every value negative: the pad column before the row taken as anything but -inf (a 0,
+        // say) would be the first window's maximum.
+        std::vector<double> negative(count);
+        for (size_t i = 0; i < count; ++i) negative[i] = -1.0 - static_cast<double>(i * 3 % 7);
+        CHECK(engine_failure(max_nchw, Case{*p, Tensor{dtype, shape_of_input, negative}},
+                             Layout::channels_first, 1) == "");
       }
-      // Every value negative: the pad column before the row taken as anything but -inf (a 0,
-      // say) would be the first window's maximum.
-      std::vector<double> negative(count);
-      for (size_t i = 0; i < count; ++i) negative[i] = -1.0 - static_cast<double>(i * 3 % 7);
-      CHECK(engine_failure(max_nchw, Case{*p, Tensor{dtype, shape_of_input, negative}},
-                           Layout::channels_first, 1) == "");
     }
   }
+  REQUIRE(optimized::use_simd_target("").ok());
 }
 
 // The same path on random values, over rows of one to six vectors: a random draw of the whole

@@ -106,11 +106,12 @@ HWY_INLINE hn::Vec<D> MaxAlongWAnyShape(D d, const AxisTable& AW, const hn::TFro
 // the general path. Zeros are looked up in scan order, as there. f16 and bf16 are compared as
 // f32 (each value exactly) and stored back: the maximum is one of the taps, so exactly again.
 
-#if !HWY_MEM_OPS_MIGHT_FAULT && HWY_TARGET != HWY_SCALAR
+#if HWY_TARGET != HWY_SCALAR
 constexpr bool max_row_direct = true;
 
-// Columns [offset, offset + L) of a row of W values as f32 lanes, those outside the row -inf: a
-// masked load reads none of them (the lanes [lo, hi) are inside).
+// Columns [offset, offset + L) of a row of W values as f32 lanes, those outside the row -inf:
+// none of them is read (the lanes [lo, hi) are inside). A masked load where the target's cannot
+// fault (AVX-512), else the lanes inside copied to the stack (AVX2's, SSE4's masked loads may).
 template <class D, class S>
 HWY_INLINE hn::Vec<D> LoadColumns(D d, const S* row, int64_t offset, int64_t W) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
@@ -118,6 +119,12 @@ HWY_INLINE hn::Vec<D> LoadColumns(D d, const S* row, int64_t offset, int64_t W) 
              hi = static_cast<size_t>(std::clamp<int64_t>(W - offset, 0, L));
   const auto inside = hn::AndNot(hn::FirstN(d, lo), hn::FirstN(d, hi));
   const auto outside = hn::Set(d, -std::numeric_limits<float>::infinity());
+#if HWY_MEM_OPS_MIGHT_FAULT
+  alignas(64) S lanes[hn::MaxLanes(D())] = {};
+  if (hi > lo)  // column offset + lo is inside the row
+    std::memcpy(lanes + lo, row + (offset + static_cast<int64_t>(lo)), (hi - lo) * sizeof(S));
+  return hn::IfThenElse(inside, LoadAs(d, lanes), outside);
+#else
   // The address as an integer: `row + offset` before the row would be undefined.
   const auto* at = reinterpret_cast<const S*>(reinterpret_cast<uintptr_t>(row) +
                                               static_cast<uintptr_t>(offset * int64_t{sizeof(S)}));
@@ -131,6 +138,7 @@ HWY_INLINE hn::Vec<D> LoadColumns(D d, const S* row, int64_t offset, int64_t W) 
     hn::Store(bits, du16, lanes);
     return hn::IfThenElse(inside, LoadAs(d, reinterpret_cast<const S*>(lanes)), outside);
   }
+#endif
 }
 
 // The window's rows combined at columns [offset, offset + L) of a row of W values; columns
@@ -161,7 +169,7 @@ HWY_INLINE hn::Vec<D> CombinedRows(D d, const S* const* HWY_RESTRICT rows, size_
 }
 
 // `before`'s last lane, then `v`'s lanes 0 .. L - 2: the column of each lane's output one stride
-// to the left. (On x86 only AVX-512 takes max_nchw's direct path: AVX2's masked loads may fault.)
+// to the left.
 template <class D>
 HWY_INLINE hn::Vec<D> UpOneLane(D d, hn::Vec<D> v, hn::Vec<D> before) {
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
@@ -274,7 +282,7 @@ constexpr bool MaxRowDirectTypes() {
 }
 
 // Whether max_nchw's rows go through MaxRowDirect: f32, f16 or bf16, 2 or 3 columns at stride 2
-// with pad 0 or 1, no window clipped on the right, and a target whose masked loads cannot fault.
+// with pad 0 or 1, no window clipped on the right, and a SIMD target.
 template <class S, class D>
 bool MaxRowDirectApplies(D d, const AxisTable& AW) {
   (void)d;

@@ -17,12 +17,19 @@ namespace HWY_NAMESPACE {
 // max_start=lowest: the spec's running maximum starts at the dtype's lowest value and a tap
 // replaces it only when greater, so where the window's maximum m is not above that value (a
 // NaN, or the value itself) the output is the lowest value and the index the start's (offset 0).
-// `off` is left alone where its lanes are not the values' (8-bit values, which keep no index).
-template <class D, class DI>
-HWY_INLINE void StartFromLowest(D d, DI di, DType dtype, hn::Vec<D>& m, hn::Vec<DI>& off) {
+// Returns the lanes where m was above it (and stays). The values alone, as without indices:
+template <class D>
+HWY_INLINE hn::Mask<D> StartFromLowest(D d, DType dtype, hn::Vec<D>& m) {
   const auto lowest = hn::Set(d, static_cast<hn::TFromD<D>>(lowest_value(dtype)));
   const auto above = hn::Gt(m, lowest);
   m = hn::IfThenElse(above, m, lowest);
+  return above;
+}
+// The values and their offsets; `off` is left alone where its lanes are not the values' (8-bit
+// values, which keep no index).
+template <class D, class DI>
+HWY_INLINE void StartFromLowest(D d, DI di, DType dtype, hn::Vec<D>& m, hn::Vec<DI>& off) {
+  const auto above = StartFromLowest(d, dtype, m);
   if constexpr (sizeof(hn::TFromD<D>) == sizeof(hn::TFromD<DI>))
     off = hn::IfThenElse(hn::RebindMask(di, above), off, hn::Zero(di));
 }
@@ -167,10 +174,7 @@ void MaxNhwcWith(const Plan& P, const RunArgs& a) {
 #pragma GCC unroll 4
             for (size_t i = 0; i < 4; ++i) {
               auto m = chains.Result(d, i);
-              if (from_lowest) {
-                auto unused = hn::Zero(di);
-                StartFromLowest(d, di, P.p.dtype, m, unused);
-              }
+              if (from_lowest) (void)StartFromLowest(d, P.p.dtype, m);
               StoreAs(m, d, out + position + c + static_cast<int64_t>(i) * store_step);
             }
           }
