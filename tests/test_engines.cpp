@@ -389,8 +389,8 @@ TEST_CASE("max kernels: start=lowest where no tap is above the lowest value, ind
 // the row's first or last vector (a row shorter than a vector: the row) at its ends, lanes past
 // the row holding the identity. Rows from 1 to 3 vectors long (one lane short of a vector, one
 // vector, one lane more, on every target's width), windows up to 17 taps with pads on either
-// side, every dtype it takes; half of the float cases with NaNs, infinities and zeros of both
-// signs put at drawn positions (random values seldom hold them: the NaN rules' path and ties).
+// side, every dtype it takes; half of the float cases with NaNs, infinities and signed zeros
+// among the values (input_gen's special values: the NaN rules' path and ties).
 TEST_CASE("max_separable_nchw: rows shorter and longer than a vector, taps moved at their ends") {
   const optimized::OptimizedEngine only("max_separable_nchw");
   for (const std::string& target : optimized::simd_targets()) {
@@ -407,21 +407,7 @@ TEST_CASE("max_separable_nchw: rows shorter and longer than a vector, taps moved
           *rc::gen::inRange(1, 3), *rc::gen::inRange(1, 5), h, w, kh, kw, *pad(kh), *pad(kw),
           *pad(kh), *pad(kw), *rc::gen::element<std::string>("floor", "ceil"),
           *rc::gen::element<std::string>("", ":nan=ignore", ":nan=ignore:start=lowest"));
-      const Problem p = parse_problem(text).value();
-      RC_PRE(static_cast<bool>(only.supports(p, Layout::channels_first)));
-      Case c{p, *input_gen(p, true)};
-      if (is_float(p.dtype) && *rc::gen::arbitrary<bool>())
-        for (double& v : c.input.values) {
-          const double specials[] = {std::numeric_limits<double>::quiet_NaN(),
-                                     std::numeric_limits<double>::infinity(),
-                                     -std::numeric_limits<double>::infinity(), -0.0, 0.0};
-          const int pick = *rc::gen::inRange(0, 10);
-          if (pick < 5) v = specials[pick];
-        }
-      const std::string failure =
-          engine_failure(only, c, Layout::channels_first, *rc::gen::inRange(1, 3));
-      RC_LOG() << text << ": " << failure;
-      RC_ASSERT(failure.empty());
+      kernel_matches_spec(only, text, Layout::channels_first, *rc::gen::arbitrary<bool>());
     });
   }
   REQUIRE(optimized::use_simd_target("").ok());
