@@ -2,9 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -112,20 +114,49 @@ Result<BackendSelection> select_backends(const std::vector<std::string>& wanted,
     add_adapters();
     return all;
   }
-  BackendSelection out;
-  bool adapters_added = false;
-  for (const std::string& w : wanted) {
-    if (w.find('/') != std::string::npos || w.ends_with(".so")) {
-      std::error_code ec;
-      const std::filesystem::path path = std::filesystem::absolute(w, ec);
-      if (ec || !std::filesystem::is_regular_file(path, ec) || access(path.c_str(), R_OK) != 0)
-        return Error{fmt::format(
-            "--backend {}: not a readable file (a backend is a shared library's path, or one of "
-            "the names --list shows)",
-            printable(w, 200))};
-      describe(path.string(), worker, out_dir, true, out);
+  const auto is_path = [](const std::string& w) {
+    return w.find('/') != std::string::npos || w.ends_with(".so");
+  };
+  // The libraries given by path first, each described once: a name may pick among their
+  // backends, wherever it stands on the command line.
+  std::vector<BackendSelection> libraries(wanted.size());
+  std::set<std::string> names;
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    const std::string& w = wanted[i];
+    if (!is_path(w)) {
+      names.insert(w);
       continue;
     }
+    std::error_code ec;
+    const std::filesystem::path path = std::filesystem::absolute(w, ec);
+    if (ec || !std::filesystem::is_regular_file(path, ec) || access(path.c_str(), R_OK) != 0)
+      return Error{fmt::format(
+          "--backend {}: not a readable file (a backend is a shared library's path, or one of "
+          "the names --list shows)",
+          printable(w, 200))};
+    describe(path.string(), worker, out_dir, true, libraries[i]);
+  }
+  BackendSelection out;
+  bool adapters_added = false;
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    const std::string& w = wanted[i];
+    if (is_path(w)) {
+      // Every backend of the library, or only those named if any is.
+      const BackendSelection& lib = libraries[i];
+      const bool some_named =
+          std::any_of(lib.backends.begin(), lib.backends.end(),
+                      [&](const LoadedBackend& b) { return names.contains(b.name()); });
+      for (const LoadedBackend& b : lib.backends)
+        if (!some_named || names.contains(b.name())) out.backends.push_back(b);
+      out.failures.insert(out.failures.end(), lib.failures.begin(), lib.failures.end());
+      out.all_in_pid_namespaces = out.all_in_pid_namespaces && lib.all_in_pid_namespaces;
+      continue;
+    }
+    const bool in_a_library =
+        std::any_of(libraries.begin(), libraries.end(), [&](const BackendSelection& lib) {
+          return std::any_of(lib.backends.begin(), lib.backends.end(),
+                             [&](const LoadedBackend& b) { return b.name() == w; });
+        });
     const auto matches = [&] {
       bool found = false;
       for (const LoadedBackend& b : all.backends)
@@ -135,19 +166,24 @@ Result<BackendSelection> select_backends(const std::vector<std::string>& wanted,
         }
       return found;
     };
-    if (matches()) continue;
+    if (matches() || in_a_library) continue;
     if (!adapters_added) {
       adapters_added = true;
       add_adapters();
       if (matches()) continue;
     }
-    std::string names, unloaded;
-    for (const LoadedBackend& b : all.backends) names += fmt::format(" {}", b.name());
+    std::string names_known, unloaded;
+    for (const LoadedBackend& b : all.backends) names_known += fmt::format(" {}", b.name());
+    for (const BackendSelection& lib : libraries)
+      for (const LoadedBackend& b : lib.backends) names_known += fmt::format(" {}", b.name());
     for (const LoadFailure& f : all.failures)
       unloaded += fmt::format("; {} did not load: {}", f.library, f.detail);
+    for (const BackendSelection& lib : libraries)
+      for (const LoadFailure& f : lib.failures)
+        unloaded += fmt::format("; {} did not load: {}", f.library, f.detail);
     return Error{fmt::format(
         "--backend {}: no such backend (available:{}; or give a shared library's path){}",
-        printable(w, 200), names, unloaded)};
+        printable(w, 200), names_known, unloaded)};
   }
   out.all_in_pid_namespaces = out.all_in_pid_namespaces && all.all_in_pid_namespaces;
   return out;

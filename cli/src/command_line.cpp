@@ -337,7 +337,8 @@ int command_line(int argc, const char* const* argv) {
   certify_cmd->add_option(
       "--backend", certify.backends,
       "A backend's name (reference optimized xs3 onednn ...), or a shared library's path "
-      "(backend.h); repeatable; default every available backend");
+      "(backend.h), all of its backends unless some are named too; repeatable; default every "
+      "available backend");
   certify_cmd
       ->add_option(
           "--rules", certify_rules,
