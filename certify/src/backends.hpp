@@ -36,8 +36,8 @@ struct BackendSelection {
 // Names of available backends, or paths of shared libraries (containing '/' or ending in .so);
 // empty: every available backend. A name picks the built-in engines of that name and those of
 // the libraries given by path (a library then contributes only its backends named, all of them
-// when none is), else the adapter of that name. An unknown name or a path that is not a readable file is
-// bad input; a library that does not load is a LoadFailure. `worker` gives the limits (its
+// when none is), else the adapter of that name. An unknown name or a path that is not a readable
+// file is bad input; a library that does not load is a LoadFailure. `worker` gives the limits (its
 // library and log are set here); what the libraries print while loading goes to their logs in
 // `out_dir` ("": nowhere).
 Result<BackendSelection> select_backends(const std::vector<std::string>& wanted,
