@@ -136,6 +136,9 @@ Result<BackendSelection> select_backends(const std::vector<std::string>& wanted,
           printable(w, 200))};
     describe(path.string(), worker, out_dir, true, libraries[i]);
   }
+  std::set<std::string> in_libraries;  // the names of the libraries' backends
+  for (const BackendSelection& lib : libraries)
+    for (const LoadedBackend& b : lib.backends) in_libraries.insert(b.name());
   BackendSelection out;
   bool adapters_added = false;
   for (size_t i = 0; i < wanted.size(); ++i) {
@@ -152,11 +155,6 @@ Result<BackendSelection> select_backends(const std::vector<std::string>& wanted,
       out.all_in_pid_namespaces = out.all_in_pid_namespaces && lib.all_in_pid_namespaces;
       continue;
     }
-    const bool in_a_library =
-        std::any_of(libraries.begin(), libraries.end(), [&](const BackendSelection& lib) {
-          return std::any_of(lib.backends.begin(), lib.backends.end(),
-                             [&](const LoadedBackend& b) { return b.name() == w; });
-        });
     const auto matches = [&] {
       bool found = false;
       for (const LoadedBackend& b : all.backends)
@@ -166,7 +164,7 @@ Result<BackendSelection> select_backends(const std::vector<std::string>& wanted,
         }
       return found;
     };
-    if (matches() || in_a_library) continue;
+    if (matches() || in_libraries.contains(w)) continue;
     if (!adapters_added) {
       adapters_added = true;
       add_adapters();
@@ -174,8 +172,7 @@ Result<BackendSelection> select_backends(const std::vector<std::string>& wanted,
     }
     std::string names_known, unloaded;
     for (const LoadedBackend& b : all.backends) names_known += fmt::format(" {}", b.name());
-    for (const BackendSelection& lib : libraries)
-      for (const LoadedBackend& b : lib.backends) names_known += fmt::format(" {}", b.name());
+    for (const std::string& name : in_libraries) names_known += fmt::format(" {}", name);
     for (const LoadFailure& f : all.failures)
       unloaded += fmt::format("; {} did not load: {}", f.library, f.detail);
     for (const BackendSelection& lib : libraries)
