@@ -50,13 +50,27 @@ HWY_INLINE hn::Vec<D> FirstIfGreater(D d, hn::Vec<D> v, hn::Vec<D> m) {
 // The value-only running maximum of max_nhwc, for four channel blocks at once: four independent
 // chains, so that the latency of one step is hidden behind the others'. A NaN never enters the
 // chain (it is not greater than m), so the chain is the spec's "m = v if v > m" over the numbers,
-// ties to the first. Whether a NaN was seen (propagate: the result is then NaN) or a number was
-// (ignore: else the result is NaN) is kept in integer lanes: the largest, or the smallest, of
-// the values' magnitude bits, which exceed those of infinity exactly for a NaN. Integer max and
-// min cost less than a NaN test and a mask OR per value.
-template <class D, bool kPropagate>
+// ties to the first. Whether a NaN was seen (propagate: the result is then NaN) or only NaNs were
+// (ignore: the result is then NaN) is kept beside each chain in one more instruction per value:
+// - with vector compares (SSE4, AVX2): propagate, `seen = unordered(seen, v)`, all ones (a NaN)
+//   from the first NaN v on and +0 before it; ignore, `least = min(v, least)` from +inf, which
+//   a NaN v leaves alone (MINPS(a, b) is "a < b ? a : b"): only NaNs were seen exactly where m is
+//   still -inf and least still +inf (a number x makes m >= x and least <= x);
+// - elsewhere (AVX-512, whose compares give mask registers), and always with kMagnitudes (for
+//   max_nchw, which stores the notes and combines them later): the largest, or the smallest, of
+//   the values' magnitude bits in integer lanes, which exceed those of infinity exactly for a NaN.
+#if HWY_ARCH_X86 && (HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_SSE4)
+#define POOLSPEC_MAX_CHAINS_VECTOR_FLAGS 1
+#else
+#define POOLSPEC_MAX_CHAINS_VECTOR_FLAGS 0
+#endif
+template <class D, bool kPropagate, bool kMagnitudes = true>
 struct MaxChains {
-  static constexpr bool floating = std::is_floating_point_v<hn::TFromD<D>>;
+  using T = hn::TFromD<D>;
+  static constexpr bool floating = std::is_floating_point_v<T>;
+  static constexpr bool vector_flags =
+      !kMagnitudes && POOLSPEC_MAX_CHAINS_VECTOR_FLAGS && std::is_same_v<T, float> &&
+      hn::MaxLanes(D()) * sizeof(float) == (HWY_TARGET == HWY_AVX2 ? 32 : 16);  // whole registers
   using DI = hn::RebindToSigned<D>;
   using TI = hn::TFromD<DI>;
   static constexpr TI magnitude_mask =
@@ -64,20 +78,30 @@ struct MaxChains {
   static constexpr TI infinity_bits =
       static_cast<TI>(sizeof(TI) == 4 ? 0x7f800000 : 0x7ff0000000000000);
   hn::Vec<D> m[4];
-  hn::Vec<DI> magnitude[4];
+  hn::Vec<D> flag[4];        // vector_flags: `seen` (propagate) or `least` (ignore)
+  hn::Vec<DI> magnitude[4];  // otherwise
 
   // Before the first value: below every value (-inf is taken by no value, and equals -inf).
   explicit MaxChains(D d) {
     const DI di;
     for (size_t i = 0; i < 4; ++i) {
-      m[i] = hn::Set(d, floating ? -std::numeric_limits<hn::TFromD<D>>::infinity()
-                                 : std::numeric_limits<hn::TFromD<D>>::lowest());
+      m[i] = hn::Set(
+          d, floating ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest());
+      flag[i] = kPropagate ? hn::Zero(d) : hn::Set(d, std::numeric_limits<T>::infinity());
       magnitude[i] = hn::Set(di, kPropagate ? TI{0} : magnitude_mask);
     }
   }
   HWY_INLINE void Step(D d, size_t i, hn::Vec<D> v) {
     m[i] = FirstIfGreater(d, v, m[i]);
-    if constexpr (floating) {
+    if constexpr (vector_flags) {
+#if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2
+      flag[i] = hn::Vec<D>{kPropagate ? _mm256_cmp_ps(flag[i].raw, v.raw, _CMP_UNORD_Q)
+                                      : _mm256_min_ps(v.raw, flag[i].raw)};
+#elif HWY_ARCH_X86 && HWY_TARGET == HWY_SSE4
+      flag[i] = hn::Vec<D>{kPropagate ? _mm_cmpunord_ps(flag[i].raw, v.raw)
+                                      : _mm_min_ps(v.raw, flag[i].raw)};
+#endif
+    } else if constexpr (floating) {
       const DI di;
       const auto bits = hn::And(hn::BitCast(di, v), hn::Set(di, magnitude_mask));
       magnitude[i] = kPropagate ? hn::Max(magnitude[i], bits) : hn::Min(magnitude[i], bits);
@@ -85,8 +109,14 @@ struct MaxChains {
   }
   HWY_INLINE hn::Vec<D> Result(D d, size_t i) const {
     if constexpr (floating) {
+      const auto nan = hn::Set(d, std::numeric_limits<T>::quiet_NaN());
+      if constexpr (vector_flags) {
+        if constexpr (kPropagate) return hn::IfThenElse(hn::MaskFromVec(flag[i]), nan, m[i]);
+        const auto infinity = hn::Set(d, std::numeric_limits<T>::infinity());
+        return hn::IfThenElse(hn::And(hn::Eq(m[i], hn::Neg(infinity)), hn::Eq(flag[i], infinity)),
+                              nan, m[i]);
+      }
       const DI di;
-      const auto nan = hn::Set(d, std::numeric_limits<hn::TFromD<D>>::quiet_NaN());
       return hn::IfThenElse(hn::RebindMask(d, hn::Gt(magnitude[i], hn::Set(di, infinity_bits))),
                             nan, m[i]);
     }
@@ -94,6 +124,7 @@ struct MaxChains {
     return m[i];
   }
 };
+#undef POOLSPEC_MAX_CHAINS_VECTOR_FLAGS
 
 }  // namespace HWY_NAMESPACE
 }  // namespace poolspec::optimized
