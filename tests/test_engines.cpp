@@ -244,10 +244,11 @@ TEST_CASE("max_nchw: a NaN, or -0 among +0, at each input position of its vector
 // of channels at a time, and notes NaNs beside the chains (one vector compare or MINPS per value
 // on SSE4 and AVX2). A random draw seldom gives enough channels for four whole vectors, let alone
 // a NaN at each tap, so each input position gets one here, on every target, in both NaN modes:
-// among numbers, among -inf (under nan=ignore a window of -inf only is -inf, not NaN), and a
-// number among NaNs (under nan=ignore, that number); and zeros of both signs, shifted (the first
-// in scan order is the maximum). 64 and 128 channels are four and eight whole vectors of f32 on
-// AVX-512 (and more of them on narrower targets).
+// among numbers, among -inf and among +inf (under nan=ignore, windows of one infinity and NaNs
+// are that infinity, not NaN), and a number among NaNs (under nan=ignore, that number); and zeros
+// of both signs, shifted (the first in scan order is the maximum). 64 and 128 channels are four
+// and eight whole vectors of f32 on AVX-512 (and more of them on narrower targets); the dilated
+// shape has border pixels after its whole windows, in two images.
 TEST_CASE("max_nhwc: a NaN, an infinity or a zero at each input position of its whole windows") {
   const optimized::OptimizedEngine max_nhwc("max_nhwc");
   constexpr double nan = std::numeric_limits<double>::quiet_NaN();
@@ -257,7 +258,7 @@ TEST_CASE("max_nhwc: a NaN, an infinity or a zero at each input position of its 
     CAPTURE(target);
     for (const char* shape :
          {"n1c64:h6w6:k3x3:s2x2:pb1x1:pe1x1", "n1c128:h4w5:k3x3:s1x1:pb0x0:pe0x0",
-          "n1c64:d3h3w4:k2x2x2:s1x1x2:pb0x0x0:pe0x0x0"})
+          "n1c64:d3h3w4:k2x2x2:s1x1x2:pb0x0x0:pe0x0x0", "n2c64:h6w7:k2x2:s1x1:dl2x2:pb1x1:pe1x1"})
       for (const char* dtype : {"f32", "bf16"})
         for (const char* rule : {"", ":nan=ignore", ":nan=ignore:start=lowest"}) {
           const std::string text = fmt::format("max:{}:{}:floor{}", dtype, shape, rule);
@@ -265,8 +266,8 @@ TEST_CASE("max_nhwc: a NaN, an infinity or a zero at each input position of its 
           const Problem p = parse_problem(text).value();
           REQUIRE(max_nhwc.supports(p, Layout::channels_last));
           const std::vector<int64_t> shape_of_input = input_shape(p);
-          const auto channels = static_cast<size_t>(shape_of_input[1]);
-          size_t spatial = 1;  // one image
+          const auto planes = static_cast<size_t>(shape_of_input[0] * shape_of_input[1]);
+          size_t spatial = 1;
           for (size_t axis = 2; axis < shape_of_input.size(); ++axis)
             spatial *= static_cast<size_t>(shape_of_input[axis]);
           const auto run = [&](const std::vector<double>& values) {
@@ -275,10 +276,11 @@ TEST_CASE("max_nhwc: a NaN, an infinity or a zero at each input position of its 
           };
           for (size_t at = 0; at < spatial; ++at) {
             CAPTURE(at);
-            // Values in NCHW order (the check lays them out): channel c, then position i.
+            // Values in NCHW order (the check lays them out): plane c (image and channel), then
+            // position i.
             const auto fill = [&](auto value) {
-              std::vector<double> values(channels * spatial);
-              for (size_t c = 0; c < channels; ++c)
+              std::vector<double> values(planes * spatial);
+              for (size_t c = 0; c < planes; ++c)
                 for (size_t i = 0; i < spatial; ++i) values[c * spatial + i] = value(c, i);
               return values;
             };
@@ -287,6 +289,7 @@ TEST_CASE("max_nhwc: a NaN, an infinity or a zero at each input position of its 
                     return marked(c, i) ? nan : static_cast<double>((c + i * 7) % 11) - 5;
                   })) == "");
             CHECK(run(fill([&](size_t c, size_t i) { return marked(c, i) ? nan : -inf; })) == "");
+            CHECK(run(fill([&](size_t c, size_t i) { return marked(c, i) ? nan : inf; })) == "");
             CHECK(run(fill([&](size_t c, size_t i) {
                     return marked(c, i) ? static_cast<double>(c % 5) - 2 : nan;
                   })) == "");

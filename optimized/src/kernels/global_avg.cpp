@@ -1,5 +1,5 @@
-// global_avg: the averages over a window of each whole plane -- global_avg_nchw, one reduction per
-// contiguous plane; global_avg_nhwc, each image's pixels summed in memory order.
+// global_avg: the averages over a window of each whole plane -- global_avg_nchw, contiguous planes
+// reduced a vector of them at a time; global_avg_nhwc, each image's pixels summed in memory order.
 // Compiled once per SIMD target (kernels/simd-inl.h).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/global_avg.cpp"
@@ -12,7 +12,7 @@ HWY_BEFORE_NAMESPACE();
 namespace poolspec::optimized {
 namespace HWY_NAMESPACE {
 
-// ---- global_avg_nchw: each plane is contiguous; one reduction per plane -----------------------
+// ---- global_avg_nchw: each plane is contiguous; a vector of planes per reduction ---------------
 //
 // Planes of at least a vector are summed a group of as many planes as a vector has lanes at a
 // time: each plane into a vector of partial sums, then the group's vectors reduced together into
@@ -48,7 +48,8 @@ HWY_INLINE hn::Vec<D> PlaneLanes(D d, const S* HWY_RESTRICT src, int64_t size, h
       if constexpr (std::is_floating_point_v<hn::TFromD<D>>)
         acc1 =
             hn::Add(acc1, hn::IfThenElse(hn::FirstN(d, rest), LoadPartial(d, src, rest), identity));
-      else  // (a blend here, of an i8 load widened, stops g++ 12 with an internal error on AVX3)
+      else  // (FirstN's blend of a partial i8 load, widened, stops g++ 12 on AVX3: an internal
+            // error)
         acc1 = hn::Add(acc1, LoadPartial(d, src, rest));
     }
   }
@@ -108,7 +109,7 @@ void GlobalAvgNchw(const Plan& P, const RunArgs& a) {
     int64_t nc = begin;
 #if HWY_TARGET != HWY_SCALAR
     if constexpr (kMaxLanes == 4 || kMaxLanes == 8) {
-      if (size >= L) {
+      if (size >= L && L == static_cast<int64_t>(kMaxLanes)) {  // (not on a shorter SVE vector)
         const hn::Rebind<float, decltype(d)> df;
         const auto f = hn::Set(df, factor);
         for (; nc + L <= end; nc += L) {

@@ -51,14 +51,16 @@ HWY_INLINE hn::Vec<D> FirstIfGreater(D d, hn::Vec<D> v, hn::Vec<D> m) {
 // chains, so that the latency of one step is hidden behind the others'. A NaN never enters the
 // chain (it is not greater than m), so the chain is the spec's "m = v if v > m" over the numbers,
 // ties to the first. Whether a NaN was seen (propagate: the result is then NaN) or only NaNs were
-// (ignore: the result is then NaN) is kept beside each chain in one more instruction per value:
-// - with vector compares (SSE4, AVX2): propagate, `seen = unordered(seen, v)`, all ones (a NaN)
+// (ignore: the result is then NaN) is kept beside each chain:
+// - with vector compares (SSE4, AVX2), one instruction per value: propagate,
+//   `seen = unordered(seen, v)`, all ones (a NaN)
 //   from the first NaN v on and +0 before it; ignore, `least = min(v, least)` from +inf, which
 //   a NaN v leaves alone (MINPS(a, b) is "a < b ? a : b"): only NaNs were seen exactly where m is
 //   still -inf and least still +inf (a number x makes m >= x and least <= x);
 // - elsewhere (AVX-512, whose compares give mask registers), and always with kMagnitudes (for
-//   max_nchw, which stores the notes and combines them later): the largest, or the smallest, of
-//   the values' magnitude bits in integer lanes, which exceed those of infinity exactly for a NaN.
+//   max_nchw, which stores the notes and combines them later), two (an AND and an integer max or
+//   min): the largest, or the smallest, of the values' magnitude bits in integer lanes, which
+//   exceed those of infinity exactly for a NaN.
 #if HWY_ARCH_X86 && (HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_SSE4)
 #define POOLSPEC_MAX_CHAINS_VECTOR_FLAGS 1
 #else

@@ -38,7 +38,7 @@ HWY_INLINE void StartFromLowest(D d, DI di, DType dtype, hn::Vec<D>& m, hn::Vec<
 }
 
 // The most taps a window may have for max_nhwc to list their offsets (8 KiB of them), and the
-// most input rows it prefetches for the next output row in WholeWindows.
+// most input rows WholeWindows prefetches for the next output row (the first ones).
 constexpr int64_t kMaxListedTaps = 1024;
 constexpr int64_t kMaxPrefetchLines = 16;
 
@@ -66,9 +66,10 @@ HWY_NOINLINE void WholeWindows(D d, const Plan& P, const S* HWY_RESTRICT image,
   S* dst = out + (row * OW + AW.interior_begin) * C;
   for (int64_t ow = AW.interior_begin; ow < AW.interior_end; ++ow, window += step, dst += C) {
     const int64_t x = AW.start(ow) * C;
-    for (const int64_t line : lines) {
-      const char* from = reinterpret_cast<const char*>(image + line + x);
-      for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(from + b);
+    for (const int64_t line : lines) {  // (as integers: the last lines may run past the input)
+      const uintptr_t from = reinterpret_cast<uintptr_t>(image) + (line + x) * sizeof(S);
+      for (size_t b = 0; b < bytes; b += 64)
+        __builtin_prefetch(reinterpret_cast<const void*>(from + b));
     }
     for (int64_t c = 0; c < C; c += 4 * L) {
       MaxChains<D, kPropagate, false> chains(d);
@@ -139,14 +140,13 @@ void MaxNhwcWith(const Plan& P, const RunArgs& a) {
       // Values only, channels in blocks of four vectors, this row's windows whole in depth and
       // height: the pixels whose windows are whole along W too run in WholeWindows.
       const bool whole_rows = !whole_taps.empty() && fd == 0 && pd == AD.kernel && fh == 0 &&
-                              ph == AH.kernel && AW.interior_begin < AW.interior_end &&
-                              (pd - fd) * (new_rows_past - new_rows_from) <= kMaxPrefetchLines;
+                              ph == AH.kernel && AW.interior_begin < AW.interior_end;
       for (int64_t ow = 0; ow < OW; ++ow) {
         if (whole_rows && ow == AW.interior_begin) {
           int64_t lines[kMaxPrefetchLines];  // the next output row's new input rows, at x = 0
           int count = 0;
           for (int64_t td = fd; td < pd; ++td)
-            for (int64_t ih = new_rows_from; ih < new_rows_past; ++ih)
+            for (int64_t ih = new_rows_from; ih < new_rows_past && count < kMaxPrefetchLines; ++ih)
               lines[count++] = ((AD.start(od) + td * AD.dilation) * AH.in + ih) * AW.in * C;
           WholeWindows<S, D, kPropagate>(
               d, P, image, whole_taps, std::span<const int64_t>(lines, static_cast<size_t>(count)),
