@@ -43,13 +43,15 @@ HWY_INLINE hn::Vec<D> PlaneLanes(D d, const S* HWY_RESTRICT src, int64_t size, h
     if (size >= L) {
       acc1 =
           hn::Add(acc1, hn::IfThenElse(hn::MaskFromVec(head), identity, LoadAs(d, src + size - L)));
-    } else {  // LoadPartial's other lanes are +0: the identity of integer sums, not of floats
+    } else {
+      // LoadPartial's other lanes are +0: the identity of integer sums, not of floats. (Integers
+      // take no blend: FirstN's, of a widened partial i8 load, is an internal error of g++ 12 on
+      // AVX3.)
       const auto rest = static_cast<size_t>(size);
       if constexpr (std::is_floating_point_v<hn::TFromD<D>>)
         acc1 =
             hn::Add(acc1, hn::IfThenElse(hn::FirstN(d, rest), LoadPartial(d, src, rest), identity));
-      else  // (FirstN's blend of a partial i8 load, widened, stops g++ 12 on AVX3: an internal
-            // error)
+      else
         acc1 = hn::Add(acc1, LoadPartial(d, src, rest));
     }
   }
