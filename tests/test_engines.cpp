@@ -657,18 +657,23 @@ TEST_CASE(
 }
 
 TEST_CASE("avg_plane_nchw: the 3x3 window at stride 1 and pad 1, rows summed in registers") {
-  // On AVX-512 this window takes AvgPlane3x3 (three loads per output vector, neighbours by lane
-  // shifts); planes from one pixel to several vectors, rows shorter and longer than a vector.
+  // On every x86 SIMD target this window takes AvgPlane3x3 (three loads per output vector,
+  // neighbours by lane shifts, written per target); planes from one pixel to several vectors, rows
+  // shorter and longer than a vector.
   const optimized::OptimizedEngine only("avg_plane_nchw");
-  check_property("avg_plane_nchw 3x3 s1 p1 == spec", [&] {
-    const std::string text = fmt::format(
-        "avg:{}:n{}c{}:h{}w{}:k3x3:s1x1:pb1x1:pe1x1:{}:{}",
-        *rc::gen::element<std::string>("f32", "f16", "i8", "u8"), *rc::gen::inRange(1, 3),
-        *rc::gen::inRange(1, 5), *rc::gen::inRange(1, 40), *rc::gen::inRange(1, 40),
-        *rc::gen::element<std::string>("exclude", "include_clip", "include_full"),
-        *rc::gen::element<std::string>("floor", "ceil"));
-    kernel_matches_spec(only, text, Layout::channels_first);
-  });
+  for (const std::string& target : optimized::simd_targets()) {
+    REQUIRE(optimized::use_simd_target(target).ok());
+    check_property(fmt::format("avg_plane_nchw 3x3 s1 p1 on {} == spec", target), [&] {
+      const std::string text = fmt::format(
+          "avg:{}:n{}c{}:h{}w{}:k3x3:s1x1:pb1x1:pe1x1:{}:{}",
+          *rc::gen::element<std::string>("f32", "f16", "i8", "u8"), *rc::gen::inRange(1, 3),
+          *rc::gen::inRange(1, 5), *rc::gen::inRange(1, 40), *rc::gen::inRange(1, 40),
+          *rc::gen::element<std::string>("exclude", "include_clip", "include_full"),
+          *rc::gen::element<std::string>("floor", "ceil"));
+      kernel_matches_spec(only, text, Layout::channels_first);
+    });
+  }
+  REQUIRE(optimized::use_simd_target("").ok());
 }
 
 TEST_CASE("avg_int8_nchw: rows of up to 64 values, windows of up to 128 taps summed in 16 bits") {

@@ -64,7 +64,7 @@ HWY_INLINE void MaskedSumsAlongW(D d, const hn::TFromD<D>* HWY_RESTRICT taps,
   }
 }
 
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR
 // Lanes i of x[g .. g + L) whose index g + i lies in [lo, hi), the other lanes `identity`;
 // nothing outside [lo, hi) is read (x + g may lie before the plane: formed as an integer).
 template <class D, class S>
@@ -78,21 +78,25 @@ HWY_INLINE hn::Vec<D> LoadFlatRange(D d, const S* x, int64_t g, int64_t lo, int6
                                            static_cast<uintptr_t>(g) * sizeof(S));
   const auto in = hn::AndNot(hn::FirstN(d, static_cast<size_t>(first)),
                              hn::FirstN(d, static_cast<size_t>(past)));
-  if constexpr (std::is_same_v<S, hn::TFromD<D>>)
+  if constexpr (std::is_same_v<S, hn::TFromD<D>> && masked_load_reads_mask_only<S>)
     return hn::IfThenElse(in, hn::MaskedLoad(in, d, at), identity);
-  alignas(64) S lanes[16];
-  static_assert(HWY_MAX_BYTES / 4 == 16, "32-bit lanes of a 512-bit vector");
+  alignas(64) S lanes[hn::MaxLanes(D())];
   for (int64_t i = 0; i < L; ++i) lanes[i] = i >= first && i < past ? at[i] : S{};
   return hn::IfThenElse(in, LoadAs(d, lanes), identity);
 }
 
-// a + b in the lanes of `where`, `other` elsewhere: one masked VADDPS or VPADDD.
+// a + b in the lanes of `where`, `other` elsewhere: one masked VADDPS or VPADDD on AVX-512, an
+// addition and a blend before it.
 template <class D>
 HWY_INLINE hn::Vec<D> AddWhere(D, hn::Mask<D> where, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> other) {
+#if HWY_TARGET <= HWY_AVX3
   if constexpr (std::is_floating_point_v<hn::TFromD<D>>)
     return hn::Vec<D>{_mm512_mask_add_ps(other.raw, where.raw, a.raw, b.raw)};
   else
     return hn::Vec<D>{_mm512_mask_add_epi32(other.raw, where.raw, a.raw, b.raw)};
+#else
+  return hn::IfThenElse(where, hn::Add(a, b), other);
+#endif
 }
 
 // The column sums of flat outputs f .. f + L of a 3x3 window at stride 1 and pad 1: rows oh - 1
@@ -111,7 +115,7 @@ HWY_INLINE hn::Vec<D> PlaneColumnSums(D d, const S* HWY_RESTRICT x, int64_t W, i
 // ow - 1, ow and ow + 1. The middle one is always in the row (pad 1). A tap outside it adds -0
 // (or 0) in MaskedSumsAlongW, which leaves the other operand as it is: here it is not added.
 // Which lanes add the outer taps comes from `tap_flags` (bit tx set where tap tx is in the row)
-// by VPTESTMD. On Zen 5 that is much cheaper than loading the mask bits into a mask
+// by VPTESTMD on AVX-512. On Zen 5 that is much cheaper than loading the mask bits into a mask
 // register (KMOVW from memory, or through a general register): a stand-alone loop of this step
 // over Inception's 35x35 planes, in L1, is 1.3x faster with the flags.
 template <class D, class S>
@@ -119,12 +123,19 @@ HWY_INLINE void Plane3x3Output(D d, const int32_t* HWY_RESTRICT tap_flags,
                                const float* HWY_RESTRICT factors, IntRounding rule, int64_t v,
                                hn::Vec<D> before, hn::Vec<D> here, hn::Vec<D> after, bool whole,
                                int64_t size, S* HWY_RESTRICT dst) {
-  constexpr int64_t L = 16;
+  constexpr int64_t L = hn::MaxLanes(D());
   const hn::Rebind<float, D> df;
   const int64_t f = v * L;
+#if HWY_TARGET <= HWY_AVX3
   const __m512i flags = _mm512_load_si512(tap_flags + f);
   const hn::Mask<D> left{_mm512_test_epi32_mask(flags, _mm512_set1_epi32(1))};
   const hn::Mask<D> right{_mm512_test_epi32_mask(flags, _mm512_set1_epi32(4))};
+#else
+  const hn::Rebind<int32_t, D> di;
+  const auto flags = hn::Load(di, tap_flags + f);
+  const auto left = hn::RebindMask(d, hn::TestBit(flags, hn::Set(di, 1)));
+  const auto right = hn::RebindMask(d, hn::TestBit(flags, hn::Set(di, 4)));
+#endif
   auto m = AddWhere(d, left, LanesFrom<L - 1>(d, before, here), here, here);
   m = AddWhere(d, right, m, LanesFrom<1>(d, here, after), m);
   m = FinishAverage(d, m, hn::LoadU(df, factors + f), rule);
@@ -147,7 +158,7 @@ HWY_INLINE void Plane3x3Border(D d, const S* HWY_RESTRICT x, const char* next, i
                                int64_t size, const int32_t* HWY_RESTRICT tap_flags,
                                const float* HWY_RESTRICT factors, IntRounding rule, int64_t v,
                                hn::Vec<D>& before, hn::Vec<D>& here, S* HWY_RESTRICT dst) {
-  constexpr int64_t L = 16;
+  constexpr int64_t L = hn::MaxLanes(D());
   const auto identity = hn::Set(
       d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
   __builtin_prefetch(next + v * L * static_cast<int64_t>(sizeof(S)));
@@ -161,7 +172,7 @@ HWY_INLINE void Plane3x3Border(D d, const S* HWY_RESTRICT x, const char* next, i
 // avg_plane_nchw for the common 3x3 window at stride 1, one pad on every side, out == in (the
 // Inception and GoogLeNet layers): the rows' sums never leave registers. Each vector of column
 // sums (x[f - W] + x[f]) + x[f + W], its rows where present, is formed once, and its neighbours'
-// lanes f - 1 and f + 1 come from VALIGND of the vectors before and after it. The additions are
+// lanes f - 1 and f + 1 come from LanesFrom of the vectors before and after it. The additions are
 // MaskedSumsAlongW's, in its order, so the outputs are the same bits; each output vector costs
 // three loads, not SumRows' three loads and store and then three unaligned loads.
 //
@@ -175,7 +186,7 @@ HWY_NOINLINE void AvgPlane3x3(D d, const S* HWY_RESTRICT x, const char* next, in
                               int64_t size, const int32_t* HWY_RESTRICT tap_flags, int64_t vectors,
                               const float* HWY_RESTRICT factors, IntRounding rule,
                               S* HWY_RESTRICT dst) {
-  constexpr int64_t L = 16;
+  constexpr int64_t L = hn::MaxLanes(D());
   const auto identity = hn::Set(
       d, static_cast<hn::TFromD<D>>(std::is_floating_point_v<hn::TFromD<D>> ? -0.0f : 0.0f));
   auto before = identity, here = PlaneColumnSums(d, x, W, size, 0, identity);
@@ -219,12 +230,12 @@ void AvgPlaneNchw(const Plan& P, const RunArgs& a) {
   const IntRounding rule = P.p.int_rounding;
   const S* in = reinterpret_cast<const S*>(a.input);
   S* out = reinterpret_cast<S*>(a.output);
-  // AvgPlane3x3 (AVX-512 only) takes the 3x3 window; its tables are the tap flags, not the masks.
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  // AvgPlane3x3 (x86) takes the 3x3 window; its tables are the tap flags, not the masks.
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR
   const auto is_3x3_same = [](const AxisTable& t) {
     return t.kernel == 3 && t.stride == 1 && t.dilation == 1 && t.pad_begin == 1 && t.out == t.in;
   };
-  const bool fused_3x3 = hn::MaxLanes(d) == 16 && is_3x3_same(AH) && is_3x3_same(AW);
+  const bool fused_3x3 = sizeof(Acc) == 4 && is_3x3_same(AH) && is_3x3_same(AW);
 #else
   const bool fused_3x3 = false;
 #endif
@@ -290,7 +301,7 @@ void AvgPlaneNchw(const Plan& P, const RunArgs& a) {
       const S* x = in + plane * P.in_plane;
       // The next plane, a few KiB: cold, its loads would wait on memory.
       const char* next = reinterpret_cast<const char*>(plane + 1 < end ? x + P.in_plane : x);
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR
       if (fused_3x3) {
         AvgPlane3x3(d, x, next, W, size, tap_flags, vectors, factors, rule,
                     out + plane * P.out_plane);

@@ -23,8 +23,8 @@ namespace HWY_NAMESPACE {
 
 // The elements of the plane at src, summed lane by lane into one vector. Its last partial vector
 // is read as the plane's last full vector, with the lanes of `head` (those before the rest) set to
-// the identity: a plain load, where a partial one costs a stack copy on targets whose masked loads
-// may fault (AVX2). A plane shorter than a vector is read by a partial load.
+// the identity: a plain load, where a partial one costs a stack copy on SSE4 and for the 8- and
+// 16-bit types (LoadPartial). A plane shorter than a vector is read by a partial load.
 template <class D, class S>
 HWY_INLINE hn::Vec<D> PlaneLanes(D d, const S* HWY_RESTRICT src, int64_t size, hn::Vec<D> identity,
                                  hn::Vec<D> head) {

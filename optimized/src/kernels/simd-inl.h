@@ -182,14 +182,25 @@ HWY_INLINE void StoreAs(hn::Vec<D> v, D d, S* HWY_RESTRICT p) {
   }
 }
 
+// Whether hn::MaskedLoad of lanes of type T reads nothing outside its mask, so that it may load a
+// vector that runs past the end (or starts before the beginning) of an array. Highway marks
+// every AVX2 and SSE4 masked load as possibly faulting (HWY_MEM_OPS_MIGHT_FAULT): on SSE4, and for
+// 8- and 16-bit lanes on AVX2, it loads the whole vector and blends. For 32- and 64-bit lanes on
+// AVX2 it is VMASKMOVPS/PD or VPMASKMOVD/Q, which read no element whose mask bit is 0 and raise
+// no fault for one (Intel SDM vol. 2, VMASKMOV: "Faults will not occur due to referencing any
+// memory location if the corresponding mask bit for that memory location is 0"; AMD APM vol. 4
+// likewise). MemorySanitizer checks whole loads, so under it the stack copy stays.
+template <class T>
+constexpr bool masked_load_reads_mask_only =
+    !HWY_MEM_OPS_MIGHT_FAULT || (HWY_TARGET == HWY_AVX2 && sizeof(T) >= 4 && !HWY_IS_MSAN);
+
 // The first n < Lanes(d) elements, the other lanes zero: nothing past p + n is read. A masked
-// load where the target's masked loads do not fault (AVX2, AVX-512) and the storage type is the
-// lane type, else through a stack copy.
+// load where it reads only its lanes and the storage type is the lane type, else through a stack
+// copy.
 template <class D, class S>
 HWY_INLINE hn::Vec<D> LoadPartial(D d, const S* p, size_t n) {
-#if !HWY_MEM_OPS_MIGHT_FAULT
-  if constexpr (std::is_same_v<S, hn::TFromD<D>>) return hn::MaskedLoad(hn::FirstN(d, n), d, p);
-#endif
+  if constexpr (std::is_same_v<S, hn::TFromD<D>> && masked_load_reads_mask_only<S>)
+    return hn::MaskedLoad(hn::FirstN(d, n), d, p);
   alignas(64) S tmp[hn::MaxLanes(D())] = {};  // an element per lane
   std::memcpy(tmp, p, n * sizeof(S));
   return LoadAs(d, tmp);
@@ -488,13 +499,33 @@ HWY_INLINE hn::Vec<D> LanesOfPair(D d, hn::Vec<D> lo, hn::Vec<D> hi,
                             hn::BitCast(df, lo).raw, idx.raw, hn::BitCast(df, hi).raw)});
 }
 
-// Lanes kShift .. kShift + L - 1 of the pair (lo, hi), 32-bit lanes, 0 <= kShift < L (VALIGND).
+#endif
+
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR
+// Lanes kShift .. kShift + L - 1 of the pair (lo, hi) of whole vectors of 32-bit lanes,
+// 0 <= kShift < L: VALIGND on AVX-512; on AVX2, whose byte shifts stay within 128-bit halves,
+// VPERM2I128 (lo's upper half, hi's lower) and a VPALIGNR; PALIGNR on SSE4.
 template <int kShift, class D>
 HWY_INLINE hn::Vec<D> LanesFrom(D d, hn::Vec<D> lo, hn::Vec<D> hi) {
+  static_assert(sizeof(hn::TFromD<D>) == 4 && hn::MaxLanes(D()) * 4 == HWY_MAX_BYTES);
+  constexpr int L = HWY_MAX_BYTES / 4;
+  static_assert(kShift >= 0 && kShift < L);
   if constexpr (kShift == 0) return lo;
   const hn::RebindToSigned<D> di;
-  return hn::BitCast(d, hn::Vec<decltype(di)>{_mm512_alignr_epi32(
-                            hn::BitCast(di, hi).raw, hn::BitCast(di, lo).raw, kShift)});
+  const auto a = hn::BitCast(di, lo).raw, b = hn::BitCast(di, hi).raw;
+#if HWY_TARGET <= HWY_AVX3
+  return hn::BitCast(d, hn::Vec<decltype(di)>{_mm512_alignr_epi32(b, a, kShift)});
+#elif HWY_TARGET == HWY_AVX2
+  const __m256i middle = _mm256_permute2x128_si256(a, b, 0x21);  // lanes 4 .. 11 of the pair
+  if constexpr (kShift < 4)
+    return hn::BitCast(d, hn::Vec<decltype(di)>{_mm256_alignr_epi8(middle, a, 4 * kShift)});
+  else if constexpr (kShift == 4)
+    return hn::BitCast(d, hn::Vec<decltype(di)>{middle});
+  else
+    return hn::BitCast(d, hn::Vec<decltype(di)>{_mm256_alignr_epi8(b, middle, 4 * (kShift - 4))});
+#else
+  return hn::BitCast(d, hn::Vec<decltype(di)>{_mm_alignr_epi8(b, a, 4 * kShift)});
+#endif
 }
 #endif
 
