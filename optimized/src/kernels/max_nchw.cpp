@@ -172,12 +172,9 @@ HWY_INLINE hn::Vec<D> CombinedRows(D d, const S* const* HWY_RESTRICT rows, size_
 // to the left.
 template <class D>
 HWY_INLINE hn::Vec<D> UpOneLane(D d, hn::Vec<D> v, hn::Vec<D> before) {
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-  if constexpr (hn::MaxLanes(D()) == 16) {
-    (void)d;
-    return hn::Vec<D>{_mm512_castsi512_ps(
-        _mm512_alignr_epi32(_mm512_castps_si512(v.raw), _mm512_castps_si512(before.raw), 15))};
-  }
+#if HWY_ARCH_X86
+  if constexpr (hn::MaxLanes(D()) * 4 == HWY_MAX_BYTES)  // whole vectors of f32
+    return LanesFrom<hn::MaxLanes(D()) - 1>(d, before, v);
 #endif
   const hn::RebindToSigned<D> di;
   const auto L = static_cast<int32_t>(hn::Lanes(d));
