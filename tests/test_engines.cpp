@@ -184,7 +184,8 @@ TEST_CASE(
 // max_nchw combines a row's taps in vector pairs (its path for 2 or 3 columns at stride 2, f32,
 // f16 and bf16) and leaves NaNs to the general path. A random draw seldom puts a NaN or a zero of
 // each sign at every tap of such a row, so each input position gets one here, in both NaN modes
-// and both pads, on every target (AVX2 and SSE4 read a row's ends through the stack). The rows of
+// and both pads, on every target (a row's ends are read through a masked load or a stack copy,
+// by target, type and address). The rows of
 // 33 and more outputs have two whole vectors on AVX-512, where a tap crosses from one to the next.
 TEST_CASE("max_nchw: a NaN, or -0 among +0, at each input position of its vector-pair rows") {
   const optimized::OptimizedEngine max_nchw("max_nchw");

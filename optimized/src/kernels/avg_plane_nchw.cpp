@@ -78,15 +78,16 @@ HWY_INLINE hn::Vec<D> LoadFlatRange(D d, const S* x, int64_t g, int64_t lo, int6
                                            static_cast<uintptr_t>(g) * sizeof(S));
   const auto in = hn::AndNot(hn::FirstN(d, static_cast<size_t>(first)),
                              hn::FirstN(d, static_cast<size_t>(past)));
-  if constexpr (std::is_same_v<S, hn::TFromD<D>> && masked_load_reads_mask_only<S>)
-    return hn::IfThenElse(in, hn::MaskedLoad(in, d, at), identity);
+  if constexpr (std::is_same_v<S, hn::TFromD<D>>)
+    if (MaskedLoadIsSafe(d, at, static_cast<size_t>(first), static_cast<size_t>(past)))
+      return hn::IfThenElse(in, hn::MaskedLoad(in, d, at), identity);
   alignas(64) S lanes[hn::MaxLanes(D())];
   for (int64_t i = 0; i < L; ++i) lanes[i] = i >= first && i < past ? at[i] : S{};
   return hn::IfThenElse(in, LoadAs(d, lanes), identity);
 }
 
-// a + b in the lanes of `where`, `other` elsewhere: one masked VADDPS or VPADDD on AVX-512, an
-// addition and a blend before it.
+// a + b in the lanes of `where`, `other` elsewhere: one masked VADDPS or VPADDD on AVX-512;
+// elsewhere an addition and a blend.
 template <class D>
 HWY_INLINE hn::Vec<D> AddWhere(D, hn::Mask<D> where, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> other) {
 #if HWY_TARGET <= HWY_AVX3

@@ -182,25 +182,46 @@ HWY_INLINE void StoreAs(hn::Vec<D> v, D d, S* HWY_RESTRICT p) {
   }
 }
 
-// Whether hn::MaskedLoad of lanes of type T reads nothing outside its mask, so that it may load a
-// vector that runs past the end (or starts before the beginning) of an array. Highway marks
-// every AVX2 and SSE4 masked load as possibly faulting (HWY_MEM_OPS_MIGHT_FAULT): on SSE4, and for
-// 8- and 16-bit lanes on AVX2, it loads the whole vector and blends. For 32- and 64-bit lanes on
-// AVX2 it is VMASKMOVPS/PD or VPMASKMOVD/Q, which read no element whose mask bit is 0 and raise
-// no fault for one (Intel SDM vol. 2, VMASKMOV: "Faults will not occur due to referencing any
-// memory location if the corresponding mask bit for that memory location is 0"; AMD APM vol. 4
-// likewise). MemorySanitizer checks whole loads, so under it the stack copy stays.
-template <class T>
-constexpr bool masked_load_reads_mask_only =
-    !HWY_MEM_OPS_MIGHT_FAULT || (HWY_TARGET == HWY_AVX2 && sizeof(T) >= 4 && !HWY_IS_MSAN);
+// Whether hn::MaskedLoad(m, d, at) of the lanes [first, past) of the vector at `at` is safe where
+// the vector runs past an array's end (or starts before its beginning): it must read no lane
+// outside its mask and fault on none. AVX-512's masked loads suppress faults on masked-off lanes
+// (Highway: HWY_MEM_OPS_MIGHT_FAULT 0). Highway marks every AVX2 masked load as possibly
+// faulting: those of 8- and 16-bit lanes load the whole vector. Those of 32- and 64-bit lanes
+// are VMASKMOVPS/PD and VPMASKMOVD/Q, which read no masked-off element; Intel's SDM (vol. 2) says
+// they raise no fault for one, AMD's APM (vol. 4) that this is implementation dependent. So on
+// AVX2 a masked load is used only where each page it touches holds one of its lanes (4 KiB, the
+// smallest x86 page): such a page is mapped and readable, as the array is. Under ASan and MSan
+// the callers' stack copies stay: clang turns AVX2's masked-load intrinsics into instructions
+// neither sanitizer instruments at -O0, and the copy lets them check the bounds.
+template <class D>
+HWY_INLINE bool MaskedLoadIsSafe(D, const hn::TFromD<D>* at, size_t first, size_t past) {
+#if !HWY_MEM_OPS_MIGHT_FAULT
+  (void)at, (void)first, (void)past;
+  return true;
+#elif HWY_TARGET == HWY_AVX2 && !HWY_IS_ASAN && !HWY_IS_MSAN
+  // Vectors of at least 128 bits: Highway's FirstN on narrower ones may set lanes past them.
+  constexpr size_t lane_bytes = sizeof(hn::TFromD<D>);
+  if constexpr (lane_bytes >= 4 && hn::MaxLanes(D()) * lane_bytes >= 16) {
+    if (first >= past) return false;
+    const auto page = [](uintptr_t address) { return address >> 12; };
+    const auto begin = reinterpret_cast<uintptr_t>(at);
+    return page(begin) == page(begin + first * lane_bytes) &&
+           page(begin + hn::MaxLanes(D()) * lane_bytes - 1) == page(begin + past * lane_bytes - 1);
+  }
+  (void)at, (void)first, (void)past;
+  return false;
+#else
+  (void)at, (void)first, (void)past;
+  return false;
+#endif
+}
 
 // The first n < Lanes(d) elements, the other lanes zero: nothing past p + n is read. A masked
-// load where it reads only its lanes and the storage type is the lane type, else through a stack
-// copy.
+// load where MaskedLoadIsSafe and the storage type is the lane type, else through a stack copy.
 template <class D, class S>
 HWY_INLINE hn::Vec<D> LoadPartial(D d, const S* p, size_t n) {
-  if constexpr (std::is_same_v<S, hn::TFromD<D>> && masked_load_reads_mask_only<S>)
-    return hn::MaskedLoad(hn::FirstN(d, n), d, p);
+  if constexpr (std::is_same_v<S, hn::TFromD<D>>)
+    if (MaskedLoadIsSafe(d, p, 0, n)) return hn::MaskedLoad(hn::FirstN(d, n), d, p);
   alignas(64) S tmp[hn::MaxLanes(D())] = {};  // an element per lane
   std::memcpy(tmp, p, n * sizeof(S));
   return LoadAs(d, tmp);
