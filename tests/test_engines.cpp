@@ -6,6 +6,9 @@
 // output with guard bytes, and poisons the output twice to catch an unwritten element. Max and
 // integer results must be bit-exact; float averages within the bound the engine declares.
 // Mutant kernels (an off-by-one window edge, a wrong divisor near the border) must be caught.
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -655,6 +658,91 @@ TEST_CASE(
     });
   }
   REQUIRE(optimized::use_simd_target("").ok());
+}
+
+// Bytes whose first or last one borders a page that allows no access, so that a read or write
+// just before or after them faults; from mmap, unmapped by the destructor.
+class FencedBytes {
+ public:
+  enum class Fence { before, after };
+  FencedBytes(size_t size, Fence fence) {
+    const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t pages = (size + page - 1) / page;
+    length_ = (pages + 2) * page;
+    void* mapped = mmap(nullptr, length_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(mapped != MAP_FAILED);
+    base_ = static_cast<std::byte*>(mapped);
+    REQUIRE(mprotect(base_ + page, pages * page, PROT_READ | PROT_WRITE) == 0);
+    data_ = fence == Fence::before ? base_ + page : base_ + page + pages * page - size;
+  }
+  FencedBytes(const FencedBytes&) = delete;
+  FencedBytes& operator=(const FencedBytes&) = delete;
+  ~FencedBytes() { munmap(base_, length_); }
+  std::byte* data() const { return data_; }
+
+ private:
+  std::byte* base_ = nullptr;
+  std::byte* data_ = nullptr;
+  size_t length_ = 0;
+};
+
+// Vectors that run past a row's, a plane's or the input's end are read through masked loads or
+// stack copies, by target, type and address (kernels/simd-inl.h, MaskedLoadIsSafe): each kernel
+// on each target runs on inputs and outputs that border a page without access, before them and
+// after them, and must neither fault nor differ from its run on ordinary buffers. Ragged shapes:
+// rows and planes that are not whole vectors, in every dtype and both layouts.
+TEST_CASE("every kernel on every target reads and writes nothing beside its buffers") {
+  const char* const problems[] = {
+      "max:f32:n1c2:h9w147:k3x3:s2x2:pb0x0:pe0x0:floor",
+      "max:f32:n1c24:h12w13:k3x3:s2x2:pb1x1:pe1x1:floor",
+      "max:f16:n1c2:h9w37:k3x3:s2x2:pb1x1:pe1x1:floor",
+      "max:bf16:n1c40:h5w7:k2x2:s2x2:pb0x0:pe0x0:floor",
+      "max:u8:n1c3:h15w15:k3x3:s2x2:pb1x1:pe1x1:floor",
+      "max:f32:n1c3:h13w13:k5x5:s1x1:pb2x2:pe2x2:floor",
+      "max:f32:n1c5:d5h6w7:k2x2x2:s2x2x2:pb0x0x0:pe0x0x0:floor",
+      "avg:f32:n1c3:h11w13:k3x3:s1x1:pb1x1:pe1x1:exclude:floor",
+      "avg:u8:n1c5:h9w9:k3x3:s1x1:pb1x1:pe1x1:exclude:floor",
+      "avg:f16:n1c24:h7w9:k3x3:s1x1:pb1x1:pe1x1:include_clip:floor",
+      "avg:i8:n1c3:h11w21:k3x3:s2x2:pb1x1:pe1x1:include_full:floor",
+      "avg:f32:n2c5:h7w7:k7x7:s1x1:pb0x0:pe0x0:exclude:floor",
+      "avg:f32:n1c40:h3w5:k3x5:s1x1:pb0x0:pe0x0:exclude:floor",
+      "avg:bf16:n1c3:h9w11:k2x2:s2x2:pb0x0:pe0x0:exclude:ceil",
+  };
+  int runs = 0;
+  for (const std::string& target : optimized::simd_targets()) {
+    REQUIRE(optimized::use_simd_target(target).ok());
+    for (const optimized::KernelInfo* k : optimized::kernel_list())
+      for (const char* text : problems)
+        for (const Layout layout : all_layouts) {
+          const Problem p = parse_problem(text).value();
+          const optimized::OptimizedEngine only(k->name);
+          if (!only.supports(p, layout)) continue;
+          CAPTURE(target);
+          CAPTURE(k->name);
+          CAPTURE(text);
+          CAPTURE(layout_name(layout));
+          const ShapeInfo shape = infer_shape(p).value();
+          Tensor input{p.dtype, shape.input_shape,
+                       std::vector<double>(static_cast<size_t>(shape.input_elements))};
+          for (size_t i = 0; i < input.values.size(); ++i)
+            input.values[i] = static_cast<double>((i * 37) % 23) - (p.dtype == DType::u8 ? 0 : 11);
+          const std::vector<std::byte> in = to_storage(input, layout);
+          const size_t out_size = static_cast<size_t>(shape.output_elements) *
+                                  (in.size() / static_cast<size_t>(shape.input_elements));
+          std::vector<std::byte> expected(out_size);
+          REQUIRE(only.run(p, layout, RunArgs{in.data(), expected.data(), nullptr, 1}).ok());
+          for (const auto fence : {FencedBytes::Fence::before, FencedBytes::Fence::after}) {
+            const FencedBytes fenced_in(in.size(), fence), fenced_out(out_size, fence);
+            std::memcpy(fenced_in.data(), in.data(), in.size());
+            REQUIRE(
+                only.run(p, layout, RunArgs{fenced_in.data(), fenced_out.data(), nullptr, 1}).ok());
+            CHECK(std::memcmp(fenced_out.data(), expected.data(), out_size) == 0);
+            ++runs;
+          }
+        }
+  }
+  REQUIRE(optimized::use_simd_target("").ok());
+  CHECK(runs > 100);
 }
 
 TEST_CASE("avg_plane_nchw: the 3x3 window at stride 1 and pad 1, rows summed in registers") {
