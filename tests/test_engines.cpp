@@ -769,48 +769,56 @@ TEST_CASE("avg_int8_nchw: rows of up to 64 values, windows of up to 128 taps sum
   // Rows past 32 outputs take a second output vector; windows of 3x3 and 2x2 over one slice take
   // the runs kept in registers (SumInt8Rows), which store a row as a whole 32 bytes unless fewer
   // remain in the run (the guard bytes after the output must stay); the rest, and 3-D windows, a
-  // row at a time. Half of
-  // the inputs are the dtype's extreme value, so that a window of many taps reaches the 16-bit
-  // bound of its sum (128 * -128 for i8, 128 * 255 for u8).
+  // row at a time. Every SIMD target: below AVX-512, at stride 1 and 2 along W, the taps are lane
+  // shifts of the row's phases, in runs of compile-time shifts for 3x3 and 2x2 windows at stride
+  // 2 and 3x3 at stride 1 (SumInt8RowsByShifts), else chosen per tap at run time. Half of the
+  // inputs are the dtype's extreme value, so that a window of many taps reaches the 16-bit bound
+  // of its sum (128 * -128 for i8, 128 * 255 for u8).
   const optimized::OptimizedEngine only("avg_int8_nchw");
-  check_property("avg_int8_nchw == spec", [&] {
-    const bool three_d = *rc::gen::inRange(0, 4) == 0;
-    const int kd = three_d ? *rc::gen::inRange(1, 4) : 1;
-    const bool common = *rc::gen::inRange(0, 2) == 0;  // the runs' shapes
-    const int kh = common ? *rc::gen::element(2, 3) : *rc::gen::inRange(1, 12);
-    const int kw = common ? kh : *rc::gen::inRange(1, 12);
-    // Stride 2 first: 3 rows at stride 2 share a row between windows (widened once).
-    const int sh = common ? *rc::gen::element(2, 1, 3) : *rc::gen::inRange(1, 4),
-              sw = *rc::gen::inRange(1, 4);
-    const int dh = common ? 1 : *rc::gen::inRange(1, 3), dw = common ? 1 : *rc::gen::inRange(1, 3);
-    const int ph = *rc::gen::inRange(0, kh), pw = *rc::gen::inRange(0, kw);
-    const int h = *rc::gen::inRange(common ? 6 : 1, 20), w = *rc::gen::inRange(1, 65);
-    const std::string dtype = *rc::gen::element<std::string>("i8", "u8");
-    const std::string spatial =
-        three_d ? fmt::format("d{}h{}w{}:k{}x{}x{}:s1x{}x{}:dl1x{}x{}:pb0x{}x{}:pe0x{}x{}",
-                              *rc::gen::inRange(kd, kd + 4), h, w, kd, kh, kw, sh, sw, dh, dw, ph,
-                              pw, ph, pw)
-                : fmt::format("h{}w{}:k{}x{}:s{}x{}:dl{}x{}:pb{}x{}:pe{}x{}", h, w, kh, kw, sh, sw,
-                              dh, dw, ph, pw, ph, pw);
-    const std::string text = fmt::format(
-        "avg:{}:n{}c{}:{}:{}:{}:round={}", dtype, *rc::gen::inRange(1, 3), *rc::gen::inRange(1, 6),
-        spatial, *rc::gen::element<std::string>("exclude", "include_clip", "include_full"),
-        *rc::gen::element<std::string>("floor", "ceil"),
-        *rc::gen::element<std::string>("half_even", "half_away", "half_up", "toward_zero",
-                                       "floor"));
-    const Result<Problem> parsed = parse_problem(text);
-    RC_PRE(parsed.ok() && static_cast<bool>(validate(*parsed)) &&
-           static_cast<bool>(only.supports(*parsed, Layout::channels_first)));
-    Case c{*parsed, *input_gen(*parsed, true)};
-    if (*rc::gen::inRange(0, 2) == 0) {
-      const double extreme = dtype == "i8" ? -128.0 : 255.0;
-      for (double& v : c.input.values) v = extreme;
-    }
-    const std::string failure =
-        engine_failure(only, c, Layout::channels_first, *rc::gen::inRange(1, 3));
-    RC_LOG() << text << ": " << failure;
-    RC_ASSERT(failure.empty());
-  });
+  for (const std::string& target : optimized::simd_targets()) {
+    REQUIRE(optimized::use_simd_target(target).ok());
+    check_property(fmt::format("avg_int8_nchw on {} == spec", target), [&] {
+      const bool three_d = *rc::gen::inRange(0, 4) == 0;
+      const int kd = three_d ? *rc::gen::inRange(1, 4) : 1;
+      const bool common = *rc::gen::inRange(0, 2) == 0;  // the runs' shapes
+      const int kh = common ? *rc::gen::element(2, 3) : *rc::gen::inRange(1, 12);
+      const int kw = common ? kh : *rc::gen::inRange(1, 12);
+      // Stride 2 first: 3 rows at stride 2 share a row between windows (widened once).
+      const int sh = common ? *rc::gen::element(2, 1, 3) : *rc::gen::inRange(1, 4),
+                sw = *rc::gen::inRange(1, 4);
+      const int dh = common ? 1 : *rc::gen::inRange(1, 3),
+                dw = common ? 1 : *rc::gen::inRange(1, 3);
+      const int ph = *rc::gen::inRange(0, kh), pw = *rc::gen::inRange(0, kw);
+      const int h = *rc::gen::inRange(common ? 6 : 1, 20), w = *rc::gen::inRange(1, 65);
+      const std::string dtype = *rc::gen::element<std::string>("i8", "u8");
+      const std::string spatial =
+          three_d ? fmt::format("d{}h{}w{}:k{}x{}x{}:s1x{}x{}:dl1x{}x{}:pb0x{}x{}:pe0x{}x{}",
+                                *rc::gen::inRange(kd, kd + 4), h, w, kd, kh, kw, sh, sw, dh, dw, ph,
+                                pw, ph, pw)
+                  : fmt::format("h{}w{}:k{}x{}:s{}x{}:dl{}x{}:pb{}x{}:pe{}x{}", h, w, kh, kw, sh,
+                                sw, dh, dw, ph, pw, ph, pw);
+      const std::string text =
+          fmt::format("avg:{}:n{}c{}:{}:{}:{}:round={}", dtype, *rc::gen::inRange(1, 3),
+                      *rc::gen::inRange(1, 6), spatial,
+                      *rc::gen::element<std::string>("exclude", "include_clip", "include_full"),
+                      *rc::gen::element<std::string>("floor", "ceil"),
+                      *rc::gen::element<std::string>("half_even", "half_away", "half_up",
+                                                     "toward_zero", "floor"));
+      const Result<Problem> parsed = parse_problem(text);
+      RC_PRE(parsed.ok() && static_cast<bool>(validate(*parsed)) &&
+             static_cast<bool>(only.supports(*parsed, Layout::channels_first)));
+      Case c{*parsed, *input_gen(*parsed, true)};
+      if (*rc::gen::inRange(0, 2) == 0) {
+        const double extreme = dtype == "i8" ? -128.0 : 255.0;
+        for (double& v : c.input.values) v = extreme;
+      }
+      const std::string failure =
+          engine_failure(only, c, Layout::channels_first, *rc::gen::inRange(1, 3));
+      RC_LOG() << text << ": " << failure;
+      RC_ASSERT(failure.empty());
+    });
+  }
+  REQUIRE(optimized::use_simd_target("").ok());
 }
 
 TEST_CASE("mutant kernels are caught") {

@@ -523,29 +523,32 @@ HWY_INLINE hn::Vec<D> LanesOfPair(D d, hn::Vec<D> lo, hn::Vec<D> hi,
 #endif
 
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR
-// Lanes kShift .. kShift + L - 1 of the pair (lo, hi) of whole vectors of 32-bit lanes,
-// 0 <= kShift < L: VALIGND on AVX-512; on AVX2, whose byte shifts stay within 128-bit halves,
-// VPERM2I128 (lo's upper half, hi's lower) and a VPALIGNR; PALIGNR on SSE4.
+// Lanes kShift .. kShift + L - 1 of the pair (lo, hi) of whole vectors, 0 <= kShift < L: VALIGND
+// on AVX-512 (32-bit lanes); on AVX2, whose byte shifts stay within 128-bit halves, VPERM2I128
+// (lo's upper half, hi's lower) and a VPALIGNR; PALIGNR on SSE4. 16- and 32-bit lanes.
 template <int kShift, class D>
 HWY_INLINE hn::Vec<D> LanesFrom(D d, hn::Vec<D> lo, hn::Vec<D> hi) {
-  static_assert(sizeof(hn::TFromD<D>) == 4 && hn::MaxLanes(D()) * 4 == HWY_MAX_BYTES);
-  constexpr int L = HWY_MAX_BYTES / 4;
+  constexpr int kLaneBytes = sizeof(hn::TFromD<D>);
+  static_assert((kLaneBytes == 4 || (kLaneBytes == 2 && HWY_TARGET > HWY_AVX3)) &&
+                hn::MaxLanes(D()) * kLaneBytes == HWY_MAX_BYTES);
+  constexpr int L = HWY_MAX_BYTES / kLaneBytes;
   static_assert(kShift >= 0 && kShift < L);
   if constexpr (kShift == 0) return lo;
-  const hn::RebindToSigned<D> di;
+  constexpr int kBytes = kShift * kLaneBytes;
+  const hn::Repartition<int32_t, D> di;
   const auto a = hn::BitCast(di, lo).raw, b = hn::BitCast(di, hi).raw;
 #if HWY_TARGET <= HWY_AVX3
   return hn::BitCast(d, hn::Vec<decltype(di)>{_mm512_alignr_epi32(b, a, kShift)});
 #elif HWY_TARGET == HWY_AVX2
-  const __m256i middle = _mm256_permute2x128_si256(a, b, 0x21);  // lanes 4 .. 11 of the pair
-  if constexpr (kShift < 4)
-    return hn::BitCast(d, hn::Vec<decltype(di)>{_mm256_alignr_epi8(middle, a, 4 * kShift)});
-  else if constexpr (kShift == 4)
+  const __m256i middle = _mm256_permute2x128_si256(a, b, 0x21);  // bytes 16 .. 47 of the pair
+  if constexpr (kBytes < 16)
+    return hn::BitCast(d, hn::Vec<decltype(di)>{_mm256_alignr_epi8(middle, a, kBytes)});
+  else if constexpr (kBytes == 16)
     return hn::BitCast(d, hn::Vec<decltype(di)>{middle});
   else
-    return hn::BitCast(d, hn::Vec<decltype(di)>{_mm256_alignr_epi8(b, middle, 4 * (kShift - 4))});
+    return hn::BitCast(d, hn::Vec<decltype(di)>{_mm256_alignr_epi8(b, middle, kBytes - 16)});
 #else
-  return hn::BitCast(d, hn::Vec<decltype(di)>{_mm_alignr_epi8(b, a, 4 * kShift)});
+  return hn::BitCast(d, hn::Vec<decltype(di)>{_mm_alignr_epi8(b, a, kBytes)});
 #endif
 }
 #endif
