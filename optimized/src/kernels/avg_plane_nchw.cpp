@@ -66,24 +66,17 @@ HWY_INLINE void MaskedSumsAlongW(D d, const hn::TFromD<D>* HWY_RESTRICT taps,
 
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR
 // Lanes i of x[g .. g + L) whose index g + i lies in [lo, hi), the other lanes `identity`;
-// nothing outside [lo, hi) is read (x + g may lie before the plane: formed as an integer).
+// nothing outside [lo, hi) is read (x + g may lie before the plane; LoadRange).
 template <class D, class S>
 HWY_INLINE hn::Vec<D> LoadFlatRange(D d, const S* x, int64_t g, int64_t lo, int64_t hi,
                                     hn::Vec<D> identity) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   if (g >= lo && g + L <= hi) return LoadAs(d, x + g);
-  const int64_t first = std::clamp<int64_t>(lo - g, 0, L), past = std::clamp<int64_t>(hi - g, 0, L);
+  const auto first = static_cast<size_t>(std::clamp<int64_t>(lo - g, 0, L)),
+             past = static_cast<size_t>(std::clamp<int64_t>(hi - g, 0, L));
   if (first >= past) return identity;
-  const S* at = reinterpret_cast<const S*>(reinterpret_cast<uintptr_t>(x) +
-                                           static_cast<uintptr_t>(g) * sizeof(S));
-  const auto in = hn::AndNot(hn::FirstN(d, static_cast<size_t>(first)),
-                             hn::FirstN(d, static_cast<size_t>(past)));
-  if constexpr (std::is_same_v<S, hn::TFromD<D>>)
-    if (MaskedLoadIsSafe(d, at, static_cast<size_t>(first), static_cast<size_t>(past)))
-      return hn::IfThenElse(in, hn::MaskedLoad(in, d, at), identity);
-  alignas(64) S lanes[hn::MaxLanes(D())];
-  for (int64_t i = 0; i < L; ++i) lanes[i] = i >= first && i < past ? at[i] : S{};
-  return hn::IfThenElse(in, LoadAs(d, lanes), identity);
+  return hn::IfThenElse(hn::AndNot(hn::FirstN(d, first), hn::FirstN(d, past)),
+                        LoadRange(d, x, g, first, past), identity);
 }
 
 // a + b in the lanes of `where`, `other` elsewhere: one masked VADDPS or VPADDD on AVX-512;

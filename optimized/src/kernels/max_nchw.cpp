@@ -110,36 +110,15 @@ HWY_INLINE hn::Vec<D> MaxAlongWAnyShape(D d, const AxisTable& AW, const hn::TFro
 constexpr bool max_row_direct = true;
 
 // Columns [offset, offset + L) of a row of W values as f32 lanes, those outside the row -inf:
-// none of them is read (the lanes [lo, hi) are inside). A masked load where MaskedLoadIsSafe,
-// else the lanes inside copied to the stack.
+// none of them is read (the lanes [lo, hi) are inside; LoadRange).
 template <class D, class S>
 HWY_INLINE hn::Vec<D> LoadColumns(D d, const S* row, int64_t offset, int64_t W) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const auto lo = static_cast<size_t>(std::clamp<int64_t>(-offset, 0, L)),
              hi = static_cast<size_t>(std::clamp<int64_t>(W - offset, 0, L));
-  const auto inside = hn::AndNot(hn::FirstN(d, lo), hn::FirstN(d, hi));
-  const auto outside = hn::Set(d, -std::numeric_limits<float>::infinity());
-  // The address as an integer: `row + offset` before the row would be undefined.
-  const auto* at = reinterpret_cast<const S*>(reinterpret_cast<uintptr_t>(row) +
-                                              static_cast<uintptr_t>(offset * int64_t{sizeof(S)}));
-  if constexpr (std::is_same_v<S, float>) {
-    if (MaskedLoadIsSafe(d, at, lo, hi))
-      return hn::IfThenElse(inside, hn::MaskedLoad(inside, d, at), outside);
-  } else {  // f16, bf16: their bits, loaded at 16 bits a lane and widened as LoadAs does
-    const hn::Rebind<uint16_t, D> du16;
-    const auto* bits_at = reinterpret_cast<const uint16_t*>(at);
-    if (MaskedLoadIsSafe(du16, bits_at, lo, hi)) {
-      const auto bits =
-          hn::MaskedLoad(hn::AndNot(hn::FirstN(du16, lo), hn::FirstN(du16, hi)), du16, bits_at);
-      alignas(64) uint16_t lanes[hn::MaxLanes(D())];
-      hn::Store(bits, du16, lanes);
-      return hn::IfThenElse(inside, LoadAs(d, reinterpret_cast<const S*>(lanes)), outside);
-    }
-  }
-  alignas(64) S lanes[hn::MaxLanes(D())] = {};
-  if (hi > lo)  // column offset + lo is inside the row
-    std::memcpy(lanes + lo, row + (offset + static_cast<int64_t>(lo)), (hi - lo) * sizeof(S));
-  return hn::IfThenElse(inside, LoadAs(d, lanes), outside);
+  return hn::IfThenElse(hn::AndNot(hn::FirstN(d, lo), hn::FirstN(d, hi)),
+                        LoadRange(d, row, offset, lo, hi),
+                        hn::Set(d, -std::numeric_limits<float>::infinity()));
 }
 
 // The window's rows combined at columns [offset, offset + L) of a row of W values; columns

@@ -191,7 +191,7 @@ HWY_INLINE void StoreAs(hn::Vec<D> v, D d, S* HWY_RESTRICT p) {
 // they raise no fault for one, AMD's APM (vol. 4) that this is implementation dependent. So on
 // AVX2 a masked load is used only where each page it touches holds one of its lanes (4 KiB, the
 // smallest x86 page): such a page is mapped and readable, as the array is. Under ASan and MSan
-// the callers' stack copies stay: clang turns AVX2's masked-load intrinsics into instructions
+// LoadRange's stack copy stays: clang turns AVX2's masked-load intrinsics into instructions
 // neither sanitizer instruments at -O0, and the copy lets them check the bounds.
 template <class D>
 HWY_INLINE bool MaskedLoadIsSafe(D, const hn::TFromD<D>* at, size_t first, size_t past) {
@@ -216,15 +216,41 @@ HWY_INLINE bool MaskedLoadIsSafe(D, const hn::TFromD<D>* at, size_t first, size_
 #endif
 }
 
-// The first n < Lanes(d) elements, the other lanes zero: nothing past p + n is read. A masked
-// load where MaskedLoadIsSafe and the storage type is the lane type, else through a stack copy.
+// Lanes [first, past) of the vector whose lane i is base[offset + i], the other lanes zero: those
+// lanes' elements lie inside an array, the others need not (base + offset is formed as an integer)
+// and none of them is read. A masked load where MaskedLoadIsSafe (f16 and bf16 by their bits, 16
+// to a lane), else the lanes copied to the stack; the storage type widened as LoadAs does.
+template <class D, class S>
+HWY_INLINE hn::Vec<D> LoadRange(D d, const S* base, int64_t offset, size_t first, size_t past) {
+  const uintptr_t at =
+      reinterpret_cast<uintptr_t>(base) + static_cast<uintptr_t>(offset * int64_t{sizeof(S)});
+  if constexpr (std::is_same_v<S, hn::TFromD<D>>) {
+    const auto* lanes_at = reinterpret_cast<const S*>(at);
+    if (MaskedLoadIsSafe(d, lanes_at, first, past))
+      return hn::MaskedLoad(hn::AndNot(hn::FirstN(d, first), hn::FirstN(d, past)), d, lanes_at);
+  } else if constexpr (is_f16<S> || is_bf16<S>) {
+    const hn::Rebind<uint16_t, D> du16;
+    const auto* bits_at = reinterpret_cast<const uint16_t*>(at);
+    if (MaskedLoadIsSafe(du16, bits_at, first, past)) {
+      alignas(64) uint16_t bits[hn::MaxLanes(D())];
+      hn::Store(hn::MaskedLoad(hn::AndNot(hn::FirstN(du16, first), hn::FirstN(du16, past)), du16,
+                               bits_at),
+                du16, bits);
+      return LoadAs(d, reinterpret_cast<const S*>(bits));
+    }
+  }
+  alignas(64) S lanes[hn::MaxLanes(D())] = {};  // an element per lane
+  past = std::min(past, hn::MaxLanes(D()));     // as it is; a bound the compiler sees
+  if (past > first)
+    std::memcpy(lanes + first, reinterpret_cast<const void*>(at + first * sizeof(S)),
+                (past - first) * sizeof(S));
+  return LoadAs(d, lanes);
+}
+
+// The first n < Lanes(d) elements, the other lanes zero: nothing past p + n is read.
 template <class D, class S>
 HWY_INLINE hn::Vec<D> LoadPartial(D d, const S* p, size_t n) {
-  if constexpr (std::is_same_v<S, hn::TFromD<D>>)
-    if (MaskedLoadIsSafe(d, p, 0, n)) return hn::MaskedLoad(hn::FirstN(d, n), d, p);
-  alignas(64) S tmp[hn::MaxLanes(D())] = {};  // an element per lane
-  std::memcpy(tmp, p, n * sizeof(S));
-  return LoadAs(d, tmp);
+  return LoadRange(d, p, 0, 0, n);
 }
 
 // Stores the first n < Lanes(d) lanes; nothing past p + n is written (a masked store, or a copy).
