@@ -214,7 +214,7 @@ HWY_NOINLINE void SumInt8Rows(const S* HWY_RESTRICT first, int64_t row_step, int
 // every output vector of the row. Columns outside the row are zero lanes (the bytes past it masked
 // off, zero vectors around it), so each output sums its in-bounds taps alone ("T_sum"). Other
 // strides take avg_nchw's code. The int8 benchmark layer, 1 thread, Zen 5 restricted to AVX2,
-// cold: avg_nchw's 32-bit lanes 0.47 ms; SumInt8RowsByShifts 0.17 (SumInt8RowByShifts, the
+// cold: avg_nchw's 32-bit lanes 0.43-0.47 ms; SumInt8RowsByShifts 0.14 (SumInt8RowByShifts, the
 // shifts chosen at run time and the phases stored, alone: 0.47).
 using Int8Tag = hn::ScalableTag<int16_t>;
 constexpr int64_t int8_stride_limit = 2;
