@@ -313,6 +313,22 @@ HWY_INLINE bool TakesScalar(Acc v, Acc m, bool propagate) {
 }
 
 // An integer quotient rounded by the problem's rule (exact for the accepted problems, see top).
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET > HWY_AVX3
+// RoundQuotient's ROUNDPS in a given mode and its truncating conversion, per vector width.
+template <int kMode>
+HWY_INLINE __m128 RoundLanes(__m128 x) {
+  return _mm_round_ps(x, kMode);
+}
+HWY_INLINE __m128i TruncateLanes(__m128 x) { return _mm_cvttps_epi32(x); }
+#if HWY_TARGET == HWY_AVX2
+template <int kMode>
+HWY_INLINE __m256 RoundLanes(__m256 x) {
+  return _mm256_round_ps(x, kMode);
+}
+HWY_INLINE __m256i TruncateLanes(__m256 x) { return _mm256_cvttps_epi32(x); }
+#endif
+#endif
+
 template <class DF>
 HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> RoundQuotient(DF df, hn::Vec<DF> t, IntRounding rule) {
   const hn::RebindToSigned<DF> di;
@@ -341,26 +357,19 @@ HWY_INLINE hn::Vec<hn::RebindToSigned<DF>> RoundQuotient(DF df, hn::Vec<DF> t, I
   // lines of avg_int8_nchw's profile on the int8 layer.
   constexpr int kQuiet = _MM_FROUND_NO_EXC;
 #if HWY_TARGET == HWY_AVX2
-  if constexpr (std::is_same_v<decltype(t.raw), __m256>) {
-    const __m256 x = t.raw;
-    switch (rule) {
-      case IntRounding::half_even:
-        return {_mm256_cvttps_epi32(_mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | kQuiet))};
-      case IntRounding::toward_zero: return {_mm256_cvttps_epi32(x)};
-      case IntRounding::floor:
-        return {_mm256_cvttps_epi32(_mm256_round_ps(x, _MM_FROUND_TO_NEG_INF | kQuiet))};
-      default: break;  // ties found first, below
-    }
-  }
+  constexpr bool kOfRoundLanes =
+      std::is_same_v<decltype(t.raw), __m128> || std::is_same_v<decltype(t.raw), __m256>;
+#else
+  constexpr bool kOfRoundLanes = std::is_same_v<decltype(t.raw), __m128>;
 #endif
-  if constexpr (std::is_same_v<decltype(t.raw), __m128>) {
-    const __m128 x = t.raw;
+  if constexpr (kOfRoundLanes) {
+    const auto x = t.raw;
     switch (rule) {
       case IntRounding::half_even:
-        return {_mm_cvttps_epi32(_mm_round_ps(x, _MM_FROUND_TO_NEAREST_INT | kQuiet))};
-      case IntRounding::toward_zero: return {_mm_cvttps_epi32(x)};
+        return {TruncateLanes(RoundLanes<_MM_FROUND_TO_NEAREST_INT | kQuiet>(x))};
+      case IntRounding::toward_zero: return {TruncateLanes(x)};
       case IntRounding::floor:
-        return {_mm_cvttps_epi32(_mm_round_ps(x, _MM_FROUND_TO_NEG_INF | kQuiet))};
+        return {TruncateLanes(RoundLanes<_MM_FROUND_TO_NEG_INF | kQuiet>(x))};
       default: break;  // ties found first, below
     }
   }
